@@ -1,0 +1,105 @@
+// wd-extract: Wikidata JSON dump -> KG store (HDF5). See man 1 wd-extract.
+#include <boost/algorithm/string.hpp>
+
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "kg/wd_extract.hpp"
+
+using namespace kglm;
+
+namespace {
+
+constexpr const char* kDefaultLangs = "en,vi,nl,de,fr,it,es,ja,ko,zh";  // the 10 KMLM languages
+
+void fill_set(const std::string& list, bool& all, std::unordered_set<std::string>& set) {
+  all = list == "all";
+  if (all) return;
+  std::vector<std::string> parts;
+  boost::split(parts, list, boost::is_any_of(","));
+  for (auto& p : parts) {
+    boost::trim(p);
+    if (!p.empty()) set.insert(p);
+  }
+}
+
+void finish(const CommonOptions& common, const Stats& stats) {
+  if (!common.quiet) {
+    log_info("done:");
+    stats.print();
+  }
+  if (!common.stats_file.empty()) stats.write_json(common.stats_file);
+}
+
+int merge_main(int argc, char** argv) {
+  ToolCli cli("wd-extract merge", "wd-extract merge [options] PART.h5... -o kg.h5",
+              "Merge shard stores written with --shard I/N into one KG store.");
+  std::string tsv;
+  cli.add()("tsv", po::value(&tsv), "also write the tables as TSV files into DIR");
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  Stats stats = kg::merge_kg(cli.common().inputs, cli.common().output, tsv, cli.common().command_line);
+  finish(cli.common(), stats);
+  return 0;
+}
+
+int extract_main(int argc, char** argv) {
+  ToolCli cli("wd-extract", "wd-extract [options] INPUT... -o kg.h5\n       wd-extract merge PART.h5... -o kg.h5",
+              "Read a Wikidata JSON dump (or wbgetentities response; gzip, bzip2, zstd or plain; '-' = stdin)\n"
+              "and write the KG store: entities, labels, descriptions, aliases, sitelinks, item triples,\n"
+              "literal claims and qualifiers.");
+  std::string langs, sites, entities, relations, shard, tsv;
+  uint32_t min_sitelinks = 0;
+  size_t batch_mb = 4;
+  kg::ExtractOptions o;
+  cli.add()
+      ("langs", po::value(&langs)->default_value(kDefaultLangs), "languages of labels/descriptions/aliases, or 'all'")
+      ("sites", po::value(&sites)->default_value("enwiki"), "sitelink sites kept, or 'all'")
+      ("entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")
+      ("relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")
+      ("min-sitelinks", po::value(&min_sitelinks), "keep only items with at least N sitelinks (any site)")
+      ("keep-deprecated", po::bool_switch(&o.parse.keep_deprecated), "keep deprecated-rank statements")
+      ("shard", po::value(&shard), "process shard I/N (line ordinal % N == I) into a shard store for merge")
+      ("tsv", po::value(&tsv), "also write the tables as TSV files into DIR")
+      ("batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB");
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  const CommonOptions& common = cli.common();
+  fill_set(langs, o.parse.all_langs, o.parse.langs);
+  fill_set(sites, o.parse.all_sites, o.parse.sites);
+  std::unordered_set<uint64_t> entity_ids, relation_ids;
+  if (!entities.empty()) {
+    entity_ids = kg::read_id_list(entities, kg::EntityType::item);
+    o.parse.items = &entity_ids;
+  }
+  if (!relations.empty()) {
+    relation_ids = kg::read_id_list(relations, kg::EntityType::property);
+    o.parse.relations = &relation_ids;
+  }
+  o.parse.min_sitelinks = min_sitelinks;
+  if (!shard.empty()) kg::parse_shard(shard, o.shard_index, o.shard_count);
+  if (o.shard_count > 1 && !tsv.empty()) throw UsageError("--tsv applies to the merged store, not to a shard");
+  if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
+  o.inputs = common.inputs;
+  o.output = common.output;
+  o.tsv_dir = tsv;
+  o.threads = common.threads;
+  o.batch_bytes = batch_mb << 20;
+  o.max_errors = common.max_errors;
+  o.seed = common.seed;
+  o.command_line = common.command_line;
+  Stats stats = kg::extract_kg(o);
+  finish(common, stats);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_tool("wd-extract", [&] {
+    if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
+    return extract_main(argc, argv);
+  });
+}

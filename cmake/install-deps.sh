@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kglm builds and tests with, only those missing (idempotent).
+# Usage: cmake/install-deps.sh [extra-package...]
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libhdf5-dev hdf5-tools
+  libicu-dev
+  libboost-program-options-dev
+  libsimdjson-dev
+  libzstd-dev zstd
+  zlib1g-dev gzip
+  libbz2-dev bzip2
+  libgtest-dev librandom123-dev
+  python3
+  "$@"
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "kglm: installing missing Debian packages: ${missing[*]}" >&2
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,88 @@
+#include "core/cli.hpp"
+
+#include <iostream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/version.hpp"
+
+namespace kglm {
+
+const char* kglm_version() { return KGLM_VERSION; }
+
+ToolCli::ToolCli(std::string tool, std::string usage, std::string summary)
+    : tool_(std::move(tool)), usage_(std::move(usage)), summary_(std::move(summary)),
+      own_(tool_ + " options") {
+  set_log_tool_name(tool_);
+}
+
+bool ToolCli::parse(int argc, const char* const* argv) {
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) common_.command_line += ' ';
+    common_.command_line += argv[i];
+  }
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  po::options_description common("common options");
+  common.add_options()
+      ("help,h", "print this help and exit")
+      ("version", "print the version and exit")
+      ("output,o", po::value(&common_.output), "output path ('-' = stdout where the format allows)")
+      ("threads,t", po::value(&common_.threads)->default_value(cores), "worker threads (default: all cores)")
+      ("seed", po::value(&common_.seed)->default_value(1234), "random seed; same seed => same output")
+      ("quiet,q", po::bool_switch(&common_.quiet), "no progress or summary on stderr")
+      ("stats", po::value(&common_.stats_file), "write run statistics as JSON to FILE")
+      ("max-errors", po::value(&common_.max_errors)->default_value(1000),
+       "fail (exit 1) once more than N bad records were seen");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&common_.inputs));
+  po::positional_options_description positional;
+  positional.add("input", -1);
+
+  po::options_description all;
+  all.add(own_).add(common).add(hidden);
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
+    if (vm_.count("help")) {
+      po::options_description visible;
+      visible.add(own_).add(common);
+      std::cout << "Usage: " << usage_ << "\n" << summary_ << "\n\n" << visible
+                << "\nSee man " << tool_ << " for details.\n";
+      return false;
+    }
+    if (vm_.count("version")) {
+      std::cout << tool_ << " (kglm) " << KGLM_VERSION << "\n";
+      return false;
+    }
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (common_.threads == 0) throw UsageError("--threads must be at least 1");
+  set_log_quiet(common_.quiet);
+  return true;
+}
+
+void ToolCli::require_output() const {
+  if (common_.output.empty()) throw UsageError("missing -o/--output");
+}
+
+void ToolCli::require_inputs(size_t min) const {
+  if (common_.inputs.size() < min) throw UsageError("missing input (use '-' for stdin)");
+}
+
+int run_tool(const char* tool, const std::function<int()>& body) {
+  set_log_tool_name(tool);
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    log_error(e.what());
+    std::cerr << "Try '" << tool << " --help'.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    log_error(e.what());
+    return 1;
+  }
+}
+
+}  // namespace kglm

@@ -1,0 +1,58 @@
+// The command line every tool shares: --help, --version, -o/--output, --threads, --seed, --quiet,
+// --stats FILE, --max-errors, parsed with Boost.Program_options, plus the tool's own options.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kglm {
+
+namespace po = boost::program_options;
+
+struct CommonOptions {
+  std::string output;
+  unsigned threads = 1;
+  uint64_t seed = 0;
+  bool quiet = false;
+  std::string stats_file;
+  uint64_t max_errors = 0;
+  std::vector<std::string> inputs;
+  std::string command_line;
+};
+
+class ToolCli {
+ public:
+  // usage: e.g. "wd-extract [options] INPUT... -o kg.h5"; summary: one line on what the tool does.
+  ToolCli(std::string tool, std::string usage, std::string summary);
+
+  // The tool's own options; add them before parse().
+  po::options_description_easy_init add() { return own_.add_options(); }
+  // Positional arguments are collected as inputs.
+  bool parse(int argc, const char* const* argv);  // false: --help/--version printed, exit 0
+  void require_output() const;                    // UsageError when -o is missing
+  void require_inputs(size_t min = 1) const;      // UsageError with fewer positional inputs
+
+  const CommonOptions& common() const { return common_; }
+  const po::variables_map& values() const { return vm_; }
+  bool has(const char* name) const { return vm_.count(name) > 0 && !vm_[name].defaulted(); }
+
+ private:
+  std::string tool_;
+  std::string usage_;
+  std::string summary_;
+  po::options_description own_;
+  CommonOptions common_;
+  po::variables_map vm_;
+};
+
+// Runs a tool body with the shared exit-status policy: 0 success, 1 Error (or any exception),
+// 2 UsageError; the message is one line on stderr.
+int run_tool(const char* tool, const std::function<int()>& body);
+
+// The version string of this build ("0.1.0").
+const char* kglm_version();
+
+}  // namespace kglm

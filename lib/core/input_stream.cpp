@@ -1,0 +1,188 @@
+#include "core/input_stream.hpp"
+
+#include <bzlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace kglm {
+
+const char* compression_name(Compression c) {
+  switch (c) {
+    case Compression::gzip: return "gzip";
+    case Compression::bzip2: return "bzip2";
+    case Compression::zstd: return "zstd";
+    case Compression::plain: break;
+  }
+  return "plain";
+}
+
+Compression detect_compression(const unsigned char* head, size_t n) {
+  if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) return Compression::gzip;
+  if (n >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h') return Compression::bzip2;
+  if (n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd) {
+    return Compression::zstd;
+  }
+  return Compression::plain;
+}
+
+// Holds the raw input buffer and the state of whichever decompressor the magic bytes chose.
+struct InputStream::Decoder {
+  static constexpr size_t kRawBuffer = 1 << 20;
+  std::vector<unsigned char> raw = std::vector<unsigned char>(kRawBuffer);
+  size_t raw_pos = 0;
+  size_t raw_end = 0;
+  bool raw_eof = false;
+  bool stream_open = false;  // inside a gzip member / bzip2 stream / zstd frame
+  z_stream gz{};
+  bz_stream bz{};
+  ZSTD_DCtx* zs = nullptr;
+
+  ~Decoder() {
+    if (gz.state != nullptr) inflateEnd(&gz);
+    if (bz.state != nullptr) BZ2_bzDecompressEnd(&bz);
+    if (zs != nullptr) ZSTD_freeDCtx(zs);
+  }
+
+  // Refills the raw buffer when empty; false at the end of the raw input.
+  bool fill(InputStream& in) {
+    if (raw_pos < raw_end) return true;
+    if (raw_eof) return false;
+    raw_pos = 0;
+    raw_end = in.read_raw(raw.data(), raw.size());
+    if (raw_end == 0) raw_eof = true;
+    return raw_end > 0;
+  }
+};
+
+InputStream::InputStream(const std::string& path) : name_(path == "-" ? "<stdin>" : path) {
+  if (path == "-") {
+    fd_ = STDIN_FILENO;
+  } else {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(location(path) + "cannot open: " + std::strerror(errno));
+    owns_fd_ = true;
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  }
+  struct stat st {};
+  if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) raw_size_ = static_cast<uint64_t>(st.st_size);
+  if (fd_ >= 0 && S_ISDIR(st.st_mode)) throw Error(location(name_) + "is a directory");
+
+  decoder_ = std::make_unique<Decoder>();
+  Decoder& d = *decoder_;
+  // Read until at least 4 bytes are there (pipes may deliver less) to see the magic.
+  while (d.raw_end < 4) {
+    size_t got = read_raw(d.raw.data() + d.raw_end, d.raw.size() - d.raw_end);
+    if (got == 0) break;
+    d.raw_end += got;
+  }
+  compression_ = detect_compression(d.raw.data(), d.raw_end);
+  if (compression_ == Compression::gzip && inflateInit2(&d.gz, 15 + 16) != Z_OK) {
+    throw Error(location(name_) + "cannot initialise zlib");
+  }
+  if (compression_ == Compression::bzip2 && BZ2_bzDecompressInit(&d.bz, 0, 0) != BZ_OK) {
+    throw Error(location(name_) + "cannot initialise bzip2");
+  }
+  if (compression_ == Compression::zstd && (d.zs = ZSTD_createDCtx()) == nullptr) {
+    throw Error(location(name_) + "cannot initialise zstd");
+  }
+}
+
+InputStream::~InputStream() {
+  if (owns_fd_) ::close(fd_);
+}
+
+size_t InputStream::read_raw(unsigned char* out, size_t n) {
+  for (;;) {
+    ssize_t got = ::read(fd_, out, n);
+    if (got >= 0) {
+      raw_read_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+    if (errno != EINTR) throw Error(location(name_) + "read error: " + std::strerror(errno));
+  }
+}
+
+size_t InputStream::read(char* out, size_t n) {
+  Decoder& d = *decoder_;
+  const std::string truncated = location(name_) + "truncated or corrupt " +
+                                compression_name(compression_) + " stream";
+  size_t produced = 0;
+  while (produced < n) {
+    if (!d.fill(*this)) {
+      if (d.stream_open) throw Error(truncated + " (unexpected end of input)");
+      break;
+    }
+    unsigned char* src = d.raw.data() + d.raw_pos;
+    size_t avail = d.raw_end - d.raw_pos;
+    char* dst = out + produced;
+    size_t room = n - produced;
+    switch (compression_) {
+      case Compression::plain: {
+        size_t take = std::min(avail, room);
+        std::memcpy(dst, src, take);
+        d.raw_pos += take;
+        produced += take;
+        break;
+      }
+      case Compression::gzip: {
+        d.gz.next_in = src;
+        d.gz.avail_in = static_cast<uInt>(avail);
+        d.gz.next_out = reinterpret_cast<Bytef*>(dst);
+        d.gz.avail_out = static_cast<uInt>(room);
+        int rc = inflate(&d.gz, Z_NO_FLUSH);
+        d.stream_open = true;
+        d.raw_pos += avail - d.gz.avail_in;
+        produced += room - d.gz.avail_out;
+        if (rc == Z_STREAM_END) {
+          d.stream_open = false;
+          inflateReset(&d.gz);  // a following gzip member, if any
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+          throw Error(truncated + ": " + (d.gz.msg ? d.gz.msg : "zlib error"));
+        }
+        break;
+      }
+      case Compression::bzip2: {
+        d.bz.next_in = reinterpret_cast<char*>(src);
+        d.bz.avail_in = static_cast<unsigned>(avail);
+        d.bz.next_out = dst;
+        d.bz.avail_out = static_cast<unsigned>(room);
+        int rc = BZ2_bzDecompress(&d.bz);
+        d.stream_open = true;
+        d.raw_pos += avail - d.bz.avail_in;
+        produced += room - d.bz.avail_out;
+        if (rc == BZ_STREAM_END) {
+          d.stream_open = false;
+          BZ2_bzDecompressEnd(&d.bz);
+          if (BZ2_bzDecompressInit(&d.bz, 0, 0) != BZ_OK) throw Error(truncated);
+        } else if (rc != BZ_OK) {
+          throw Error(truncated + " (bzip2 error " + std::to_string(rc) + ")");
+        }
+        break;
+      }
+      case Compression::zstd: {
+        ZSTD_inBuffer in{src, avail, 0};
+        ZSTD_outBuffer o{dst, room, 0};
+        size_t rc = ZSTD_decompressStream(d.zs, &o, &in);
+        if (ZSTD_isError(rc)) throw Error(truncated + ": " + ZSTD_getErrorName(rc));
+        d.stream_open = rc != 0;
+        d.raw_pos += in.pos;
+        produced += o.pos;
+        break;
+      }
+    }
+  }
+  return produced;
+}
+
+}  // namespace kglm

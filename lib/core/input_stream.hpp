@@ -1,0 +1,49 @@
+// Byte input from a file or stdin ("-"), decompressing gzip, bzip2 or zstd as detected from the
+// magic bytes (never from the file name). Concatenated members/streams/frames are read in turn,
+// as written by pigz, lbzip2/pbzip2 and zstd -T.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kglm {
+
+enum class Compression { plain, gzip, bzip2, zstd };
+const char* compression_name(Compression c);
+Compression detect_compression(const unsigned char* head, size_t n);
+
+class InputStream {
+ public:
+  // Throws Error when the file cannot be opened.
+  explicit InputStream(const std::string& path);
+  ~InputStream();
+  InputStream(const InputStream&) = delete;
+  InputStream& operator=(const InputStream&) = delete;
+
+  // Reads up to n decompressed bytes; 0 at the end. Throws Error on a corrupt or truncated
+  // compressed stream; everything returned before that is valid data.
+  size_t read(char* out, size_t n);
+
+  const std::string& name() const { return name_; }
+  Compression compression() const { return compression_; }
+  // Raw (compressed) bytes consumed so far and the file size (0 when unknown, e.g. a pipe).
+  uint64_t raw_bytes_read() const { return raw_read_; }
+  uint64_t raw_size() const { return raw_size_; }
+
+ private:
+  struct Decoder;
+  size_t read_raw(unsigned char* out, size_t n);
+
+  std::string name_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  Compression compression_ = Compression::plain;
+  uint64_t raw_read_ = 0;
+  uint64_t raw_size_ = 0;
+  std::unique_ptr<Decoder> decoder_;
+  friend struct Decoder;
+};
+
+}  // namespace kglm

@@ -1,0 +1,39 @@
+// Byte output to a file or stdout ("-"), compressed according to the file suffix (.gz, .bz2,
+// .zst; anything else is plain). Files are atomic: nothing appears under the final name until
+// close() succeeds.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/input_stream.hpp"
+
+namespace kglm {
+
+Compression compression_for_suffix(std::string_view path);
+
+class OutputStream {
+ public:
+  explicit OutputStream(const std::string& path);
+  ~OutputStream();  // without close(): the temporary file is removed
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+
+  void write(std::string_view bytes);
+  // Flushes the compressor, syncs and renames into place. Throws Error on failure.
+  void close();
+  const std::string& name() const { return name_; }
+
+ private:
+  struct Encoder;
+  void write_raw(const char* data, size_t n);
+
+  std::string name_;
+  std::unique_ptr<class AtomicPath> atomic_;
+  std::FILE* file_ = nullptr;
+  bool owns_file_ = false;
+  std::unique_ptr<Encoder> encoder_;
+};
+
+}  // namespace kglm

@@ -1,0 +1,337 @@
+#include "h5/h5.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace kglm::h5 {
+namespace {
+
+// HDF5 prints its error stack to stderr by default; kglm reports errors itself.
+struct SilenceHdf5 {
+  SilenceHdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+};
+const SilenceHdf5 silence_hdf5;
+
+hid_t check(hid_t id, const std::string& what) {
+  if (id < 0) throw Error("HDF5: " + what);
+  return id;
+}
+void check(herr_t rc, const char* op, const std::string& where) {
+  if (rc < 0) throw Error(where + "HDF5 " + op + " failed");
+}
+
+Handle dataset(const Group& g, std::string_view name) {
+  std::string n(name);
+  return Handle(check(H5Dopen2(g.id(), n.c_str(), H5P_DEFAULT), g.where(name) + "cannot open dataset"),
+                H5Dclose);
+}
+
+Handle attribute(const Group& g, std::string_view name) {
+  std::string n(name);
+  return Handle(check(H5Aopen(g.id(), n.c_str(), H5P_DEFAULT), g.where() + "no attribute " + n), H5Aclose);
+}
+
+void write_attribute(const Group& g, std::string_view name, hid_t type, hid_t space, const void* data) {
+  std::string n(name);
+  if (H5Aexists(g.id(), n.c_str()) > 0) H5Adelete(g.id(), n.c_str());
+  Handle attr(check(H5Acreate2(g.id(), n.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
+                    g.where() + "cannot create attribute " + n),
+              H5Aclose);
+  check(H5Awrite(attr.get(), type, data), "H5Awrite", g.where() + n + ": ");
+}
+
+}  // namespace
+
+Handle& Handle::operator=(Handle&& o) noexcept {
+  if (this != &o) {
+    reset();
+    id_ = o.id_;
+    closer_ = o.closer_;
+    o.id_ = H5I_INVALID_HID;
+  }
+  return *this;
+}
+
+void Handle::reset() {
+  if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+  id_ = H5I_INVALID_HID;
+}
+
+std::string Group::child_path(std::string_view name) const {
+  return (path_ == "/" ? "/" : path_ + "/") + std::string(name);
+}
+
+std::string Group::where(std::string_view name) const {
+  return file_ + ":" + (name.empty() ? path_ : child_path(name)) + ": ";
+}
+
+bool Group::has(std::string_view name) const {
+  std::string n(name);
+  return H5Lexists(id(), n.c_str(), H5P_DEFAULT) > 0;
+}
+
+Group Group::open_group(std::string_view name) const {
+  std::string n(name);
+  return Group(Handle(check(H5Gopen2(id(), n.c_str(), H5P_DEFAULT), where(name) + "no such group"), H5Gclose),
+               file_, child_path(name));
+}
+
+Group Group::create_group(std::string_view name) const {
+  std::string n(name);
+  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_char_encoding(lcpl.get(), H5T_CSET_UTF8);
+  return Group(Handle(check(H5Gcreate2(id(), n.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                            where(name) + "cannot create group"),
+                      H5Gclose),
+               file_, child_path(name));
+}
+
+Group Group::open_or_create_group(std::string_view name) const {
+  return has(name) ? open_group(name) : create_group(name);
+}
+
+std::vector<std::string> Group::children() const {
+  std::vector<std::string> names;
+  auto visit = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  check(H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, visit, &names), "H5Literate", where());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void Group::set_attribute(std::string_view name, std::string_view value) const {
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<size_t>(1, value.size()));
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  std::string padded(value);
+  padded.resize(std::max<size_t>(1, value.size()), '\0');
+  write_attribute(*this, name, type.get(), space.get(), padded.data());
+}
+
+void Group::set_attribute(std::string_view name, int64_t value) const {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  write_attribute(*this, name, H5T_NATIVE_INT64, space.get(), &value);
+}
+
+void Group::set_attribute(std::string_view name, const std::vector<int64_t>& values) const {
+  hsize_t n = values.size();
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  write_attribute(*this, name, H5T_NATIVE_INT64, space.get(), values.data());
+}
+
+bool Group::has_attribute(std::string_view name) const {
+  std::string n(name);
+  return H5Aexists(id(), n.c_str()) > 0;
+}
+
+std::string Group::string_attribute(std::string_view name) const {
+  Handle attr = attribute(*this, name);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) {
+    throw Error(where() + "attribute " + std::string(name) + " is not a fixed-length string");
+  }
+  std::string value(H5Tget_size(type.get()), '\0');
+  check(H5Aread(attr.get(), type.get(), value.data()), "H5Aread", where());
+  value.resize(strnlen(value.data(), value.size()));
+  return value;
+}
+
+int64_t Group::int_attribute(std::string_view name) const {
+  Handle attr = attribute(*this, name);
+  int64_t v = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_INT64, &v), "H5Aread", where());
+  return v;
+}
+
+std::vector<int64_t> Group::int_array_attribute(std::string_view name) const {
+  Handle attr = attribute(*this, name);
+  Handle space(H5Aget_space(attr.get()), H5Sclose);
+  std::vector<int64_t> v(static_cast<size_t>(H5Sget_simple_extent_npoints(space.get())));
+  if (!v.empty()) check(H5Aread(attr.get(), H5T_NATIVE_INT64, v.data()), "H5Aread", where());
+  return v;
+}
+
+File File::create(const std::string& path) {
+  File f;
+  f.path_ = path;
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // The 1.8 file format keeps the store readable by older HDF5 (1.8+) and h5py builds.
+  H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  f.handle_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                           path + ": cannot create HDF5 file"),
+                     H5Fclose);
+  f.root_ = Group(Handle(check(H5Gopen2(f.handle_.get(), "/", H5P_DEFAULT), path), H5Gclose), path, "/");
+  return f;
+}
+
+File File::open(const std::string& path) {
+  File f;
+  f.path_ = path;
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw Error(location(path) + "not an HDF5 file (or cannot be read)");
+  }
+  f.handle_ = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path + ": cannot open HDF5 file"),
+                     H5Fclose);
+  f.root_ = Group(Handle(check(H5Gopen2(f.handle_.get(), "/", H5P_DEFAULT), path), H5Gclose), path, "/");
+  return f;
+}
+
+void File::close() {
+  if (handle_.get() < 0) return;
+  root_ = Group();
+  check(H5Fflush(handle_.get(), H5F_SCOPE_GLOBAL), "H5Fflush", path_ + ": ");
+  handle_.reset();
+}
+
+uint64_t column_size(const Group& g, std::string_view name) {
+  Handle ds = dataset(g, name);
+  Handle space(H5Dget_space(ds.get()), H5Sclose);
+  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw Error(g.where(name) + "not a 1-D dataset");
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+  return n;
+}
+
+void read_column_range(const Group& g, std::string_view name, hid_t mem_type, uint64_t start,
+                       uint64_t count, void* out) {
+  Handle ds = dataset(g, name);
+  Handle space(H5Dget_space(ds.get()), H5Sclose);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+  if (start + count > n) throw Error(g.where(name) + "read past the end of the dataset");
+  if (count == 0) return;
+  hsize_t off = start;
+  hsize_t cnt = count;
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &off, nullptr, &cnt, nullptr), "select", g.where(name));
+  Handle mem(H5Screate_simple(1, &cnt, nullptr), H5Sclose);
+  check(H5Dread(ds.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, out), "H5Dread", g.where(name));
+}
+
+ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size,
+                                   size_t chunk)
+    : where_(g.where(name)), type_(type), elem_size_(elem_size), chunk_(chunk) {
+  hsize_t zero = 0;
+  hsize_t unlimited = H5S_UNLIMITED;
+  hsize_t chunk_dims = chunk;
+  Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  check(H5Pset_chunk(dcpl.get(), 1, &chunk_dims), "H5Pset_chunk", where_);
+  if (elem_size_ > 1) H5Pset_shuffle(dcpl.get());
+  check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate", where_);
+  Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  // Writes always cover whole chunks, so a chunk cache would only cost memory.
+  H5Pset_chunk_cache(dapl.get(), 0, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  dataset_ = Handle(check(H5Dcreate2(g.id(), name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), dapl.get()),
+                          where_ + "cannot create dataset"),
+                    H5Dclose);
+  buffer_.resize(chunk_ * elem_size_);
+}
+
+void ColumnWriterBase::append_bytes(const void* data, size_t n_elems) {
+  const char* p = static_cast<const char*>(data);
+  size_t bytes = n_elems * elem_size_;
+  const size_t chunk_bytes = buffer_.size();
+  // Fill the pending chunk first; then write whole chunks straight from the caller's memory.
+  if (buffered_ > 0) {
+    size_t take = std::min(bytes, chunk_bytes - buffered_);
+    std::memcpy(buffer_.data() + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    bytes -= take;
+    if (buffered_ < chunk_bytes) return;
+    write_elems(buffer_.data(), chunk_);
+    buffered_ = 0;
+  }
+  size_t whole = bytes / chunk_bytes * chunk_bytes;
+  if (whole > 0) write_elems(p, whole / elem_size_);
+  std::memcpy(buffer_.data(), p + whole, bytes - whole);
+  buffered_ = bytes - whole;
+}
+
+void ColumnWriterBase::write_elems(const char* data, size_t n_elems) {
+  hsize_t start = written_;
+  hsize_t count = n_elems;
+  hsize_t new_size = written_ + n_elems;
+  check(H5Dset_extent(dataset_.get(), &new_size), "H5Dset_extent", where_);
+  Handle space(H5Dget_space(dataset_.get()), H5Sclose);
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select", where_);
+  Handle mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  check(H5Dwrite(dataset_.get(), type_, mem.get(), space.get(), H5P_DEFAULT, data), "H5Dwrite", where_);
+  written_ = new_size;
+}
+
+void ColumnWriterBase::finish() {
+  if (buffered_ > 0) write_elems(buffer_.data(), buffered_ / elem_size_);
+  buffered_ = 0;
+  buffer_ = {};
+  dataset_.reset();
+}
+
+StringColumnWriter::StringColumnWriter(const Group& parent, std::string_view name)
+    : group_(parent.create_group(name)), offsets_(group_, "offsets"), blob_(group_, "blob", 65536) {
+  offsets_.append(0);
+}
+
+void StringColumnWriter::append(std::string_view s) {
+  blob_.append(s.data(), s.size());
+  end_ += s.size();
+  offsets_.append(end_);
+}
+
+void StringColumnWriter::finish() {
+  offsets_.finish();
+  blob_.finish();
+}
+
+StringTable read_string_table(const Group& parent, std::string_view name) {
+  Group g = parent.open_group(name);
+  StringTable t;
+  t.offsets = read_column<uint64_t>(g, "offsets");
+  uint64_t blob_size = column_size(g, "blob");
+  if (t.offsets.empty() || t.offsets.front() != 0) throw Error(g.where() + "bad string table offsets");
+  for (size_t i = 1; i < t.offsets.size(); ++i) {
+    if (t.offsets[i] < t.offsets[i - 1] || t.offsets[i] > blob_size) {
+      throw Error(g.where() + "bad string table offset at " + std::to_string(i));
+    }
+  }
+  t.blob.resize(blob_size);
+  read_column_range(g, "blob", H5T_NATIVE_CHAR, 0, blob_size, t.blob.data());
+  return t;
+}
+
+void write_provenance(const Group& g, const Provenance& p) {
+  g.set_attribute("tool", p.tool);
+  g.set_attribute("version", p.version);
+  g.set_attribute("command_line", p.command_line);
+  std::string names;
+  std::vector<int64_t> sizes;
+  for (const auto& in : p.inputs) {
+    if (!names.empty()) names += '\n';
+    names += in.name;
+    sizes.push_back(in.size);
+  }
+  g.set_attribute("input_names", names);
+  g.set_attribute("input_sizes", sizes);
+  g.set_attribute("seed", static_cast<int64_t>(p.seed));
+  g.set_attribute("created", p.created);
+}
+
+Provenance read_provenance(const Group& g) {
+  Provenance p;
+  p.tool = g.string_attribute("tool");
+  p.version = g.string_attribute("version");
+  p.command_line = g.string_attribute("command_line");
+  std::vector<int64_t> sizes = g.int_array_attribute("input_sizes");
+  std::istringstream names(g.string_attribute("input_names"));
+  std::string name;
+  for (size_t i = 0; std::getline(names, name); ++i) p.inputs.push_back({name, i < sizes.size() ? sizes[i] : -1});
+  p.seed = static_cast<uint64_t>(g.int_attribute("seed"));
+  p.created = g.string_attribute("created");
+  return p;
+}
+
+}  // namespace kglm::h5

@@ -1,0 +1,183 @@
+#include "kg/entity.hpp"
+
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace kglm::kg {
+
+std::string entity_id(EntityType type, uint64_t number) {
+  return (type == EntityType::property ? "P" : "Q") + std::to_string(number);
+}
+
+const char* value_type_name(ValueType t) {
+  switch (t) {
+    case ValueType::item: return "wikibase-item";
+    case ValueType::property: return "wikibase-property";
+    case ValueType::quantity: return "quantity";
+    case ValueType::time: return "time";
+    case ValueType::string: return "string";
+    case ValueType::external_id: return "external-id";
+    case ValueType::monolingualtext: return "monolingualtext";
+    case ValueType::globe_coordinate: return "globe-coordinate";
+  }
+  return "?";
+}
+
+namespace {
+
+// Little-endian fixed-width fields and length-prefixed strings.
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+  template <class T> void pod(T v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void str(std::string_view s) {
+    pod(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+
+ private:
+  std::string& out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <class T> T pod() {
+    T v;
+    need(sizeof v);
+    std::memcpy(&v, in_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+  std::string str() {
+    auto n = pod<uint32_t>();
+    need(n);
+    std::string s(in_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  uint32_t count() {
+    auto n = pod<uint32_t>();
+    if (n > in_.size() - pos_) throw Error("corrupt serialized entity (bad count)");
+    return n;
+  }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  void need(size_t n) const {
+    if (in_.size() - pos_ < n) throw Error("corrupt serialized entity (truncated)");
+  }
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+void put_value(Writer& w, const Value& v) {
+  w.pod(static_cast<uint8_t>(v.type));
+  w.pod(v.number);
+  w.str(v.text);
+  w.str(v.lower);
+  w.str(v.upper);
+  w.pod(v.precision);
+  w.pod(v.latitude);
+  w.pod(v.longitude);
+  w.pod(v.coord_precision);
+}
+
+Value get_value(Reader& r) {
+  Value v;
+  auto type = r.pod<uint8_t>();
+  if (type > static_cast<uint8_t>(ValueType::globe_coordinate)) throw Error("corrupt serialized entity (value type)");
+  v.type = static_cast<ValueType>(type);
+  v.number = r.pod<uint64_t>();
+  v.text = r.str();
+  v.lower = r.str();
+  v.upper = r.str();
+  v.precision = r.pod<int8_t>();
+  v.latitude = r.pod<double>();
+  v.longitude = r.pod<double>();
+  v.coord_precision = r.pod<double>();
+  return v;
+}
+
+void put_terms(Writer& w, const std::vector<Term>& terms) {
+  w.pod(static_cast<uint32_t>(terms.size()));
+  for (const auto& t : terms) {
+    w.str(t.lang);
+    w.str(t.text);
+  }
+}
+
+std::vector<Term> get_terms(Reader& r) {
+  std::vector<Term> terms(r.count());
+  for (auto& t : terms) {
+    t.lang = r.str();
+    t.text = r.str();
+  }
+  return terms;
+}
+
+}  // namespace
+
+void serialize(const EntityRecord& e, std::string& out) {
+  Writer w(out);
+  w.pod(static_cast<uint8_t>(e.type));
+  w.pod(e.number);
+  w.pod(e.ordinal);
+  w.pod(e.sitelink_total);
+  put_terms(w, e.labels);
+  put_terms(w, e.descriptions);
+  put_terms(w, e.aliases);
+  w.pod(static_cast<uint32_t>(e.sitelinks.size()));
+  for (const auto& s : e.sitelinks) {
+    w.str(s.site);
+    w.str(s.title);
+  }
+  w.pod(static_cast<uint32_t>(e.statements.size()));
+  for (const auto& s : e.statements) {
+    w.pod(s.property);
+    w.pod(static_cast<uint8_t>(s.rank));
+    put_value(w, s.value);
+    w.pod(static_cast<uint32_t>(s.qualifiers.size()));
+    for (const auto& q : s.qualifiers) {
+      w.pod(q.property);
+      put_value(w, q.value);
+    }
+  }
+}
+
+EntityRecord deserialize(std::string_view bytes) {
+  Reader r(bytes);
+  EntityRecord e;
+  auto type = r.pod<uint8_t>();
+  if (type > 1) throw Error("corrupt serialized entity (entity type)");
+  e.type = static_cast<EntityType>(type);
+  e.number = r.pod<uint64_t>();
+  e.ordinal = r.pod<uint64_t>();
+  e.sitelink_total = r.pod<uint32_t>();
+  e.labels = get_terms(r);
+  e.descriptions = get_terms(r);
+  e.aliases = get_terms(r);
+  e.sitelinks.resize(r.count());
+  for (auto& s : e.sitelinks) {
+    s.site = r.str();
+    s.title = r.str();
+  }
+  e.statements.resize(r.count());
+  for (auto& s : e.statements) {
+    s.property = r.pod<uint64_t>();
+    auto rank = r.pod<uint8_t>();
+    if (rank > 2) throw Error("corrupt serialized entity (rank)");
+    s.rank = static_cast<Rank>(rank);
+    s.value = get_value(r);
+    s.qualifiers.resize(r.count());
+    for (auto& q : s.qualifiers) {
+      q.property = r.pod<uint64_t>();
+      q.value = get_value(r);
+    }
+  }
+  if (!r.done()) throw Error("corrupt serialized entity (trailing bytes)");
+  return e;
+}
+
+}  // namespace kglm::kg

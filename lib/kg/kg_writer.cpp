@@ -1,0 +1,375 @@
+#include "kg/kg_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace kglm::kg {
+
+using h5::ColumnWriter;
+using h5::StringColumnWriter;
+
+uint8_t statement_table(ValueType t) {
+  return t <= ValueType::property ? 0 : static_cast<uint8_t>(static_cast<uint8_t>(t) - 1);
+}
+
+// entity + string columns of one language (labels, descriptions, aliases) or one site.
+struct KgWriter::StringTableColumns {
+  h5::Group group;
+  ColumnWriter<uint32_t> entity;
+  StringColumnWriter text;
+  StringTableColumns(h5::Group g, const char* text_name)
+      : group(std::move(g)), entity(group, "entity"), text(group, text_name) {}
+  void finish() {
+    entity.finish();
+    text.finish();
+  }
+};
+
+// One literal table; which value columns exist depends on the value type.
+struct KgWriter::LiteralColumns {
+  ValueType type;
+  h5::Group group;
+  ColumnWriter<uint32_t> subject;
+  ColumnWriter<uint32_t> relation;
+  ColumnWriter<uint8_t> rank;
+  std::vector<std::unique_ptr<StringColumnWriter>> strings;
+  std::unique_ptr<ColumnWriter<uint64_t>> item;  // unit, calendar model or globe
+  std::unique_ptr<ColumnWriter<int8_t>> precision;
+  std::unique_ptr<ColumnWriter<double>> lat, lon, coord_precision;
+
+  LiteralColumns(ValueType t, h5::Group g)
+      : type(t), group(std::move(g)), subject(group, "subject"), relation(group, "relation"), rank(group, "rank") {
+    auto add_strings = [&](std::initializer_list<const char*> names) {
+      for (const char* n : names) strings.push_back(std::make_unique<StringColumnWriter>(group, n));
+    };
+    switch (type) {
+      case ValueType::quantity:
+        add_strings({"amount", "lower", "upper"});
+        item = std::make_unique<ColumnWriter<uint64_t>>(group, "unit");
+        break;
+      case ValueType::time:
+        add_strings({"value"});
+        precision = std::make_unique<ColumnWriter<int8_t>>(group, "precision");
+        item = std::make_unique<ColumnWriter<uint64_t>>(group, "calendar");
+        break;
+      case ValueType::monolingualtext:
+        add_strings({"language", "text"});
+        break;
+      case ValueType::globe_coordinate:
+        lat = std::make_unique<ColumnWriter<double>>(group, "latitude");
+        lon = std::make_unique<ColumnWriter<double>>(group, "longitude");
+        coord_precision = std::make_unique<ColumnWriter<double>>(group, "precision");
+        item = std::make_unique<ColumnWriter<uint64_t>>(group, "globe");
+        break;
+      default:
+        add_strings({"value"});
+    }
+  }
+
+  uint64_t append(uint32_t s, uint32_t r, const Statement& st) {
+    const Value& v = st.value;
+    subject.append(s);
+    relation.append(r);
+    rank.append(static_cast<uint8_t>(st.rank));
+    switch (type) {
+      case ValueType::quantity:
+        strings[0]->append(v.text);
+        strings[1]->append(v.lower);
+        strings[2]->append(v.upper);
+        break;
+      case ValueType::monolingualtext:
+        strings[0]->append(v.lower);
+        strings[1]->append(v.text);
+        break;
+      case ValueType::globe_coordinate:
+        lat->append(v.latitude);
+        lon->append(v.longitude);
+        coord_precision->append(v.coord_precision);
+        break;
+      default:
+        strings[0]->append(v.text);
+    }
+    if (precision) precision->append(v.precision);
+    if (item) item->append(v.number);
+    return subject.size() - 1;
+  }
+
+  void finish() {
+    subject.finish();
+    relation.finish();
+    rank.finish();
+    for (auto& s : strings) s->finish();
+    if (item) item->finish();
+    if (precision) precision->finish();
+    for (auto* c : {lat.get(), lon.get(), coord_precision.get()}) {
+      if (c) c->finish();
+    }
+  }
+};
+
+namespace {
+
+void spill_write(std::FILE* f, const void* p, size_t n, const std::string& path) {
+  if (std::fwrite(p, 1, n, f) != n) throw Error(location(path) + "write error: " + std::strerror(errno));
+}
+template <class T> void spill_pod(std::FILE* f, T v, const std::string& path) { spill_write(f, &v, sizeof v, path); }
+
+template <class T> bool spill_read(std::FILE* f, T& v) { return std::fread(&v, sizeof v, 1, f) == 1; }
+
+// The text a qualifier value is stored with in /qualifiers/value.
+std::string qualifier_text(const Value& v) {
+  switch (v.type) {
+    case ValueType::item:
+    case ValueType::property: return "";
+    case ValueType::globe_coordinate: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.9g,%.9g", v.latitude, v.longitude);
+      return buf;
+    }
+    default: return v.text;
+  }
+}
+
+}  // namespace
+
+KgWriter::KgWriter(const std::string& path, const Provenance& provenance, bool partial)
+    : partial_(partial), atomic_(path), provenance_(provenance), file_(h5::File::create(atomic_.temp())) {
+  const h5::Group& root = file_.root();
+  if (partial_) {
+    h5::Group records = root.create_group("records");
+    record_ordinal_ = std::make_unique<ColumnWriter<uint64_t>>(records, "ordinal");
+    record_data_ = std::make_unique<StringColumnWriter>(records, "data");
+    return;
+  }
+  h5::Group entities = root.create_group("entities");
+  entity_type_ = std::make_unique<ColumnWriter<uint8_t>>(entities, "type");
+  entity_number_ = std::make_unique<ColumnWriter<uint64_t>>(entities, "number");
+  entity_sitelinks_ = std::make_unique<ColumnWriter<uint32_t>>(entities, "sitelinks");
+  for (const char* g : {"labels", "descriptions", "aliases", "sitelinks"}) root.create_group(g);
+  h5::Group literals = root.create_group("literals");
+  for (size_t i = 0; i < std::size(kLiteralTables); ++i) {
+    auto type = static_cast<ValueType>(i + static_cast<size_t>(ValueType::quantity));
+    literals_.push_back(std::make_unique<LiteralColumns>(type, literals.create_group(kLiteralTables[i])));
+  }
+  spill_path_ = atomic_.temp() + ".spill";
+  spill_ = std::fopen(spill_path_.c_str(), "w+b");
+  if (spill_ == nullptr) throw Error(location(spill_path_) + "cannot create: " + std::strerror(errno));
+  std::setvbuf(spill_, nullptr, _IOFBF, 1 << 20);
+}
+
+KgWriter::~KgWriter() {
+  if (spill_ != nullptr) {
+    std::fclose(spill_);
+    std::remove(spill_path_.c_str());
+  }
+}
+
+KgWriter::StringTableColumns& KgWriter::terms(std::map<std::string, std::unique_ptr<StringTableColumns>>& tables,
+                                              const char* group, const std::string& name) {
+  auto it = tables.find(name);
+  if (it != tables.end()) return *it->second;
+  h5::Group parent = file_.root().open_group(group);
+  const char* text_name = std::strcmp(group, "sitelinks") == 0 ? "title" : "text";
+  auto cols = std::make_unique<StringTableColumns>(parent.create_group(name), text_name);
+  return *tables.emplace(name, std::move(cols)).first->second;
+}
+
+uint32_t KgWriter::relation(uint64_t property) {
+  auto [it, inserted] = relation_index_.emplace(property, static_cast<uint32_t>(relations_.size()));
+  if (inserted) relations_.push_back(property);
+  return it->second;
+}
+
+void KgWriter::spill_qualifiers(const Statement& st, uint8_t table, uint64_t row) {
+  for (const auto& q : st.qualifiers) {
+    std::string text = qualifier_text(q.value);
+    spill_pod<char>(spill_, 'Q', spill_path_);
+    spill_pod(spill_, table, spill_path_);
+    spill_pod(spill_, row, spill_path_);
+    spill_pod(spill_, relation(q.property), spill_path_);
+    spill_pod(spill_, static_cast<uint8_t>(q.value.type), spill_path_);
+    spill_pod(spill_, q.value.number, spill_path_);
+    spill_pod(spill_, q.value.precision, spill_path_);
+    spill_pod(spill_, static_cast<uint32_t>(text.size()), spill_path_);
+    spill_write(spill_, text.data(), text.size(), spill_path_);
+  }
+}
+
+void KgWriter::add(const EntityRecord& e) {
+  if (entities_ >= UINT32_MAX) throw Error("more than 2^32-1 entities: the KG store indexes them with uint32");
+  if (partial_) {
+    record_buffer_.clear();
+    serialize(e, record_buffer_);
+    record_ordinal_->append(e.ordinal);
+    record_data_->append(record_buffer_);
+    ++entities_;
+    return;
+  }
+  auto [it, inserted] = entity_index_.emplace(e.key(), static_cast<uint32_t>(entities_));
+  if (!inserted) {
+    counts_.add("duplicate_entities");
+    return;  // the first occurrence wins
+  }
+  const uint32_t index = static_cast<uint32_t>(entities_++);
+  entity_type_->append(static_cast<uint8_t>(e.type));
+  entity_number_->append(e.number);
+  entity_sitelinks_->append(e.sitelink_total);
+  counts_.add(e.type == EntityType::item ? "items" : "properties");
+
+  auto add_terms = [&](const std::vector<Term>& list, auto& tables, const char* group) {
+    for (const auto& t : list) {
+      StringTableColumns& cols = terms(tables, group, t.lang);
+      cols.entity.append(index);
+      cols.text.append(t.text);
+      counts_.add(std::string(group) + "_" + t.lang);
+    }
+  };
+  add_terms(e.labels, labels_, "labels");
+  add_terms(e.descriptions, descriptions_, "descriptions");
+  add_terms(e.aliases, aliases_, "aliases");
+  for (const auto& s : e.sitelinks) {
+    StringTableColumns& cols = terms(sitelinks_, "sitelinks", s.site);
+    cols.entity.append(index);
+    cols.text.append(s.title);
+    counts_.add("sitelinks");
+  }
+
+  for (const auto& st : e.statements) {
+    uint32_t rel = relation(st.property);
+    if (st.value.type == ValueType::item || st.value.type == ValueType::property) {
+      spill_pod<char>(spill_, 'T', spill_path_);
+      spill_pod(spill_, index, spill_path_);
+      spill_pod(spill_, rel, spill_path_);
+      spill_pod(spill_, entity_key(st.value.type == ValueType::property ? EntityType::property : EntityType::item,
+                                   st.value.number),
+                spill_path_);
+      spill_pod(spill_, static_cast<uint8_t>(st.rank), spill_path_);
+      spill_qualifiers(st, 0, raw_triples_++);
+    } else {
+      uint8_t table = statement_table(st.value.type);
+      uint64_t row = literals_[table - 1]->append(index, rel, st);
+      counts_.add(std::string("literal_") + kLiteralTables[table - 1]);
+      spill_qualifiers(st, table, row);
+    }
+  }
+}
+
+void KgWriter::write_resolved_statements(Stats& stats) {
+  if (std::fflush(spill_) != 0 || std::fseek(spill_, 0, SEEK_SET) != 0) {
+    throw Error(location(spill_path_) + "cannot reread the spill file");
+  }
+  const h5::Group& root = file_.root();
+  h5::Group triples = root.create_group("triples");
+  ColumnWriter<uint32_t> subject(triples, "subject"), relation_col(triples, "relation"), object(triples, "object");
+  ColumnWriter<uint8_t> rank(triples, "rank");
+  h5::Group quals = root.create_group("qualifiers");
+  ColumnWriter<uint8_t> q_table(quals, "table"), q_type(quals, "type");
+  ColumnWriter<uint64_t> q_row(quals, "row"), q_number(quals, "number");
+  ColumnWriter<uint32_t> q_property(quals, "property");
+  ColumnWriter<int8_t> q_precision(quals, "precision");
+  StringColumnWriter q_value(quals, "value");
+
+  bool last_triple_kept = false;
+  uint64_t triple_rows = 0, dropped = 0, qualifiers = 0, qualifiers_dropped = 0;
+  std::string text;
+  char tag;
+  while (spill_read(spill_, tag)) {
+    bool ok = true;
+    if (tag == 'T') {
+      uint32_t s, r;
+      uint64_t key;
+      uint8_t rk;
+      ok = spill_read(spill_, s) && spill_read(spill_, r) && spill_read(spill_, key) && spill_read(spill_, rk);
+      auto it = entity_index_.find(key);
+      last_triple_kept = it != entity_index_.end();
+      if (last_triple_kept) {
+        subject.append(s);
+        relation_col.append(r);
+        object.append(it->second);
+        rank.append(rk);
+        ++triple_rows;
+      } else {
+        ++dropped;
+      }
+    } else if (tag == 'Q') {
+      uint8_t table, type;
+      uint64_t row, number;
+      uint32_t prop, len;
+      int8_t precision;
+      ok = spill_read(spill_, table) && spill_read(spill_, row) && spill_read(spill_, prop) &&
+           spill_read(spill_, type) && spill_read(spill_, number) && spill_read(spill_, precision) &&
+           spill_read(spill_, len);
+      text.resize(len);
+      ok = ok && (len == 0 || std::fread(text.data(), 1, len, spill_) == len);
+      // A triple's qualifiers follow it in the spill; they go where it goes.
+      if (table == 0 && !last_triple_kept) {
+        ++qualifiers_dropped;
+        continue;
+      }
+      q_table.append(table);
+      q_row.append(table == 0 ? triple_rows - 1 : row);
+      q_property.append(prop);
+      q_type.append(type);
+      q_number.append(number);
+      q_precision.append(precision);
+      q_value.append(text);
+      ++qualifiers;
+    } else {
+      ok = false;
+    }
+    if (!ok) throw Error(location(spill_path_) + "corrupt spill file");
+  }
+  for (auto* c : {&subject, &relation_col, &object}) c->finish();
+  rank.finish();
+  q_table.finish();
+  q_type.finish();
+  q_row.finish();
+  q_number.finish();
+  q_property.finish();
+  q_precision.finish();
+  q_value.finish();
+  stats.set("item_triples", static_cast<int64_t>(triple_rows));
+  stats.set("triples_dropped_missing_object", static_cast<int64_t>(dropped));
+  stats.set("qualifiers", static_cast<int64_t>(qualifiers));
+  stats.set("qualifiers_dropped_with_triple", static_cast<int64_t>(qualifiers_dropped));
+}
+
+void KgWriter::finish(Stats& stats) {
+  const h5::Group& root = file_.root();
+  root.set_attribute("format", kKgFormat);
+  root.set_attribute("format_version", kKgFormatVersion);
+  h5::write_provenance(root, provenance_);
+  if (partial_) {
+    record_ordinal_->finish();
+    record_data_->finish();
+    root.set_attribute("partial", int64_t{1});
+    root.set_attribute("statistics", stats.to_json());
+  } else {
+    entity_type_->finish();
+    entity_number_->finish();
+    entity_sitelinks_->finish();
+    for (auto* tables : {&labels_, &descriptions_, &aliases_, &sitelinks_}) {
+      for (auto& [name, cols] : *tables) cols->finish();
+    }
+    for (auto& l : literals_) l->finish();
+    write_resolved_statements(stats);
+    h5::Group relations = root.create_group("relations");
+    std::vector<int64_t> relation_entity;
+    for (uint64_t p : relations_) {
+      auto it = entity_index_.find(entity_key(EntityType::property, p));
+      relation_entity.push_back(it == entity_index_.end() ? -1 : it->second);
+    }
+    h5::write_column(relations, "number", relations_);
+    h5::write_column(relations, "entity", relation_entity);
+    stats.merge(counts_);
+    stats.set("relations", static_cast<int64_t>(relations_.size()));
+    root.set_attribute("partial", int64_t{0});
+  }
+  root.set_attribute("entities", static_cast<int64_t>(entities_));
+  file_.close();
+  atomic_.commit();
+}
+
+}  // namespace kglm::kg

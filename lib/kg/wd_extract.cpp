@@ -1,0 +1,370 @@
+#include "kg/wd_extract.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <queue>
+
+#include "core/error.hpp"
+#include "core/input_stream.hpp"
+#include "core/line_batcher.hpp"
+#include "core/log.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "core/progress.hpp"
+#include "core/provenance.hpp"
+#include "h5/h5.hpp"
+#include "kg/kg_tsv.hpp"
+#include "kg/kg_writer.hpp"
+
+namespace kglm::kg {
+namespace {
+
+struct LineError {
+  uint64_t line;
+  std::string reason;
+};
+
+// What a worker makes of one batch of dump lines.
+struct BatchResult {
+  std::vector<EntityRecord> records;
+  std::vector<LineError> errors;
+  std::vector<std::string> skipped;  // statistics keys
+  ClaimCounts counts;
+  uint64_t lines = 0;
+  uint64_t bytes = 0;
+  uint64_t raw_bytes = 0;
+};
+
+void add_counts(Stats& s, const ClaimCounts& c) {
+  s.add("novalue_skipped", static_cast<int64_t>(c.novalue));
+  s.add("somevalue_skipped", static_cast<int64_t>(c.somevalue));
+  s.add("deprecated_skipped", static_cast<int64_t>(c.deprecated));
+  s.add("unsupported_values", static_cast<int64_t>(c.unsupported_value));
+  s.add("claims_relation_filtered", static_cast<int64_t>(c.relation_filtered));
+}
+
+void sum_counts(ClaimCounts& into, const ClaimCounts& c) {
+  into.novalue += c.novalue;
+  into.somevalue += c.somevalue;
+  into.deprecated += c.deprecated;
+  into.unsupported_value += c.unsupported_value;
+  into.relation_filtered += c.relation_filtered;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// How an input is laid out, decided from its first line.
+enum class Layout { lines, document };
+
+Layout detect_layout(std::string_view head, const std::string& name) {
+  size_t i = 0;
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 byte order mark
+  while (i < head.size() && is_space(head[i])) ++i;
+  if (i == head.size()) throw Error(location(name) + "empty input");
+  if (head[i] == '[') return Layout::lines;
+  if (head[i] != '{') throw Error(location(name) + "not a Wikidata JSON dump (expected '[' or '{' at the start)");
+  // One entity per line when the first line holds a complete object that is not an API response.
+  size_t end = head.find('\n', i);
+  std::string_view first = head.substr(i, end == std::string_view::npos ? head.size() - i : end - i);
+  int depth = 0;
+  bool in_string = false;
+  for (size_t k = 0; k < first.size(); ++k) {
+    char c = first[k];
+    if (in_string) {
+      if (c == '\\') ++k;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  if (depth != 0) return Layout::document;
+  return first.substr(0, 16).find("\"entities\"") != std::string_view::npos ? Layout::document : Layout::lines;
+}
+
+class Extraction {
+ public:
+  Extraction(const ExtractOptions& o)
+      : options_(o),
+        errors_(o.max_errors),
+        writer_(o.output, make_provenance("wd-extract", o.command_line, o.inputs, o.seed), o.shard_count > 1) {
+    for (unsigned t = 0; t < std::max(1u, o.threads); ++t) parsers_.push_back(std::make_unique<EntityParser>(o.parse));
+  }
+
+  Stats run() {
+    auto start = std::chrono::steady_clock::now();
+    for (const auto& path : options_.inputs) extract_input(path);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats_.set("errors", static_cast<int64_t>(errors_.count()));
+    stats_.set("input_bytes", static_cast<int64_t>(bytes_));
+    stats_.set("input_lines", static_cast<int64_t>(ordinal_base_));
+    stats_.set("elapsed_ms", static_cast<int64_t>(secs * 1000));
+    stats_.set("mb_per_s", static_cast<int64_t>(secs > 0 ? bytes_ / 1e6 / secs : 0));
+    writer_.finish(stats_);
+    return stats_;
+  }
+
+ private:
+  void consume(const BatchResult& r, const std::string& name) {
+    for (const auto& e : r.errors) errors_.record(name, e.line, e.reason);
+    for (const auto& k : r.skipped) stats_.add(k);
+    add_counts(stats_, r.counts);
+    for (const auto& rec : r.records) writer_.add(rec);
+    items_ += r.records.size();
+    bytes_ += r.bytes;
+  }
+
+  void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, BatchResult& out) {
+    EntityParser& parser = *parsers_[worker];
+    ParseResult result;
+    std::string_view lines = batch.lines();
+    const char* data_end = batch.data.data() + batch.data.size();
+    uint64_t line_no = batch.first_line;
+    out.bytes = batch.size;
+    out.raw_bytes = batch.raw_bytes;
+    for (size_t pos = 0; pos < lines.size(); ++line_no) {
+      size_t nl = lines.find('\n', pos);
+      size_t end = nl == std::string_view::npos ? lines.size() : nl;
+      size_t b = pos, e = end;
+      pos = end + 1;
+      ++out.lines;
+      if (options_.shard_count > 1 && (ordinal_base + line_no) % options_.shard_count != options_.shard_index) continue;
+      while (b < e && is_space(lines[b])) ++b;
+      while (e > b && is_space(lines[e - 1])) --e;
+      if (e > b && lines[e - 1] == ',') --e;
+      if (e == b || (e - b == 1 && (lines[b] == '[' || lines[b] == ']'))) continue;
+      const char* json = lines.data() + b;
+      parser.parse(json, e - b, static_cast<size_t>(data_end - json), result);
+      take(result, ordinal_base + line_no, line_no, out);
+    }
+  }
+
+  static void take(ParseResult& result, uint64_t ordinal, uint64_t line, BatchResult& out) {
+    sum_counts(out.counts, result.counts);
+    if (result.status == ParseStatus::kept) {
+      result.record.ordinal = ordinal;
+      out.records.push_back(std::move(result.record));
+    } else if (result.status == ParseStatus::skipped) {
+      out.skipped.push_back(std::move(result.reason));
+    } else {
+      out.errors.push_back({line, std::move(result.reason)});
+    }
+  }
+
+  void extract_input(const std::string& path) {
+    InputStream in(path);
+    LineBatcher batcher(in, options_.batch_bytes);
+    LineBatch first;
+    if (!batcher.next(first)) {
+      if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+      throw Error(location(in.name()) + "empty input");
+    }
+    Progress progress("wd-extract " + in.name(), in.raw_size());
+    if (detect_layout(first.lines(), in.name()) == Layout::document) {
+      extract_document(in, batcher, first);
+    } else {
+      const uint64_t base = ordinal_base_;
+      bool have_first = true;
+      run_ordered_pipeline<LineBatch, BatchResult>(
+          static_cast<unsigned>(parsers_.size()), 2 * parsers_.size() + 2,
+          [&](LineBatch& b) {
+            if (have_first) {
+              b = std::move(first);
+              have_first = false;
+              return true;
+            }
+            return batcher.next(b);
+          },
+          [&](unsigned w, LineBatch& b, BatchResult& r) { parse_lines(w, b, base, r); },
+          [&](BatchResult& r) {
+            consume(r, in.name());
+            progress.update(items_, r.raw_bytes);
+          });
+    }
+    progress.finish();
+    ordinal_base_ += batcher.lines_seen();
+    if (!batcher.stream_error().empty()) {
+      errors_.record(in.name(), batcher.lines_seen(), batcher.stream_error() + "; kept everything before it");
+    }
+    stats_.add(std::string("input_") + compression_name(in.compression()));
+  }
+
+  // A whole JSON document: a wbgetentities response {"entities": {...}} or one entity.
+  void extract_document(InputStream& in, LineBatcher& batcher, LineBatch& first) {
+    std::string text(first.lines());
+    LineBatch more;
+    while (batcher.next(more)) text.append(more.lines());
+    simdjson::dom::parser dom;
+    simdjson::dom::element doc;
+    if (auto err = dom.parse(simdjson::padded_string(text)).get(doc)) {
+      throw Error(location(in.name()) + "not a Wikidata JSON document: " + simdjson::error_message(err));
+    }
+    BatchResult out;
+    out.bytes = text.size();
+    ParseResult result;
+    uint64_t ordinal = ordinal_base_;
+    simdjson::dom::object entities;
+    if (doc["entities"].get(entities) == simdjson::SUCCESS) {
+      for (auto [id, entity] : entities) {
+        if (options_.shard_count > 1 && (ordinal + 1) % options_.shard_count != options_.shard_index) {
+          ++ordinal;
+          continue;
+        }
+        parsers_[0]->parse(simdjson::minify(entity), result);
+        if (result.status == ParseStatus::error) result.reason = "entity " + std::string(id) + ": " + result.reason;
+        take(result, ++ordinal, 0, out);
+      }
+    } else {
+      parsers_[0]->parse(text, result);
+      take(result, ++ordinal, 0, out);
+    }
+    consume(out, in.name());
+  }
+
+  const ExtractOptions& options_;
+  ErrorCounter errors_;
+  KgWriter writer_;
+  std::vector<std::unique_ptr<EntityParser>> parsers_;
+  Stats stats_;
+  uint64_t ordinal_base_ = 0;
+  uint64_t items_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// Reads a shard store's records in order, a block at a time.
+class RecordCursor {
+ public:
+  explicit RecordCursor(const std::string& path) : file_(h5::File::open(path)), path_(path) {
+    const h5::Group& root = file_.root();
+    if (!root.has_attribute("format") || root.string_attribute("format") != kKgFormat) {
+      throw Error(location(path) + "not a kglm KG store");
+    }
+    if (root.int_attribute("partial") != 1) {
+      throw Error(location(path) + "not a shard store (write shards with --shard I/N)");
+    }
+    records_ = root.open_group("records");
+    data_ = records_.open_group("data");
+    size_ = h5::column_size(records_, "ordinal");
+    stats_ = Stats::from_json(root.string_attribute("statistics"));
+    provenance_ = h5::read_provenance(root);
+    load();
+  }
+
+  bool done() const { return pos_ >= size_; }
+  uint64_t ordinal() const { return ordinals_[pos_ - block_start_]; }
+  EntityRecord take() {
+    size_t i = pos_ - block_start_;
+    std::string_view bytes(blob_.data() + (offsets_[i] - offsets_[0]), offsets_[i + 1] - offsets_[i]);
+    EntityRecord e = deserialize(bytes);
+    if (++pos_ < size_ && pos_ - block_start_ == ordinals_.size()) load();
+    return e;
+  }
+  const Stats& stats() const { return stats_; }
+  const Provenance& provenance() const { return provenance_; }
+
+ private:
+  void load() {
+    static constexpr uint64_t kBlock = 65536;
+    block_start_ = pos_;
+    uint64_t n = std::min(kBlock, size_ - pos_);
+    ordinals_.resize(n);
+    offsets_.resize(n + 1);
+    h5::read_column_range(records_, "ordinal", H5T_NATIVE_UINT64, pos_, n, ordinals_.data());
+    h5::read_column_range(data_, "offsets", H5T_NATIVE_UINT64, pos_, n + 1, offsets_.data());
+    if (offsets_.back() < offsets_.front()) throw Error(location(path_) + "corrupt record offsets");
+    blob_.resize(offsets_.back() - offsets_.front());
+    h5::read_column_range(data_, "blob", H5T_NATIVE_CHAR, offsets_.front(), blob_.size(), blob_.data());
+  }
+
+  h5::File file_;
+  std::string path_;
+  h5::Group records_, data_;
+  uint64_t size_ = 0, pos_ = 0, block_start_ = 0;
+  std::vector<uint64_t> ordinals_, offsets_;
+  std::string blob_;
+  Stats stats_;
+  Provenance provenance_;
+};
+
+}  // namespace
+
+void parse_shard(const std::string& spec, uint32_t& index, uint32_t& count) {
+  unsigned long i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(spec.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > UINT32_MAX) {
+    throw UsageError("--shard expects I/N with 0 <= I < N, got '" + spec + "'");
+  }
+  index = static_cast<uint32_t>(i);
+  count = static_cast<uint32_t>(n);
+}
+
+std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType expected) {
+  InputStream in(path);
+  LineBatcher batcher(in);
+  LineBatch batch;
+  std::unordered_set<uint64_t> ids;
+  while (batcher.next(batch)) {
+    std::string_view lines = batch.lines();
+    uint64_t line_no = batch.first_line;
+    for (size_t pos = 0; pos < lines.size(); ++line_no) {
+      size_t nl = std::min(lines.find('\n', pos), lines.size());
+      std::string_view line = lines.substr(pos, nl - pos);
+      pos = nl + 1;
+      line = line.substr(0, line.find_first_of("\t \r"));
+      if (line.empty() || line[0] == '#') continue;
+      EntityType type;
+      uint64_t number;
+      if (!parse_entity_id(line, type, number) || type != expected) {
+        throw Error(location(in.name(), line_no) + "expected a " + (expected == EntityType::item ? "Q" : "P") +
+                    " id, got '" + std::string(line) + "'");
+      }
+      ids.insert(number);
+    }
+  }
+  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+  return ids;
+}
+
+Stats extract_kg(const ExtractOptions& options) {
+  if (options.inputs.empty()) throw UsageError("no input");
+  Stats stats = Extraction(options).run();
+  if (!options.tsv_dir.empty() && options.shard_count == 1) export_tsv(options.output, options.tsv_dir);
+  return stats;
+}
+
+Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
+               const std::string& command_line) {
+  if (parts.empty()) throw UsageError("merge: no shard stores given");
+  std::vector<std::unique_ptr<RecordCursor>> cursors;
+  Stats stats;
+  Provenance provenance = make_provenance("wd-extract merge", command_line, parts, 0);
+  for (const auto& p : parts) {
+    cursors.push_back(std::make_unique<RecordCursor>(p));
+    Stats part = cursors.back()->stats();
+    for (const char* k : {"elapsed_ms", "mb_per_s", "input_bytes", "input_lines"}) part.set(k, 0);
+    stats.merge(part);
+    provenance.seed = cursors.back()->provenance().seed;
+  }
+  KgWriter writer(output, provenance, false);
+  // k-way merge on the line ordinal restores the single-pass entity order.
+  using Head = std::pair<uint64_t, size_t>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (size_t i = 0; i < cursors.size(); ++i) {
+    if (!cursors[i]->done()) heads.emplace(cursors[i]->ordinal(), i);
+  }
+  while (!heads.empty()) {
+    size_t i = heads.top().second;
+    heads.pop();
+    writer.add(cursors[i]->take());
+    if (!cursors[i]->done()) heads.emplace(cursors[i]->ordinal(), i);
+  }
+  stats.set("shards", static_cast<int64_t>(parts.size()));
+  writer.finish(stats);
+  if (!tsv_dir.empty()) export_tsv(output, tsv_dir);
+  return stats;
+}
+
+}  // namespace kglm::kg

@@ -1,0 +1,44 @@
+// wd-extract: Wikidata JSON dump (or wbgetentities response) -> KG store, and the merge of shard
+// stores. The tool in bin/ only parses options and calls these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "kg/entity_parser.hpp"
+
+namespace kglm::kg {
+
+struct ExtractOptions {
+  std::vector<std::string> inputs;  // paths or "-"
+  std::string output;               // kg.h5
+  std::string tsv_dir;              // optional TSV tables
+  unsigned threads = 1;
+  size_t batch_bytes = 4 << 20;
+  ParseOptions parse;
+  uint32_t shard_index = 0;  // --shard I/N: keep the entities whose line ordinal % N == I
+  uint32_t shard_count = 1;
+  uint64_t max_errors = 1000;
+  uint64_t seed = 0;
+  std::string command_line;
+};
+
+// Runs the extraction; returns the statistics (also in the store). Throws Error when the input
+// is unusable or has more than max_errors bad records.
+Stats extract_kg(const ExtractOptions& options);
+
+// Merges shard stores (written with shard_count > 1) into one store, equal to a single pass.
+Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
+               const std::string& command_line);
+
+// Reads an id list (one Q/P id per line, first tab-separated field; '#' lines and blank lines
+// ignored) into numbers of the expected type.
+std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType expected);
+
+// "I/N" -> (I, N); throws UsageError.
+void parse_shard(const std::string& spec, uint32_t& index, uint32_t& count);
+
+}  // namespace kglm::kg
