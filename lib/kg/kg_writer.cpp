@@ -278,9 +278,9 @@ void KgWriter::write_resolved_statements(Stats& stats) {
   while (spill_read(spill_, tag)) {
     bool ok = true;
     if (tag == 'T') {
-      uint32_t s, r;
-      uint64_t key;
-      uint8_t rk;
+      uint32_t s = 0, r = 0;
+      uint64_t key = 0;
+      uint8_t rk = 0;
       ok = spill_read(spill_, s) && spill_read(spill_, r) && spill_read(spill_, key) && spill_read(spill_, rk);
       auto it = entity_index_.find(key);
       last_triple_kept = it != entity_index_.end();
@@ -294,13 +294,14 @@ void KgWriter::write_resolved_statements(Stats& stats) {
         ++dropped;
       }
     } else if (tag == 'Q') {
-      uint8_t table, type;
-      uint64_t row, number;
-      uint32_t prop, len;
-      int8_t precision;
+      uint8_t table = 0, type = 0;
+      uint64_t row = 0, number = 0;
+      uint32_t prop = 0, len = 0;
+      int8_t precision = 0;
       ok = spill_read(spill_, table) && spill_read(spill_, row) && spill_read(spill_, prop) &&
            spill_read(spill_, type) && spill_read(spill_, number) && spill_read(spill_, precision) &&
-           spill_read(spill_, len);
+           spill_read(spill_, len) && len <= (1u << 30);
+      if (!ok) throw Error(location(spill_path_) + "corrupt spill file");
       text.resize(len);
       ok = ok && (len == 0 || std::fread(text.data(), 1, len, spill_) == len);
       // A triple's qualifiers follow it in the spill; they go where it goes.

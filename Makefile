@@ -1,0 +1,47 @@
+# kglm: `make test` and `make demo` install missing Debian packages, configure, build and run.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build test demo bench install sanitize fuzz clean
+
+all: build
+
+deps:
+	@cmake/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo
+
+bench: build
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.sh
+
+install: build
+	cmake --install $(BUILD)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+sanitize:
+	@cmake/install-deps.sh
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus
+fuzz:
+	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
+	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz out
