@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# CLI tests of wd-extract on the real fixtures: compressions, threads, shard + merge, truncation,
+# bad input, API responses, and label/triple counts checked against an independent Python count.
+# Usage: wd-extract.sh WD_EXTRACT FIXTURES_DIR SOURCE_DIR
+set -euo pipefail
+wd=$1
+fx=$2
+src=$3
+if [ ! -d "$fx/wikidata" ]; then
+  echo "fixtures not found at $fx: skipped"
+  exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"; }
+
+dev=$fx/xfactr-kg-dev.json.gz
+
+# 1. Same store from gzip, bzip2, zstd and plain input, and from stdin.
+zcat "$dev" > "$tmp/dev.json"
+bzip2 -k -1 -c "$tmp/dev.json" > "$tmp/dev.json.bz2"
+zstd -q -1 -c "$tmp/dev.json" > "$tmp/dev.json.zst"
+for f in "$dev" "$tmp/dev.json" "$tmp/dev.json.bz2" "$tmp/dev.json.zst"; do
+  name=$(basename "$f")
+  "$wd" "$f" -o "$tmp/$name.h5" --langs all --sites all --tsv "$tmp/tsv-$name" -q --threads 2
+done
+"$wd" - -o "$tmp/stdin.h5" --langs all --sites all --tsv "$tmp/tsv-stdin" -q < "$tmp/dev.json.zst"
+for name in dev.json dev.json.bz2 dev.json.zst stdin; do
+  diff -r "$tmp/tsv-xfactr-kg-dev.json.gz" "$tmp/tsv-$name" > /dev/null || fail "store from $name differs from gzip"
+done
+ok "gzip, bzip2, zstd, plain and stdin inputs give identical stores"
+
+# 2. --threads 1 and 2 give byte-identical tables.
+"$wd" "$tmp/dev.json" -o "$tmp/t1.h5" --langs all --sites all --tsv "$tmp/tsv-t1" -q --threads 1 --batch-mb 1
+diff -r "$tmp/tsv-t1" "$tmp/tsv-dev.json" > /dev/null || fail "--threads 1 and 2 differ"
+h5dump -d /triples/object "$tmp/t1.h5" > "$tmp/t1.dump"
+h5dump -d /triples/object "$tmp/dev.json.h5" > "$tmp/t2.dump"
+diff <(tail -n +2 "$tmp/t1.dump") <(tail -n +2 "$tmp/t2.dump") > /dev/null || fail "HDF5 datasets differ across threads"
+ok "--threads 1 and --threads 2 give identical outputs"
+
+# 3. Counts against an independent count with Python's json module.
+"$wd" "$dev" -o "$tmp/counts.h5" --langs all --sites all --stats "$tmp/counts.json" -q
+python3 - "$tmp/dev.json" "$tmp/counts.json" "$tmp/tsv-dev.json" <<'PY'
+import collections, json, sys
+labels = collections.Counter(); aliases = collections.Counter(); triples = 0; items = props = 0; ids = set()
+objects = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.strip().rstrip(",")
+    if line in ("[", "]", ""):
+        continue
+    e = json.loads(line)
+    ids.add(e["id"])
+    items += e["type"] == "item"; props += e["type"] == "property"
+    for lang in e.get("labels", {}): labels[lang] += 1
+    for lang, al in e.get("aliases", {}).items(): aliases[lang] += len(al)
+    for p, sts in e.get("claims", {}).items():
+        for st in sts:
+            dv = st["mainsnak"].get("datavalue")
+            if st["mainsnak"]["snaktype"] == "value" and st.get("rank") != "deprecated" and dv["type"] == "wikibase-entityid":
+                objects.append(dv["value"]["id"])
+triples = sum(1 for o in objects if o in ids)
+stats = json.load(open(sys.argv[2]))
+assert stats["items"] == items, (stats["items"], items)
+assert stats["properties"] == props, (stats["properties"], props)
+for lang, n in labels.items():
+    assert stats["labels_" + lang] == n, (lang, stats.get("labels_" + lang), n)
+for lang, n in aliases.items():
+    assert stats["aliases_" + lang] == n, (lang, stats.get("aliases_" + lang), n)
+assert stats["item_triples"] == triples, (stats["item_triples"], triples)
+rows = sum(1 for _ in open(sys.argv[3] + "/triples.tsv")) - 1
+assert rows == triples, (rows, triples)
+print(f"independent count: {items} items, {props} properties, {sum(labels.values())} labels, "
+      f"{sum(aliases.values())} aliases, {triples} triples")
+PY
+ok "labels, aliases, items and triples equal an independent count"
+
+# 4. Shard + merge equals one pass.
+for i in 0 1 2; do "$wd" "$dev" -o "$tmp/part$i.h5" --langs all --sites all --shard $i/3 -q --threads 1; done
+"$wd" merge "$tmp/part0.h5" "$tmp/part2.h5" "$tmp/part1.h5" -o "$tmp/merged.h5" --tsv "$tmp/tsv-merged" -q
+diff -r "$tmp/tsv-merged" "$tmp/tsv-dev.json" > /dev/null || fail "shard + merge differs from one pass"
+ok "3 shards + merge equal one pass"
+
+# 5. A truncated file: everything before the cut is kept, the cut line is one error.
+head -c 30000000 "$tmp/dev.json" > "$tmp/cut.json"
+"$wd" "$tmp/cut.json" -o "$tmp/cut.h5" --stats "$tmp/cut.stats" -q 2> "$tmp/cut.err"
+full_lines=$(python3 -c "import sys; d=open(sys.argv[1],'rb').read(); print(d.count(b'\n'))" "$tmp/cut.json")
+[ "$(stat_of "$tmp/cut.stats" errors)" = 1 ] || fail "truncated line not counted as one error"
+items=$(( $(stat_of "$tmp/cut.stats" items) + $(stat_of "$tmp/cut.stats" properties) ))
+[ "$items" = $((full_lines - 1)) ] || fail "truncated plain file: $items entities kept, expected $((full_lines - 1))"
+grep -q "cut.json:$((full_lines + 1)):" "$tmp/cut.err" || fail "truncation error lacks its line number"
+head -c 3000000 "$dev" > "$tmp/cut.json.gz"
+"$wd" "$tmp/cut.json.gz" -o "$tmp/cutgz.h5" --stats "$tmp/cutgz.stats" -q 2> "$tmp/cutgz.err"
+grep -q "truncated or corrupt gzip" "$tmp/cutgz.err" || fail "truncated gzip not reported"
+[ "$(stat_of "$tmp/cutgz.stats" items)" -gt 1000 ] || fail "truncated gzip lost the data before the cut"
+ok "truncated plain and gzip inputs keep everything before the cut"
+
+# 6. Bad input: the bugs file gives counted errors with line numbers, exit 0; --max-errors fails.
+"$wd" "$fx/wikidata/wdtk-mock-dump-with-bugs.json" -o "$tmp/bugs.h5" --stats "$tmp/bugs.stats" -q 2> "$tmp/bugs.err"
+[ "$(stat_of "$tmp/bugs.stats" errors)" -ge 2 ] || fail "bugs file: errors not counted"
+grep -q 'wdtk-mock-dump-with-bugs.json:3: labels' "$tmp/bugs.err" || fail "bugs file: no file:line report"
+if "$wd" "$fx/wikidata/wdtk-mock-dump-with-bugs.json" -o "$tmp/bugs2.h5" --max-errors 1 -q 2> /dev/null; then
+  fail "--max-errors 1 did not fail"
+fi
+[ ! -e "$tmp/bugs2.h5" ] || fail "a failed run left its output"
+ls "$tmp" | grep -q '\.tmp\.' && fail "a failed run left a temporary file"
+printf 'hello\n' > "$tmp/notjson.txt"
+set +e; "$wd" "$tmp/notjson.txt" -o "$tmp/x.h5" -q 2> /dev/null; rc=$?; set -e
+[ $rc = 1 ] || fail "non-dump input should exit 1, got $rc"
+set +e; "$wd" -o "$tmp/x.h5" --bogus 2> /dev/null; rc=$?; set -e
+[ $rc = 2 ] || fail "usage error should exit 2, got $rc"
+ok "bad records counted and located; --max-errors, non-dump input and usage errors exit 1/1/2"
+
+# 7. API responses and a pretty-printed single entity; the lexeme is skipped.
+"$wd" "$fx/wikidata/wbgetentities-Q6-Q42-P31.json" "$fx/wikidata/wbgetentities-Q1.json" -o "$tmp/api.h5" \
+  --stats "$tmp/api.stats" --tsv "$tmp/tsv-api" -q
+[ "$(stat_of "$tmp/api.stats" items)" = 2 ] || fail "API: expected Q42 and Q1"
+[ "$(stat_of "$tmp/api.stats" properties)" = 1 ] || fail "API: expected P31"
+[ "$(stat_of "$tmp/api.stats" skipped_missing)" = 1 ] || fail "API: missing Q6 not counted"
+"$wd" "$fx/wikidata/L3354-lexeme.json" "$fx/wikidata/Q42.json" -o "$tmp/q42.h5" --stats "$tmp/q42.stats" -q
+[ "$(stat_of "$tmp/q42.stats" skipped_lexeme)" = 1 ] || fail "lexeme not skipped"
+[ "$(stat_of "$tmp/q42.stats" items)" = 1 ] || fail "Q42 not extracted"
+ok "wbgetentities responses, a single pretty-printed entity, lexeme skipped"
+
+# 8. Filters: --entities, --relations, --min-sitelinks.
+printf 'P19\nP27\n' > "$tmp/rels.txt"
+"$wd" "$dev" -o "$tmp/filt.h5" --relations "$tmp/rels.txt" --stats "$tmp/filt.stats" --tsv "$tmp/tsv-filt" -q
+[ "$(cut -f2 "$tmp/tsv-filt/triples.tsv" | tail -n +2 | sort -u | tr '\n' ' ')" = "P19 P27 " ] || fail "--relations"
+[ "$(stat_of "$tmp/filt.stats" properties)" = 2 ] || fail "--relations keeps only the listed properties"
+zcat "$dev" | sed -n '30,50p' | python3 -c "import json,sys; [print(json.loads(l.rstrip().rstrip(','))['id']) for l in sys.stdin]" | grep '^Q' > "$tmp/ents.txt"
+"$wd" "$dev" -o "$tmp/ents.h5" --entities "$tmp/ents.txt" --stats "$tmp/ents.stats" --tsv "$tmp/tsv-ents" -q
+[ "$(stat_of "$tmp/ents.stats" items)" = "$(wc -l < "$tmp/ents.txt")" ] || fail "--entities"
+python3 - "$tmp/tsv-ents/triples.tsv" "$tmp/ents.txt" <<'PY'
+import sys
+keep = set(open(sys.argv[2]).read().split())
+for line in open(sys.argv[1]):
+    if line.startswith("#"): continue
+    s, r, o, _ = line.rstrip("\n").split("\t")
+    assert s in keep and o in keep, line
+PY
+"$wd" "$fx/wikidata/Q42.json" "$fx/wikidata/Q34987-item.json" -o "$tmp/ms.h5" --min-sitelinks 50 --stats "$tmp/ms.stats" -q
+[ "$(stat_of "$tmp/ms.stats" skipped_min_sitelinks)" = 1 ] && [ "$(stat_of "$tmp/ms.stats" items)" = 1 ] || fail "--min-sitelinks"
+ok "--relations, --entities (dangling triples dropped) and --min-sitelinks"
+
+echo "$pass passed, 0 failed"
