@@ -1,1 +1,218 @@
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/input_stream.hpp"
+#include "core/line_batcher.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "core/output_stream.hpp"
+#include "core/rng.hpp"
+#include "core/stats.hpp"
+#include "test_paths.hpp"
+
+namespace kglm {
+namespace {
+
+std::string sample_text() {
+  std::string s;
+  for (int i = 0; i < 20000; ++i) s += "line " + std::to_string(i) + " ünïcödé \xe4\xb8\xad\n";
+  return s;
+}
+
+std::string read_all(const std::string& path) {
+  InputStream in(path);
+  std::string out;
+  char buf[4096];
+  while (size_t n = in.read(buf, sizeof buf)) out.append(buf, n);
+  return out;
+}
+
+class CompressionRoundTrip : public ::testing::TestWithParam<std::pair<const char*, Compression>> {};
+
+TEST_P(CompressionRoundTrip, WritesBySuffixAndDetectsByMagic) {
+  test::ScratchDir dir;
+  auto [suffix, kind] = GetParam();
+  std::string path = dir.file(std::string("data") + suffix);
+  const std::string text = sample_text();
+  {
+    OutputStream out(path);
+    out.write(text.substr(0, 1000));
+    out.write(text.substr(1000));
+    out.close();
+  }
+  InputStream probe(path);
+  EXPECT_EQ(probe.compression(), kind);
+  EXPECT_EQ(read_all(path), text);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, CompressionRoundTrip,
+                         ::testing::Values(std::make_pair(".txt", Compression::plain),
+                                           std::make_pair(".gz", Compression::gzip),
+                                           std::make_pair(".bz2", Compression::bzip2),
+                                           std::make_pair(".zst", Compression::zstd)));
+
+TEST(InputStream, ReadsConcatenatedGzipMembers) {
+  test::ScratchDir dir;
+  for (const char* part : {"a.gz", "b.gz"}) {
+    OutputStream out(dir.file(part));
+    out.write(std::string(part) + "\n");
+    out.close();
+  }
+  std::string both = test::read_file(dir.file("a.gz")) + test::read_file(dir.file("b.gz"));
+  std::ofstream(dir.file("ab.gz"), std::ios::binary) << both;
+  EXPECT_EQ(read_all(dir.file("ab.gz")), "a.gz\nb.gz\n");
+}
+
+TEST(InputStream, TruncatedStreamThrowsAfterDeliveringItsData) {
+  test::ScratchDir dir;
+  // bzip2 decodes whole 900 kB blocks, so the text spans several blocks.
+  const std::string text = sample_text() + sample_text() + sample_text() + sample_text();
+  for (const char* suffix : {".gz", ".bz2", ".zst"}) {
+    std::string path = dir.file(std::string("t") + suffix);
+    OutputStream out(path);
+    out.write(text);
+    out.close();
+    std::string bytes = test::read_file(path);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() * 2 / 3);
+    InputStream in(path);
+    std::string got;
+    char buf[1024];
+    EXPECT_THROW(
+        {
+          while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+        },
+        Error)
+        << suffix;
+    EXPECT_GT(got.size(), 0u) << suffix;
+    EXPECT_EQ(got, text.substr(0, got.size())) << suffix;
+  }
+}
+
+TEST(InputStream, MissingFileIsAnError) {
+  EXPECT_THROW(InputStream("/nonexistent/kglm/file"), Error);
+}
+
+TEST(AtomicPath, NothingUnderTheFinalNameUntilCommit) {
+  test::ScratchDir dir;
+  std::string path = dir.file("out.txt");
+  {
+    OutputStream out(path);
+    out.write("partial");
+    EXPECT_FALSE(std::filesystem::exists(path));
+  }  // destroyed without close(): abandoned
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.file("")));
+  OutputStream out(path);
+  out.write("done");
+  out.close();
+  EXPECT_EQ(test::read_file(path), "done");
+}
+
+TEST(LineBatcher, BatchesHoldWholeLinesWithCorrectLineNumbers) {
+  test::ScratchDir dir;
+  std::string path = dir.file("lines.txt");
+  std::string text;
+  for (int i = 1; i <= 5000; ++i) text += "L" + std::to_string(i) + std::string(i % 97, 'x') + "\n";
+  text += "last-without-newline";
+  std::ofstream(path, std::ios::binary) << text;
+  InputStream in(path);
+  LineBatcher batcher(in, 1000);
+  LineBatch batch;
+  std::string joined;
+  uint64_t expected_line = 1;
+  int batches = 0;
+  while (batcher.next(batch)) {
+    ++batches;
+    EXPECT_EQ(batch.first_line, expected_line);
+    std::string_view lines = batch.lines();
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.substr(0, 1), "L");
+    EXPECT_EQ(lines.substr(1, std::to_string(expected_line).size()), std::to_string(expected_line));
+    expected_line += std::count(lines.begin(), lines.end(), '\n');
+    EXPECT_EQ(batch.data.size(), batch.size + LineBatch::kPadding);
+    joined.append(lines);
+  }
+  EXPECT_GT(batches, 10);
+  EXPECT_EQ(joined, text);
+  EXPECT_EQ(batcher.lines_seen(), 5001u);
+}
+
+TEST(Rng, CounterBasedStreamsAreReproducibleAndIndependent) {
+  Rng a(42, 7), b(42, 7), c(42, 8), d(43, 7);
+  std::vector<uint64_t> va, vb, vc, vd;
+  for (int i = 0; i < 100; ++i) {
+    va.push_back(a.next_u64());
+    vb.push_back(b.next_u64());
+    vc.push_back(c.next_u64());
+    vd.push_back(d.next_u64());
+  }
+  EXPECT_EQ(va, vb);
+  EXPECT_NE(va, vc);
+  EXPECT_NE(va, vd);
+  Rng r(1, 1);
+  std::vector<int> counts(6);
+  for (int i = 0; i < 60000; ++i) {
+    uint64_t x = r.below(6);
+    ASSERT_LT(x, 6u);
+    ++counts[x];
+    double u = r.uniform();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+  for (int n : counts) EXPECT_NEAR(n, 10000, 500);
+}
+
+TEST(ErrorCounter, ThrowsOnlyPastTheLimit) {
+  ErrorCounter errors(2, 0);
+  errors.record("f", 1, "bad");
+  errors.record("f", 2, "bad");
+  EXPECT_EQ(errors.count(), 2u);
+  EXPECT_THROW(errors.record("f", 3, "bad"), Error);
+  EXPECT_EQ(location("f.json", 12), "f.json:12: ");
+}
+
+TEST(OrderedPipeline, ConsumesInProductionOrderWithManyWorkers) {
+  for (unsigned workers : {1u, 2u, 7u}) {
+    int next = 0;
+    std::vector<int> consumed;
+    run_ordered_pipeline<int, int>(
+        workers, 5, [&](int& item) { return next < 1000 ? (item = next++, true) : false; },
+        [](unsigned, int& item, int& result) {
+          if (item % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+          result = item * 2;
+        },
+        [&](int& r) { consumed.push_back(r); });
+    ASSERT_EQ(consumed.size(), 1000u);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(consumed[i], 2 * i);
+  }
+}
+
+TEST(OrderedPipeline, PropagatesWorkerExceptions) {
+  int next = 0;
+  auto run = [&] {
+    run_ordered_pipeline<int, int>(
+        2, 4, [&](int& item) { return next < 100 ? (item = next++, true) : false; },
+        [](unsigned, int& item, int& r) {
+          if (item == 50) throw Error("boom");
+          r = item;
+        },
+        [](int&) {});
+  };
+  EXPECT_THROW(run(), Error);
+}
+
+TEST(Stats, JsonRoundTrip) {
+  Stats s;
+  s.add("labels_en", 3);
+  s.add("labels_en");
+  s.set("errors", 0);
+  Stats back = Stats::from_json(s.to_json());
+  EXPECT_EQ(back.values(), s.values());
+  EXPECT_EQ(back.get("labels_en"), 4);
+}
+
+}  // namespace
+}  // namespace kglm

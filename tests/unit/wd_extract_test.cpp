@@ -1,1 +1,147 @@
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "kg/kg_store.hpp"
+#include "kg/wd_extract.hpp"
+#include "test_paths.hpp"
+
+namespace kglm::kg {
+namespace {
+
+ExtractOptions sample_options(const test::ScratchDir& dir) {
+  ExtractOptions o;
+  o.inputs = {std::string(KGLM_SOURCE_DIR) + "/data/wikidata-sample.json"};
+  o.output = dir.file("kg.h5");
+  o.parse.all_langs = true;
+  o.parse.sites = {"enwiki"};
+  return o;
+}
+
+std::string label_of(const KgStore& store, const std::string& lang, uint32_t entity) {
+  TermTable t = store.terms("labels", lang);
+  for (size_t i = 0; i < t.entity.size(); ++i) {
+    if (t.entity[i] == entity) return std::string(t.text[i]);
+  }
+  return "";
+}
+
+// The embedded sample: the store holds what the sample's facts say.
+TEST(WdExtract, SampleStoreHoldsTheFacts) {
+  test::ScratchDir dir;
+  Stats stats = extract_kg(sample_options(dir));
+  KgStore store(dir.file("kg.h5"));
+  EXPECT_EQ(store.entity_count(), static_cast<uint64_t>(stats.get("items") + stats.get("properties")));
+  std::vector<std::string> ids = store.entity_ids();
+  std::map<std::string, uint32_t> row;
+  for (size_t i = 0; i < ids.size(); ++i) row[ids[i]] = static_cast<uint32_t>(i);
+  EXPECT_EQ(label_of(store, "ja", row.at("Q90")), "パリ");
+  EXPECT_EQ(label_of(store, "de", row.at("Q183")), "Deutschland");
+
+  std::vector<uint64_t> rel = store.relation_numbers();
+  std::vector<int64_t> rel_entity = store.relation_entities();
+  TripleTable t = store.triples();
+  bool paris_capital_of_france = false;
+  for (size_t i = 0; i < t.subject.size(); ++i) {
+    ASSERT_LT(t.object[i], store.entity_count());
+    ASSERT_LT(t.relation[i], rel.size());
+    if (ids[t.subject[i]] == "Q90" && rel[t.relation[i]] == 1376 && ids[t.object[i]] == "Q142") paris_capital_of_france = true;
+  }
+  EXPECT_TRUE(paris_capital_of_france);
+  for (size_t r = 0; r < rel.size(); ++r) {
+    ASSERT_GE(rel_entity[r], 0) << "P" << rel[r] << " has no property entity in the sample";
+    EXPECT_EQ(ids[rel_entity[r]], "P" + std::to_string(rel[r]));
+  }
+  EXPECT_EQ(stats.get("deprecated_skipped"), 1);
+  EXPECT_EQ(stats.get("novalue_skipped"), 1);
+  EXPECT_GT(stats.get("qualifiers"), 0);
+  Provenance p = h5::read_provenance(store.root());
+  EXPECT_EQ(p.tool, "wd-extract");
+}
+
+// The sample is big enough for later stages: triangles exist in the item graph.
+TEST(WdExtract, SampleGraphHasTriangles) {
+  test::ScratchDir dir;
+  extract_kg(sample_options(dir));
+  TripleTable t = KgStore(dir.file("kg.h5")).triples();
+  std::set<std::pair<uint32_t, uint32_t>> edges;
+  for (size_t i = 0; i < t.subject.size(); ++i) {
+    if (t.subject[i] != t.object[i]) edges.insert(std::minmax(t.subject[i], t.object[i]));
+  }
+  std::map<uint32_t, std::set<uint32_t>> adj;
+  for (auto [a, b] : edges) {
+    adj[a].insert(b);
+    adj[b].insert(a);
+  }
+  size_t triangles = 0;
+  for (auto [a, b] : edges) {
+    for (uint32_t c : adj[a]) triangles += c > b && adj[b].count(c);
+  }
+  EXPECT_GE(triangles, 20u);
+}
+
+TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
+  KGLM_REQUIRE_FIXTURES();
+  test::ScratchDir dir;
+  ExtractOptions o;
+  o.inputs = {test::fixture("wikidata/wdtk-mock-dump-with-bugs.json"), test::fixture("xfactr-kg-dev.json.gz")};
+  o.parse.all_langs = true;
+  o.batch_bytes = 1 << 20;
+  o.threads = 1;
+  o.output = dir.file("one.h5");
+  Stats one = extract_kg(o);
+  o.threads = 3;
+  o.output = dir.file("three.h5");
+  extract_kg(o);
+  o.threads = 2;
+  std::vector<std::string> parts;
+  for (uint32_t i = 0; i < 2; ++i) {
+    o.shard_index = i;
+    o.shard_count = 2;
+    o.output = dir.file("part" + std::to_string(i) + ".h5");
+    parts.push_back(o.output);
+    extract_kg(o);
+  }
+  Stats merged = merge_kg(parts, dir.file("merged.h5"), "", "test");
+  EXPECT_EQ(merged.get("errors"), one.get("errors"));
+  EXPECT_EQ(merged.get("item_triples"), one.get("item_triples"));
+  for (const char* name : {"three.h5", "merged.h5"}) {
+    KgStore a(dir.file("one.h5")), b(dir.file(name));
+    EXPECT_EQ(a.entity_numbers(), b.entity_numbers()) << name;
+    EXPECT_EQ(a.relation_numbers(), b.relation_numbers()) << name;
+    TripleTable ta = a.triples(), tb = b.triples();
+    EXPECT_EQ(ta.subject, tb.subject) << name;
+    EXPECT_EQ(ta.object, tb.object) << name;
+    EXPECT_EQ(ta.relation, tb.relation) << name;
+    for (const auto& lang : a.keys("aliases")) {
+      TermTable x = a.terms("aliases", lang), y = b.terms("aliases", lang);
+      EXPECT_EQ(x.entity, y.entity) << name << " " << lang;
+      EXPECT_EQ(x.text.blob, y.text.blob) << name << " " << lang;
+    }
+  }
+  EXPECT_THROW(KgStore(dir.file("part0.h5")), Error);  // a shard store is not a KG store yet
+}
+
+TEST(WdExtract, IdListsAndShardSpecs) {
+  test::ScratchDir dir;
+  std::ofstream(dir.file("ids.txt")) << "# Wikidata5M-style list\nQ1\tuniverse\nQ42\n\nQ5 extra\n";
+  EXPECT_EQ(read_id_list(dir.file("ids.txt"), EntityType::item), (std::unordered_set<uint64_t>{1, 42, 5}));
+  std::ofstream(dir.file("bad.txt")) << "Q1\nP31\n";
+  try {
+    read_id_list(dir.file("bad.txt"), EntityType::item);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2:"), std::string::npos) << e.what();
+  }
+  uint32_t i = 0, n = 0;
+  parse_shard("3/8", i, n);
+  EXPECT_EQ(i, 3u);
+  EXPECT_EQ(n, 8u);
+  EXPECT_THROW(parse_shard("8/8", i, n), UsageError);
+  EXPECT_THROW(parse_shard("1/0", i, n), UsageError);
+  EXPECT_THROW(parse_shard("x", i, n), UsageError);
+}
+
+}  // namespace
+}  // namespace kglm::kg

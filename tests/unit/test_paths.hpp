@@ -1,0 +1,44 @@
+// Paths shared by the unit tests: fixtures (skipped when absent) and a scratch directory.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace kglm::test {
+
+inline std::string fixture(const std::string& rel) { return std::string(KGLM_FIXTURES_DIR) + "/" + rel; }
+inline bool have_fixtures() { return std::filesystem::exists(fixture("wikidata/Q42.json")); }
+
+#define KGLM_REQUIRE_FIXTURES() \
+  if (!::kglm::test::have_fixtures()) GTEST_SKIP() << "../shared/fixtures not found"
+
+// A fresh directory per test, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("kglm-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace kglm::test
