@@ -25,7 +25,7 @@ demo: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo
 
 bench: build
-	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.sh
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
 
 install: build
 	cmake --install $(BUILD)

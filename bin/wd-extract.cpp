@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kDefaultLangs = "en,vi,nl,de,fr,it,es,ja,ko,zh";  // the 10 KMLM languages
 
-void fill_set(const std::string& list, bool& all, std::unordered_set<std::string>& set) {
+void fill_set(const std::string& list, bool& all, kg::StringSet& set) {
   all = list == "all";
   if (all) return;
   std::vector<std::string> parts;

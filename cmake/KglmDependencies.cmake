@@ -8,6 +8,7 @@ find_package(ZLIB REQUIRED)
 find_package(BZip2 REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 
 # Optional: CUDA, MPI, NCCL (used by the training tools).

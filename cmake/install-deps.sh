@@ -10,7 +10,7 @@ packages=(
   libboost-program-options-dev
   libsimdjson-dev
   libzstd-dev zstd
-  zlib1g-dev gzip
+  zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2
   libgtest-dev librandom123-dev
   python3

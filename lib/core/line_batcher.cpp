@@ -7,44 +7,64 @@
 
 namespace kglm {
 
+void LineBatcher::recycle(LineBatch&& batch) {
+  std::lock_guard lock(pool_mutex_);
+  if (batch.data && pool_.size() < 16) pool_.push_back(std::move(batch));
+}
+
 bool LineBatcher::next(LineBatch& batch) {
   if (eof_ && carry_.empty()) return false;
-  std::string& buf = batch.data;
-  buf.clear();
-  buf.swap(carry_);
+  if (!batch.data) {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_.empty()) {
+      batch = std::move(pool_.back());
+      pool_.pop_back();
+    }
+  }
+  // Start with the previous batch's incomplete last line, then read until the batch holds at
+  // least target_ bytes and ends at a line break (or the input ends).
+  size_t size = carry_.size();
+  auto reserve = [&](size_t need) {
+    if (batch.data && batch.capacity >= need + LineBatch::kPadding) return;
+    size_t cap = std::max(need + LineBatch::kPadding, batch.capacity * 2);
+    auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+    if (batch.data) std::memcpy(bigger.get(), batch.data.get(), size);
+    batch.data = std::move(bigger);
+    batch.capacity = cap;
+  };
+  reserve(std::max(target_, size) + target_);
+  std::memcpy(batch.data.get(), carry_.data(), carry_.size());
+  carry_.clear();
   size_t cut = std::string::npos;  // one past the last '\n'
   while (!eof_) {
-    size_t old = buf.size();
-    size_t want = std::max(target_, old / 2);
-    buf.resize(old + want);
+    size_t want = std::max(target_, size / 2);
+    reserve(size + want);
     size_t got = 0;
     try {
-      got = in_.read(buf.data() + old, want);
+      got = in_.read(batch.data.get() + size, want);
     } catch (const Error& e) {
       stream_error_ = e.what();
     }
-    buf.resize(old + got);
     if (got == 0) {
       eof_ = true;
       break;
     }
-    const char* nl = static_cast<const char*>(memrchr(buf.data() + old, '\n', got));
+    const char* nl = static_cast<const char*>(memrchr(batch.data.get() + size, '\n', got));
+    size += got;
     if (nl != nullptr) {
-      cut = static_cast<size_t>(nl - buf.data()) + 1;
-      if (buf.size() >= target_) break;
+      cut = static_cast<size_t>(nl - batch.data.get()) + 1;
+      if (size >= target_) break;
     }
   }
-  if (eof_) cut = buf.size();
-  if (cut == std::string::npos) cut = buf.size();
-  carry_.assign(buf, cut, std::string::npos);
-  buf.resize(cut);
-  if (buf.empty()) return false;
-  batch.size = buf.size();
+  if (eof_ || cut == std::string::npos) cut = size;
+  carry_.assign(batch.data.get() + cut, size - cut);
+  if (cut == 0) return false;
+  batch.size = cut;
   batch.first_line = next_line_;
-  next_line_ += static_cast<uint64_t>(std::count(buf.begin(), buf.end(), '\n'));
-  if (buf.back() != '\n') ++next_line_;
+  const char* p = batch.data.get();
+  next_line_ += static_cast<uint64_t>(std::count(p, p + cut, '\n'));
+  if (p[cut - 1] != '\n') ++next_line_;
   batch.raw_bytes = in_.raw_bytes_read();
-  buf.append(LineBatch::kPadding, '\0');
   return true;
 }
 

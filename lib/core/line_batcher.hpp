@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/input_stream.hpp"
 
@@ -11,12 +14,14 @@ namespace kglm {
 
 struct LineBatch {
   static constexpr size_t kPadding = 64;
-  std::string data;         // size() = bytes of lines + kPadding
-  size_t size = 0;          // bytes of lines (the last one may lack '\n' at the end of input)
-  uint64_t first_line = 1;  // 1-based line number of the first line in its input
-  uint64_t raw_bytes = 0;   // the stream's raw bytes consumed once this batch was cut
+  std::unique_ptr<char[]> data;  // uninitialised storage: filling it is the reader's only pass
+  size_t capacity = 0;           // bytes allocated; always >= size + kPadding
+  size_t size = 0;               // bytes of lines (the last one may lack '\n' at the end of input)
+  uint64_t first_line = 1;       // 1-based line number of the first line in its input
+  uint64_t raw_bytes = 0;        // the stream's raw bytes consumed once this batch was cut
 
-  std::string_view lines() const { return {data.data(), size}; }
+  std::string_view lines() const { return {data.get(), size}; }
+  const char* end_of_storage() const { return data.get() + capacity; }
 };
 
 class LineBatcher {
@@ -26,6 +31,9 @@ class LineBatcher {
   // False at the end. A corrupt or truncated compressed stream ends the input early: the data
   // before the fault is still delivered and stream_error() says what happened.
   bool next(LineBatch& batch);
+  // Hands a processed batch's storage back for reuse (thread-safe), which saves the page faults
+  // of fresh multi-megabyte allocations.
+  void recycle(LineBatch&& batch);
   const std::string& stream_error() const { return stream_error_; }
   uint64_t lines_seen() const { return next_line_ - 1; }
 
@@ -36,6 +44,8 @@ class LineBatcher {
   bool eof_ = false;
   uint64_t next_line_ = 1;
   std::string stream_error_;
+  std::mutex pool_mutex_;
+  std::vector<LineBatch> pool_;
 };
 
 }  // namespace kglm

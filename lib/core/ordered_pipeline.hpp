@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <pthread.h>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,6 +40,7 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight,
   };
 
   std::thread producer([&] {
+    pthread_setname_np(pthread_self(), "kglm-produce");
     try {
       for (;;) {
         {
@@ -63,6 +65,7 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight,
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&, w] {
+      pthread_setname_np(pthread_self(), "kglm-work");
       try {
         for (;;) {
           std::pair<uint64_t, Item> job;

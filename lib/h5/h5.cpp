@@ -1,5 +1,9 @@
 #include "h5/h5.hpp"
 
+#include "core/thread_pool.hpp"
+
+#include <libdeflate.h>
+
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -211,6 +215,40 @@ void read_column_range(const Group& g, std::string_view name, hid_t mem_type, ui
   check(H5Dread(ds.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, out), "H5Dread", g.where(name));
 }
 
+struct ColumnWriterBase::PackedChunk {
+  hsize_t offset = 0;
+  uint32_t filter_mask = 0;
+  std::vector<char> bytes;
+};
+
+namespace {
+
+unsigned g_compression_threads = 1;
+
+ThreadPool& compression_pool() {
+  static ThreadPool pool(g_compression_threads);
+  return pool;
+}
+
+// One libdeflate compressor per thread (they are not thread-safe, and cheap to keep).
+libdeflate_compressor* thread_compressor() {
+  struct Owner {
+    libdeflate_compressor* c = libdeflate_alloc_compressor(1);  // fast; shuffle does the rest
+    ~Owner() { libdeflate_free_compressor(c); }
+  };
+  thread_local Owner owner;
+  if (owner.c == nullptr) throw Error("cannot allocate a libdeflate compressor");
+  return owner.c;
+}
+
+}  // namespace
+
+void set_compression_threads(unsigned threads) { g_compression_threads = std::max(1u, threads); }
+
+ColumnWriterBase::~ColumnWriterBase() = default;
+ColumnWriterBase::ColumnWriterBase(ColumnWriterBase&&) noexcept = default;
+ColumnWriterBase& ColumnWriterBase::operator=(ColumnWriterBase&&) noexcept = default;
+
 ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size,
                                    size_t chunk)
     : where_(g.where(name)), type_(type), elem_size_(elem_size), chunk_(chunk) {
@@ -252,20 +290,64 @@ void ColumnWriterBase::append_bytes(const void* data, size_t n_elems) {
   buffered_ = bytes - whole;
 }
 
+// Queues n_elems starting at a chunk boundary for compression, one whole chunk at a time (the
+// last one zero-padded), and writes the chunks compressed so far.
 void ColumnWriterBase::write_elems(const char* data, size_t n_elems) {
-  hsize_t start = written_;
-  hsize_t count = n_elems;
-  hsize_t new_size = written_ + n_elems;
-  check(H5Dset_extent(dataset_.get(), &new_size), "H5Dset_extent", where_);
-  Handle space(H5Dget_space(dataset_.get()), H5Sclose);
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select", where_);
-  Handle mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
-  check(H5Dwrite(dataset_.get(), type_, mem.get(), space.get(), H5P_DEFAULT, data), "H5Dwrite", where_);
-  written_ = new_size;
+  const size_t chunk_bytes = chunk_ * elem_size_;
+  for (size_t done = 0; done < n_elems; done += chunk_) {
+    size_t n = std::min(chunk_, n_elems - done);
+    std::vector<char> raw(chunk_bytes, 0);
+    std::memcpy(raw.data(), data + done * elem_size_, n * elem_size_);
+    hsize_t offset = written_ + done;
+    const size_t elem = elem_size_, chunk = chunk_;
+    pending_.push_back(compression_pool().submit([raw = std::move(raw), offset, elem, chunk] {
+      PackedChunk out;
+      out.offset = offset;
+      // HDF5's shuffle filter: byte k of every element, for k = 0..elem-1, stored together.
+      std::vector<char> shuffled(raw.size());
+      if (elem > 1) {
+        for (size_t k = 0; k < elem; ++k) {
+          for (size_t i = 0; i < chunk; ++i) shuffled[k * chunk + i] = raw[i * elem + k];
+        }
+      } else {
+        shuffled = raw;
+      }
+      libdeflate_compressor* c = thread_compressor();
+      out.bytes.resize(libdeflate_zlib_compress_bound(c, shuffled.size()));
+      size_t packed = libdeflate_zlib_compress(c, shuffled.data(), shuffled.size(), out.bytes.data(), out.bytes.size());
+      if (packed == 0 || packed >= shuffled.size()) {
+        // Incompressible: stored shuffled only; mask bit i = filter i skipped (deflate is last).
+        out.filter_mask = 1u << (elem > 1 ? 1 : 0);
+        out.bytes = std::move(shuffled);
+      } else {
+        out.bytes.resize(packed);
+      }
+      return out;
+    }));
+  }
+  written_ += n_elems;
+  hsize_t extent = written_;
+  check(H5Dset_extent(dataset_.get(), &extent), "H5Dset_extent", where_);
+  drain(4);  // a few chunks in flight per column keep the compressor busy and memory bounded
+}
+
+void ColumnWriterBase::write_packed(PackedChunk& chunk) {
+  check(H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, chunk.filter_mask, &chunk.offset, chunk.bytes.size(),
+                       chunk.bytes.data()),
+        "H5Dwrite_chunk", where_);
+}
+
+void ColumnWriterBase::drain(size_t keep) {
+  while (pending_.size() > keep) {
+    PackedChunk chunk = pending_.front().get();
+    pending_.pop_front();
+    write_packed(chunk);
+  }
 }
 
 void ColumnWriterBase::finish() {
   if (buffered_ > 0) write_elems(buffer_.data(), buffered_ / elem_size_);
+  drain(0);
   buffered_ = 0;
   buffer_ = {};
   dataset_.reset();

@@ -7,6 +7,9 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <deque>
+#include <future>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,15 +112,21 @@ std::vector<T> read_column(const Group& g, std::string_view name) {
   return out;
 }
 
-// A growable 1-D dataset written through a buffer that is flushed in whole chunks, so every
-// HDF5 write covers complete chunks (no read-modify-write of compressed chunks) and memory stays
-// at one chunk per column however large the column grows.
+// Threads that compress column chunks in the background (default 1); HDF5 itself is only ever
+// called from the writing thread. Set before creating column writers.
+void set_compression_threads(unsigned threads);
+
+// A growable 1-D dataset written through a buffer that is flushed in whole chunks: memory stays
+// at a few chunks per column however large the column grows. Each chunk is shuffled and
+// compressed with libdeflate (several times faster than the zlib inside HDF5's deflate filter) on
+// a background thread and stored with H5Dwrite_chunk, in order. The file is an ordinary
+// shuffle+deflate chunked dataset for any HDF5 reader.
 class ColumnWriterBase {
  public:
   ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size, size_t chunk);
-  ~ColumnWriterBase() = default;
-  ColumnWriterBase(ColumnWriterBase&&) noexcept = default;
-  ColumnWriterBase& operator=(ColumnWriterBase&&) noexcept = default;
+  ~ColumnWriterBase();
+  ColumnWriterBase(ColumnWriterBase&&) noexcept;
+  ColumnWriterBase& operator=(ColumnWriterBase&&) noexcept;
 
   uint64_t size() const { return written_ + buffered_ / elem_size_; }
   void finish();  // writes the partial last chunk
@@ -128,6 +137,11 @@ class ColumnWriterBase {
  private:
   void write_elems(const char* data, size_t n_elems);
 
+  struct PackedChunk;
+  void write_packed(PackedChunk& chunk);
+  void drain(size_t keep);
+
+  std::deque<std::future<PackedChunk>> pending_;
   Handle dataset_;
   std::string where_;
   hid_t type_;

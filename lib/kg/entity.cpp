@@ -1,10 +1,31 @@
 #include "kg/entity.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.hpp"
 
 namespace kglm::kg {
+
+std::string_view StringArena::store(std::string_view s) {
+  if (s.empty()) return {};
+  if (capacity_ - used_ < s.size()) {
+    size_t size = std::max(kBlock, s.size());
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    used_ = 0;
+    capacity_ = size;
+  }
+  char* p = blocks_.back().get() + used_;
+  std::memcpy(p, s.data(), s.size());
+  used_ += s.size();
+  return {p, s.size()};
+}
+
+void StringArena::clear() {
+  // Keep the last block (capacity_ is its size) for reuse.
+  if (blocks_.size() > 1) blocks_.erase(blocks_.begin(), blocks_.end() - 1);
+  used_ = 0;
+}
 
 std::string entity_id(EntityType type, uint64_t number) {
   return (type == EntityType::property ? "P" : "Q") + std::to_string(number);
@@ -42,7 +63,7 @@ class Writer {
 
 class Reader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
+  Reader(std::string_view in, StringArena& arena) : in_(in), arena_(arena) {}
   template <class T> T pod() {
     T v;
     need(sizeof v);
@@ -50,10 +71,10 @@ class Reader {
     pos_ += sizeof v;
     return v;
   }
-  std::string str() {
+  std::string_view str() {
     auto n = pod<uint32_t>();
     need(n);
-    std::string s(in_.substr(pos_, n));
+    std::string_view s = arena_.store(in_.substr(pos_, n));
     pos_ += n;
     return s;
   }
@@ -69,6 +90,7 @@ class Reader {
     if (in_.size() - pos_ < n) throw Error("corrupt serialized entity (truncated)");
   }
   std::string_view in_;
+  StringArena& arena_;
   size_t pos_ = 0;
 };
 
@@ -146,8 +168,8 @@ void serialize(const EntityRecord& e, std::string& out) {
   }
 }
 
-EntityRecord deserialize(std::string_view bytes) {
-  Reader r(bytes);
+EntityRecord deserialize(std::string_view bytes, StringArena& arena) {
+  Reader r(bytes, arena);
   EntityRecord e;
   auto type = r.pod<uint8_t>();
   if (type > 1) throw Error("corrupt serialized entity (entity type)");

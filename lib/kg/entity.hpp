@@ -2,11 +2,26 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kglm::kg {
+
+// Owns the bytes of the strings that records point to: a record's strings are views into the
+// arena of the batch it was parsed in, so freeing a batch is a few large frees, not one per string.
+class StringArena {
+ public:
+  std::string_view store(std::string_view s);
+  void clear();
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = 0;
+  size_t capacity_ = 0;
+};
 
 enum class EntityType : uint8_t { item = 0, property = 1 };
 
@@ -36,9 +51,9 @@ struct Value {
   // item/property: the entity number; quantity: unit item (0 = unitless "1"); time: calendar
   // model item; globe-coordinate: globe item.
   uint64_t number = 0;
-  std::string text;   // quantity amount, time value, string, external id, monolingual text
-  std::string lower;  // quantity lower bound ("" = none); monolingualtext: language code
-  std::string upper;  // quantity upper bound ("" = none)
+  std::string_view text;   // quantity amount, time value, string, external id, monolingual text
+  std::string_view lower;  // quantity lower bound ("" = none); monolingualtext: language code
+  std::string_view upper;  // quantity upper bound ("" = none)
   int8_t precision = -1;  // time precision (0..14), -1 otherwise
   double latitude = 0, longitude = 0, coord_precision = 0;
 };
@@ -56,15 +71,16 @@ struct Statement {
 };
 
 struct Term {
-  std::string lang;
-  std::string text;
+  std::string_view lang;
+  std::string_view text;
 };
 
 struct Sitelink {
-  std::string site;
-  std::string title;
+  std::string_view site;
+  std::string_view title;
 };
 
+// Strings are views into a StringArena that must outlive the record.
 struct EntityRecord {
   EntityType type = EntityType::item;
   uint64_t number = 0;
@@ -81,7 +97,7 @@ struct EntityRecord {
 
 // A compact binary form, used for shard stores that `wd-extract merge` reads back.
 void serialize(const EntityRecord& e, std::string& out);
-// Throws Error when the bytes are not a serialized record.
-EntityRecord deserialize(std::string_view bytes);
+// Throws Error when the bytes are not a serialized record. Strings are copied into arena.
+EntityRecord deserialize(std::string_view bytes, StringArena& arena);
 
 }  // namespace kglm::kg

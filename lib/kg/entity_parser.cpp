@@ -34,10 +34,10 @@ class BadEntity : public std::runtime_error {
 std::string_view get_string(od::value v) { return v.get_string(); }
 
 // The datavalue's "value", recognised by its shape (its "type" sibling may come later).
-bool parse_datavalue_value(od::value v, Value& out) {
+bool parse_datavalue_value(od::value v, StringArena& arena, Value& out) {
   if (v.type() == od::json_type::string) {
     out.type = ValueType::string;
-    out.text = get_string(v);
+    out.text = arena.store(get_string(v));
     return true;
   }
   od::object obj = v.get_object();
@@ -59,17 +59,17 @@ bool parse_datavalue_value(od::value v, Value& out) {
       id = get_string(fv);
     } else if (key == "amount") {
       quantity = true;
-      out.text = get_string(fv);
+      out.text = arena.store(get_string(fv));
     } else if (key == "unit") {
       quantity = true;
       if (!parse_entity_url(get_string(fv), out.number)) throw BadEntity("quantity unit is not an item URL");
     } else if (key == "upperBound") {
-      out.upper = get_string(fv);
+      out.upper = arena.store(get_string(fv));
     } else if (key == "lowerBound") {
-      out.lower = get_string(fv);
+      out.lower = arena.store(get_string(fv));
     } else if (key == "time") {
       time = true;
-      out.text = get_string(fv);
+      out.text = arena.store(get_string(fv));
     } else if (key == "precision") {
       if (fv.is_null()) continue;
       double p = fv.get_double();
@@ -79,9 +79,9 @@ bool parse_datavalue_value(od::value v, Value& out) {
       if (!parse_entity_url(get_string(fv), out.number)) throw BadEntity("calendar model is not an item URL");
     } else if (key == "text") {
       mono = true;
-      out.text = get_string(fv);
+      out.text = arena.store(get_string(fv));
     } else if (key == "language") {
-      out.lower = get_string(fv);
+      out.lower = arena.store(get_string(fv));
     } else if (key == "latitude") {
       globe = true;
       out.latitude = fv.get_double();
@@ -121,7 +121,7 @@ bool parse_datavalue_value(od::value v, Value& out) {
 
 enum class SnakKind { value, novalue, somevalue, unsupported };
 
-SnakKind parse_snak(od::object snak, Value& out) {
+SnakKind parse_snak(od::object snak, StringArena& arena, Value& out) {
   std::string_view snaktype;
   std::string_view datatype;
   std::string_view declared_type;
@@ -137,7 +137,7 @@ SnakKind parse_snak(od::object snak, Value& out) {
         std::string_view dkey = dv.unescaped_key();
         if (dkey == "value") {
           have_value = true;
-          supported = parse_datavalue_value(dv.value(), out);
+          supported = parse_datavalue_value(dv.value(), arena, out);
         } else if (dkey == "type") {
           declared_type = get_string(dv.value());
         }
@@ -187,13 +187,22 @@ bool parse_entity_id(std::string_view id, EntityType& type, uint64_t& number) {
   return parse_number(id.substr(1), number);
 }
 
-void EntityParser::parse(std::string_view json, ParseResult& out) {
+void EntityParser::parse(std::string_view json, StringArena& arena, ParseResult& out) {
   simdjson::padded_string padded(json);
-  parse(padded.data(), padded.size(), padded.size() + simdjson::SIMDJSON_PADDING, out);
+  parse(padded.data(), padded.size(), padded.size() + simdjson::SIMDJSON_PADDING, arena, out);
 }
 
-void EntityParser::parse(const char* json, size_t len, size_t capacity, ParseResult& out) {
-  out = ParseResult();
+void EntityParser::parse(std::string_view json, ParseResult& out) {
+  out.arena.clear();
+  parse(json, out.arena, out);
+}
+
+void EntityParser::parse(const char* json, size_t len, size_t capacity, StringArena& arena, ParseResult& out) {
+  out.status = ParseStatus::error;
+  out.reason.clear();
+  out.record = EntityRecord();
+  out.counts = ClaimCounts();
+  arena_ = &arena;
   context_.clear();
   try {
     od::document doc = parser_.iterate(json, len, capacity);
@@ -213,7 +222,7 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
   std::string_view type;
   bool have_id = false, missing = false;
   auto keep_lang = [&](std::string_view lang) {
-    return options_.all_langs || options_.langs.count(std::string(lang)) > 0;
+    return options_.all_langs || options_.langs.find(lang) != options_.langs.end();
   };
   auto skip_if_unwanted = [&](std::string_view t) {
     if (t == "item" || t == "property") return false;
@@ -246,27 +255,27 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
       for (auto lang_field : field.value().get_object()) {
         std::string_view lang = lang_field.unescaped_key();
         if (!keep_lang(lang)) continue;
-        terms.push_back({std::string(lang), std::string(get_string(lang_field.value().get_object()["value"]))});
+        terms.push_back({arena_->store(lang), arena_->store(get_string(lang_field.value().get_object()["value"]))});
       }
     } else if (key == "aliases") {
       for (auto lang_field : field.value().get_object()) {
         std::string_view lang = lang_field.unescaped_key();
         if (!keep_lang(lang)) continue;
         for (auto alias : lang_field.value().get_array()) {
-          e.aliases.push_back({std::string(lang), std::string(get_string(alias.get_object()["value"]))});
+          e.aliases.push_back({arena_->store(lang), arena_->store(get_string(alias.get_object()["value"]))});
         }
       }
     } else if (key == "sitelinks") {
       for (auto site_field : field.value().get_object()) {
         std::string_view site = site_field.unescaped_key();
         ++e.sitelink_total;
-        if (!options_.all_sites && options_.sites.count(std::string(site)) == 0) continue;
-        e.sitelinks.push_back({std::string(site), std::string(get_string(site_field.value().get_object()["title"]))});
+        if (!options_.all_sites && options_.sites.find(site) == options_.sites.end()) continue;
+        e.sitelinks.push_back({arena_->store(site), arena_->store(get_string(site_field.value().get_object()["title"]))});
       }
     } else if (key == "claims" || key == "statements") {
       for (auto prop_field : field.value().get_object()) {
         std::string_view prop_key = prop_field.unescaped_key();
-        context_ = "claims." + std::string(prop_key);
+        context_.assign("claims.").append(prop_key);
         uint64_t prop = property_number(prop_key);
         od::array statements = prop_field.value().get_array();
         if (options_.relations != nullptr && options_.relations->count(prop) == 0) {
@@ -286,7 +295,7 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
             std::string_view skey = sf.unescaped_key();
             if (skey == "mainsnak") {
               have_mainsnak = true;
-              kind = parse_snak(sf.value().get_object(), st.value);
+              kind = parse_snak(sf.value().get_object(), *arena_, st.value);
             } else if (skey == "rank") {
               rank = get_string(sf.value());
             } else if (skey == "qualifiers") {
@@ -295,7 +304,7 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
                 for (auto qsnak : qprop.value().get_array()) {
                   Qualifier q;
                   q.property = qp;
-                  SnakKind qkind = parse_snak(qsnak.get_object(), q.value);
+                  SnakKind qkind = parse_snak(qsnak.get_object(), *arena_, q.value);
                   if (qkind == SnakKind::value) st.qualifiers.push_back(std::move(q));
                   else count_snak(qkind, out.counts);
                 }

@@ -13,11 +13,18 @@
 
 namespace kglm::kg {
 
+// Hashes std::string and std::string_view alike, so sets of strings can be probed with views.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
 struct ParseOptions {
   bool all_langs = false;
-  std::unordered_set<std::string> langs;  // label/description/alias languages kept
+  StringSet langs;  // label/description/alias languages kept
   bool all_sites = false;
-  std::unordered_set<std::string> sites;  // sitelink sites kept
+  StringSet sites;  // sitelink sites kept
   bool keep_deprecated = false;
   const std::unordered_set<uint64_t>* items = nullptr;      // --entities allowlist (Q numbers)
   const std::unordered_set<uint64_t>* relations = nullptr;  // --relations allowlist (P numbers)
@@ -41,6 +48,7 @@ struct ParseResult {
   std::string reason;
   EntityRecord record;
   ClaimCounts counts;
+  StringArena arena;  // holds the record's strings when parsed with parse(json, out)
 };
 
 class EntityParser {
@@ -49,13 +57,17 @@ class EntityParser {
 
   // `json` must stay readable for at least simdjson::SIMDJSON_PADDING bytes past `len`
   // (capacity >= len + padding); the bytes there need not be anything in particular.
-  void parse(const char* json, size_t len, size_t capacity, ParseResult& out);
-  // Convenience for callers holding an unpadded string (copies it).
+  // The record's strings are stored in `arena`.
+  void parse(const char* json, size_t len, size_t capacity, StringArena& arena, ParseResult& out);
+  // For callers holding an unpadded string (copies it).
+  void parse(std::string_view json, StringArena& arena, ParseResult& out);
+  // The same with the strings in out.arena (cleared first).
   void parse(std::string_view json, ParseResult& out);
 
  private:
   void parse_entity(simdjson::ondemand::object obj, ParseResult& out);
   const ParseOptions& options_;
+  StringArena* arena_ = nullptr;
   simdjson::ondemand::parser parser_;
   std::string context_;  // the field being parsed, for error messages
 };

@@ -111,10 +111,9 @@ struct KgWriter::LiteralColumns {
 
 namespace {
 
-void spill_write(std::FILE* f, const void* p, size_t n, const std::string& path) {
+void write_all(std::FILE* f, const void* p, size_t n, const std::string& path) {
   if (std::fwrite(p, 1, n, f) != n) throw Error(location(path) + "write error: " + std::strerror(errno));
 }
-template <class T> void spill_pod(std::FILE* f, T v, const std::string& path) { spill_write(f, &v, sizeof v, path); }
 
 template <class T> bool spill_read(std::FILE* f, T& v) { return std::fread(&v, sizeof v, 1, f) == 1; }
 
@@ -128,7 +127,7 @@ std::string qualifier_text(const Value& v) {
       std::snprintf(buf, sizeof buf, "%.9g,%.9g", v.latitude, v.longitude);
       return buf;
     }
-    default: return v.text;
+    default: return std::string(v.text);
   }
 }
 
@@ -166,34 +165,53 @@ KgWriter::~KgWriter() {
   }
 }
 
-KgWriter::StringTableColumns& KgWriter::terms(std::map<std::string, std::unique_ptr<StringTableColumns>>& tables,
-                                              const char* group, const std::string& name) {
+KgWriter::StringTableColumns& KgWriter::terms(TermTables& tables, const char* group, std::string_view name) {
   auto it = tables.find(name);
   if (it != tables.end()) return *it->second;
   h5::Group parent = file_.root().open_group(group);
   const char* text_name = std::strcmp(group, "sitelinks") == 0 ? "title" : "text";
   auto cols = std::make_unique<StringTableColumns>(parent.create_group(name), text_name);
-  return *tables.emplace(name, std::move(cols)).first->second;
+  return *tables.emplace(std::string(name), std::move(cols)).first->second;
 }
 
 uint32_t KgWriter::relation(uint64_t property) {
+  // Property numbers are small (P1..P13000 today): a direct table beats hashing on the hot path.
+  if (property < (1u << 24)) {
+    if (property >= relation_slot_.size()) relation_slot_.resize(property + 1, -1);
+    int32_t& slot = relation_slot_[property];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(relations_.size());
+      relations_.push_back(property);
+    }
+    return static_cast<uint32_t>(slot);
+  }
   auto [it, inserted] = relation_index_.emplace(property, static_cast<uint32_t>(relations_.size()));
   if (inserted) relations_.push_back(property);
   return it->second;
 }
 
+void KgWriter::spill_bytes(const void* p, size_t n) {
+  spill_buffer_.append(static_cast<const char*>(p), n);
+  if (spill_buffer_.size() >= (1 << 20)) flush_spill();
+}
+
+void KgWriter::flush_spill() {
+  write_all(spill_, spill_buffer_.data(), spill_buffer_.size(), spill_path_);
+  spill_buffer_.clear();
+}
+
 void KgWriter::spill_qualifiers(const Statement& st, uint8_t table, uint64_t row) {
   for (const auto& q : st.qualifiers) {
     std::string text = qualifier_text(q.value);
-    spill_pod<char>(spill_, 'Q', spill_path_);
-    spill_pod(spill_, table, spill_path_);
-    spill_pod(spill_, row, spill_path_);
-    spill_pod(spill_, relation(q.property), spill_path_);
-    spill_pod(spill_, static_cast<uint8_t>(q.value.type), spill_path_);
-    spill_pod(spill_, q.value.number, spill_path_);
-    spill_pod(spill_, q.value.precision, spill_path_);
-    spill_pod(spill_, static_cast<uint32_t>(text.size()), spill_path_);
-    spill_write(spill_, text.data(), text.size(), spill_path_);
+    spill_pod('Q');
+    spill_pod(table);
+    spill_pod(row);
+    spill_pod(relation(q.property));
+    spill_pod(static_cast<uint8_t>(q.value.type));
+    spill_pod(q.value.number);
+    spill_pod(q.value.precision);
+    spill_pod(static_cast<uint32_t>(text.size()));
+    spill_bytes(text.data(), text.size());
   }
 }
 
@@ -223,7 +241,6 @@ void KgWriter::add(const EntityRecord& e) {
       StringTableColumns& cols = terms(tables, group, t.lang);
       cols.entity.append(index);
       cols.text.append(t.text);
-      counts_.add(std::string(group) + "_" + t.lang);
     }
   };
   add_terms(e.labels, labels_, "labels");
@@ -233,19 +250,17 @@ void KgWriter::add(const EntityRecord& e) {
     StringTableColumns& cols = terms(sitelinks_, "sitelinks", s.site);
     cols.entity.append(index);
     cols.text.append(s.title);
-    counts_.add("sitelinks");
   }
 
   for (const auto& st : e.statements) {
     uint32_t rel = relation(st.property);
     if (st.value.type == ValueType::item || st.value.type == ValueType::property) {
-      spill_pod<char>(spill_, 'T', spill_path_);
-      spill_pod(spill_, index, spill_path_);
-      spill_pod(spill_, rel, spill_path_);
-      spill_pod(spill_, entity_key(st.value.type == ValueType::property ? EntityType::property : EntityType::item,
-                                   st.value.number),
-                spill_path_);
-      spill_pod(spill_, static_cast<uint8_t>(st.rank), spill_path_);
+      spill_pod('T');
+      spill_pod(index);
+      spill_pod(rel);
+      spill_pod(entity_key(st.value.type == ValueType::property ? EntityType::property : EntityType::item,
+                           st.value.number));
+      spill_pod(static_cast<uint8_t>(st.rank));
       spill_qualifiers(st, 0, raw_triples_++);
     } else {
       uint8_t table = statement_table(st.value.type);
@@ -257,6 +272,7 @@ void KgWriter::add(const EntityRecord& e) {
 }
 
 void KgWriter::write_resolved_statements(Stats& stats) {
+  flush_spill();
   if (std::fflush(spill_) != 0 || std::fseek(spill_, 0, SEEK_SET) != 0) {
     throw Error(location(spill_path_) + "cannot reread the spill file");
   }
@@ -351,9 +367,17 @@ void KgWriter::finish(Stats& stats) {
     entity_type_->finish();
     entity_number_->finish();
     entity_sitelinks_->finish();
-    for (auto* tables : {&labels_, &descriptions_, &aliases_, &sitelinks_}) {
-      for (auto& [name, cols] : *tables) cols->finish();
+    int64_t sitelinks = 0;
+    for (auto [tables, group] : {std::pair{&labels_, "labels_"}, {&descriptions_, "descriptions_"},
+                                 {&aliases_, "aliases_"}, {&sitelinks_, "sitelinks_"}}) {
+      for (auto& [name, cols] : *tables) {
+        int64_t rows = static_cast<int64_t>(cols->entity.size());
+        if (tables == &sitelinks_) sitelinks += rows;
+        else counts_.set(group + name, rows);
+        cols->finish();
+      }
     }
+    counts_.set("sitelinks", sitelinks);
     for (auto& l : literals_) l->finish();
     write_resolved_statements(stats);
     h5::Group relations = root.create_group("relations");

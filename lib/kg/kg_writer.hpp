@@ -44,9 +44,12 @@ class KgWriter {
  private:
   struct StringTableColumns;
   struct LiteralColumns;
-  StringTableColumns& terms(std::map<std::string, std::unique_ptr<StringTableColumns>>& tables,
-                            const char* group, const std::string& name);
+  using TermTables = std::map<std::string, std::unique_ptr<StringTableColumns>, std::less<>>;
+  StringTableColumns& terms(TermTables& tables, const char* group, std::string_view name);
   uint32_t relation(uint64_t property);
+  void spill_bytes(const void* p, size_t n);
+  template <class T> void spill_pod(T v) { spill_bytes(&v, sizeof v); }
+  void flush_spill();
   void spill_qualifiers(const Statement& st, uint8_t table, uint64_t row);
   void write_resolved_statements(Stats& stats);
 
@@ -56,18 +59,20 @@ class KgWriter {
   h5::File file_;
   std::string spill_path_;
   std::FILE* spill_ = nullptr;
+  std::string spill_buffer_;
 
   std::unique_ptr<h5::ColumnWriter<uint8_t>> entity_type_;
   std::unique_ptr<h5::ColumnWriter<uint64_t>> entity_number_;
   std::unique_ptr<h5::ColumnWriter<uint32_t>> entity_sitelinks_;
-  std::map<std::string, std::unique_ptr<StringTableColumns>> labels_, descriptions_, aliases_, sitelinks_;
+  TermTables labels_, descriptions_, aliases_, sitelinks_;
   std::vector<std::unique_ptr<LiteralColumns>> literals_;
   std::unique_ptr<h5::ColumnWriter<uint64_t>> record_ordinal_;
   std::unique_ptr<h5::StringColumnWriter> record_data_;
   std::string record_buffer_;
 
   std::unordered_map<uint64_t, uint32_t> entity_index_;  // entity key -> row in /entities
-  std::unordered_map<uint64_t, uint32_t> relation_index_;
+  std::vector<int32_t> relation_slot_;                      // P number -> relation index, -1 = none
+  std::unordered_map<uint64_t, uint32_t> relation_index_;  // for P numbers beyond the table
   std::vector<uint64_t> relations_;  // relation index -> P number, in order of first use
   uint64_t entities_ = 0;
   uint64_t raw_triples_ = 0;

@@ -26,6 +26,7 @@ struct LineError {
 
 // What a worker makes of one batch of dump lines.
 struct BatchResult {
+  StringArena arena;  // the records' strings
   std::vector<EntityRecord> records;
   std::vector<LineError> errors;
   std::vector<std::string> skipped;  // statistics keys
@@ -121,7 +122,7 @@ class Extraction {
     EntityParser& parser = *parsers_[worker];
     ParseResult result;
     std::string_view lines = batch.lines();
-    const char* data_end = batch.data.data() + batch.data.size();
+    const char* data_end = batch.end_of_storage();
     uint64_t line_no = batch.first_line;
     out.bytes = batch.size;
     out.raw_bytes = batch.raw_bytes;
@@ -137,7 +138,7 @@ class Extraction {
       if (e > b && lines[e - 1] == ',') --e;
       if (e == b || (e - b == 1 && (lines[b] == '[' || lines[b] == ']'))) continue;
       const char* json = lines.data() + b;
-      parser.parse(json, e - b, static_cast<size_t>(data_end - json), result);
+      parser.parse(json, e - b, static_cast<size_t>(data_end - json), out.arena, result);
       take(result, ordinal_base + line_no, line_no, out);
     }
   }
@@ -178,7 +179,10 @@ class Extraction {
             }
             return batcher.next(b);
           },
-          [&](unsigned w, LineBatch& b, BatchResult& r) { parse_lines(w, b, base, r); },
+          [&](unsigned w, LineBatch& b, BatchResult& r) {
+            parse_lines(w, b, base, r);
+            batcher.recycle(std::move(b));
+          },
           [&](BatchResult& r) {
             consume(r, in.name());
             progress.update(items_, r.raw_bytes);
@@ -213,12 +217,12 @@ class Extraction {
           ++ordinal;
           continue;
         }
-        parsers_[0]->parse(simdjson::minify(entity), result);
+        parsers_[0]->parse(simdjson::minify(entity), out.arena, result);
         if (result.status == ParseStatus::error) result.reason = "entity " + std::string(id) + ": " + result.reason;
         take(result, ++ordinal, 0, out);
       }
     } else {
-      parsers_[0]->parse(text, result);
+      parsers_[0]->parse(text, out.arena, result);
       take(result, ++ordinal, 0, out);
     }
     consume(out, in.name());
@@ -255,10 +259,12 @@ class RecordCursor {
 
   bool done() const { return pos_ >= size_; }
   uint64_t ordinal() const { return ordinals_[pos_ - block_start_]; }
+  // The record's strings stay valid until the next take().
   EntityRecord take() {
     size_t i = pos_ - block_start_;
     std::string_view bytes(blob_.data() + (offsets_[i] - offsets_[0]), offsets_[i + 1] - offsets_[i]);
-    EntityRecord e = deserialize(bytes);
+    arena_.clear();
+    EntityRecord e = deserialize(bytes, arena_);
     if (++pos_ < size_ && pos_ - block_start_ == ordinals_.size()) load();
     return e;
   }
@@ -285,6 +291,7 @@ class RecordCursor {
   uint64_t size_ = 0, pos_ = 0, block_start_ = 0;
   std::vector<uint64_t> ordinals_, offsets_;
   std::string blob_;
+  StringArena arena_;
   Stats stats_;
   Provenance provenance_;
 };
@@ -330,6 +337,7 @@ std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType ex
 
 Stats extract_kg(const ExtractOptions& options) {
   if (options.inputs.empty()) throw UsageError("no input");
+  h5::set_compression_threads(options.threads);
   Stats stats = Extraction(options).run();
   if (!options.tsv_dir.empty() && options.shard_count == 1) export_tsv(options.output, options.tsv_dir);
   return stats;

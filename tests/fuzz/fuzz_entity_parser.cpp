@@ -22,11 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string buffer(reinterpret_cast<const char*>(data), size);
   buffer.append(simdjson::SIMDJSON_PADDING, '\0');
   kglm::kg::ParseResult result;
-  parser.parse(buffer.data(), size, buffer.size(), result);
+  kglm::kg::StringArena strings;
+  parser.parse(buffer.data(), size, buffer.size(), strings, result);
   if (result.status == kglm::kg::ParseStatus::kept) {
     std::string bytes;
     kglm::kg::serialize(result.record, bytes);
-    kglm::kg::EntityRecord back = kglm::kg::deserialize(bytes);
+    kglm::kg::StringArena arena;
+    kglm::kg::EntityRecord back = kglm::kg::deserialize(bytes, arena);
     std::string again;
     kglm::kg::serialize(back, again);
     if (again != bytes) __builtin_trap();

@@ -82,7 +82,9 @@ TEST(EntityParser, Q42MatchesAnIndependentCount) {
 
   // Label values themselves.
   auto label = [&](const std::string& lang) {
-    for (const auto& t : e.labels) if (t.lang == lang) return t.text;
+    for (const auto& t : e.labels) {
+      if (t.lang == lang) return std::string(t.text);
+    }
     return std::string("<none>");
   };
   EXPECT_EQ(label("en"), std::string(doc["labels"]["en"]["value"]));
@@ -196,10 +198,11 @@ TEST(EntitySerialization, RoundTripsAndRejectsCorruption) {
   std::string bytes;
   serialize(r.record, bytes);
   std::string again;
-  serialize(deserialize(bytes), again);
+  StringArena arena;
+  serialize(deserialize(bytes, arena), again);
   EXPECT_EQ(again, bytes);
-  EXPECT_THROW(deserialize(bytes.substr(0, bytes.size() / 2)), Error);
-  EXPECT_THROW(deserialize(bytes + "x"), Error);
+  EXPECT_THROW(deserialize(bytes.substr(0, bytes.size() / 2), arena), Error);
+  EXPECT_THROW(deserialize(bytes + "x", arena), Error);
 }
 
 }  // namespace
