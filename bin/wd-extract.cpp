@@ -53,16 +53,16 @@ int extract_main(int argc, char** argv) {
   uint32_t min_sitelinks = 0;
   size_t batch_mb = 4;
   kg::ExtractOptions o;
-  cli.add()
-      ("langs", po::value(&langs)->default_value(kDefaultLangs), "languages of labels/descriptions/aliases, or 'all'")
-      ("sites", po::value(&sites)->default_value("enwiki"), "sitelink sites kept, or 'all'")
-      ("entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")
-      ("relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")
-      ("min-sitelinks", po::value(&min_sitelinks), "keep only items with at least N sitelinks (any site)")
-      ("keep-deprecated", po::bool_switch(&o.parse.keep_deprecated), "keep deprecated-rank statements")
-      ("shard", po::value(&shard), "process shard I/N (line ordinal % N == I) into a shard store for merge")
-      ("tsv", po::value(&tsv), "also write the tables as TSV files into DIR")
-      ("batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB");
+  cli.add()("langs", po::value(&langs)->default_value(kDefaultLangs),
+            "languages of labels/descriptions/aliases, or 'all'")("sites", po::value(&sites)->default_value("enwiki"),
+                                                                  "sitelink sites kept, or 'all'")(
+      "entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")(
+      "relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")(
+      "min-sitelinks", po::value(&min_sitelinks), "keep only items with at least N sitelinks (any site)")(
+      "keep-deprecated", po::bool_switch(&o.parse.keep_deprecated), "keep deprecated-rank statements")(
+      "shard", po::value(&shard), "process shard I/N (line ordinal % N == I) into a shard store for merge")(
+      "tsv", po::value(&tsv), "also write the tables as TSV files into DIR")(
+      "batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB");
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();
   cli.require_inputs();

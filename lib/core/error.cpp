@@ -27,8 +27,7 @@ void ErrorCounter::add_uncounted(uint64_t n) {
 
 void ErrorCounter::check_limit() const {
   if (count_ > max_errors_) {
-    throw Error("too many bad records: " + std::to_string(count_) + " > --max-errors " +
-                std::to_string(max_errors_));
+    throw Error("too many bad records: " + std::to_string(count_) + " > --max-errors " + std::to_string(max_errors_));
   }
 }
 

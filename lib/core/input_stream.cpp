@@ -17,10 +17,14 @@ namespace kglm {
 
 const char* compression_name(Compression c) {
   switch (c) {
-    case Compression::gzip: return "gzip";
-    case Compression::bzip2: return "bzip2";
-    case Compression::zstd: return "zstd";
-    case Compression::plain: break;
+    case Compression::gzip:
+      return "gzip";
+    case Compression::bzip2:
+      return "bzip2";
+    case Compression::zstd:
+      return "zstd";
+    case Compression::plain:
+      break;
   }
   return "plain";
 }
@@ -115,8 +119,7 @@ size_t InputStream::read_raw(unsigned char* out, size_t n) {
 
 size_t InputStream::read(char* out, size_t n) {
   Decoder& d = *decoder_;
-  const std::string truncated = location(name_) + "truncated or corrupt " +
-                                compression_name(compression_) + " stream";
+  const std::string truncated = location(name_) + "truncated or corrupt " + compression_name(compression_) + " stream";
   size_t produced = 0;
   while (produced < n) {
     if (!d.fill(*this)) {

@@ -2,13 +2,13 @@
 // tools parallelise record processing yet write byte-identical outputs for any --threads.
 #pragma once
 
+#include <pthread.h>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <map>
-#include <pthread.h>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,8 +20,7 @@ namespace kglm {
 // were produced. At most `max_in_flight` items exist at once, which bounds memory. The first
 // exception thrown anywhere stops the pipeline and is rethrown here.
 template <class Item, class Result>
-void run_ordered_pipeline(unsigned workers, size_t max_in_flight,
-                          const std::function<bool(Item&)>& produce,
+void run_ordered_pipeline(unsigned workers, size_t max_in_flight, const std::function<bool(Item&)>& produce,
                           const std::function<void(unsigned, Item&, Result&)>& work,
                           const std::function<void(Result&)>& consume) {
   std::mutex mutex;
@@ -93,9 +92,8 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight,
       Result result;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] {
-          return failure || done.count(consumed) > 0 || (producer_finished && consumed == produced);
-        });
+        changed.wait(
+            lock, [&] { return failure || done.count(consumed) > 0 || (producer_finished && consumed == produced); });
         if (failure || done.count(consumed) == 0) break;
         auto it = done.find(consumed);
         result = std::move(it->second);

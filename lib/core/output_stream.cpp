@@ -102,7 +102,8 @@ void OutputStream::write(std::string_view bytes) {
       }
       break;
     }
-    case Compression::plain: break;
+    case Compression::plain:
+      break;
   }
 }
 

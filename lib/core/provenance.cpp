@@ -8,8 +8,8 @@
 
 namespace kglm {
 
-Provenance make_provenance(std::string tool, std::string command_line,
-                           const std::vector<std::string>& input_paths, uint64_t seed) {
+Provenance make_provenance(std::string tool, std::string command_line, const std::vector<std::string>& input_paths,
+                           uint64_t seed) {
   Provenance p;
   p.tool = std::move(tool);
   p.version = kglm_version();

@@ -21,7 +21,7 @@ struct Provenance {
   std::string created;  // ISO 8601, UTC
 };
 
-Provenance make_provenance(std::string tool, std::string command_line,
-                           const std::vector<std::string>& input_paths, uint64_t seed);
+Provenance make_provenance(std::string tool, std::string command_line, const std::vector<std::string>& input_paths,
+                           uint64_t seed);
 
 }  // namespace kglm

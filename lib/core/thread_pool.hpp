@@ -1,12 +1,12 @@
 // A fixed set of threads running submitted tasks; submit() returns a future for the result.
 #pragma once
 
+#include <pthread.h>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <future>
 #include <mutex>
-#include <pthread.h>
 #include <thread>
 #include <vector>
 

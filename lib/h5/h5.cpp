@@ -27,8 +27,7 @@ void check(herr_t rc, const char* op, const std::string& where) {
 
 Handle dataset(const Group& g, std::string_view name) {
   std::string n(name);
-  return Handle(check(H5Dopen2(g.id(), n.c_str(), H5P_DEFAULT), g.where(name) + "cannot open dataset"),
-                H5Dclose);
+  return Handle(check(H5Dopen2(g.id(), n.c_str(), H5P_DEFAULT), g.where(name) + "cannot open dataset"), H5Dclose);
 }
 
 Handle attribute(const Group& g, std::string_view name) {
@@ -77,8 +76,8 @@ bool Group::has(std::string_view name) const {
 
 Group Group::open_group(std::string_view name) const {
   std::string n(name);
-  return Group(Handle(check(H5Gopen2(id(), n.c_str(), H5P_DEFAULT), where(name) + "no such group"), H5Gclose),
-               file_, child_path(name));
+  return Group(Handle(check(H5Gopen2(id(), n.c_str(), H5P_DEFAULT), where(name) + "no such group"), H5Gclose), file_,
+               child_path(name));
 }
 
 Group Group::create_group(std::string_view name) const {
@@ -165,9 +164,9 @@ File File::create(const std::string& path) {
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // The 1.8 file format keeps the store readable by older HDF5 (1.8+) and h5py builds.
   H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-  f.handle_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                           path + ": cannot create HDF5 file"),
-                     H5Fclose);
+  f.handle_ =
+      Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), path + ": cannot create HDF5 file"),
+             H5Fclose);
   f.root_ = Group(Handle(check(H5Gopen2(f.handle_.get(), "/", H5P_DEFAULT), path), H5Gclose), path, "/");
   return f;
 }
@@ -178,8 +177,8 @@ File File::open(const std::string& path) {
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     throw Error(location(path) + "not an HDF5 file (or cannot be read)");
   }
-  f.handle_ = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path + ": cannot open HDF5 file"),
-                     H5Fclose);
+  f.handle_ =
+      Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path + ": cannot open HDF5 file"), H5Fclose);
   f.root_ = Group(Handle(check(H5Gopen2(f.handle_.get(), "/", H5P_DEFAULT), path), H5Gclose), path, "/");
   return f;
 }
@@ -200,8 +199,8 @@ uint64_t column_size(const Group& g, std::string_view name) {
   return n;
 }
 
-void read_column_range(const Group& g, std::string_view name, hid_t mem_type, uint64_t start,
-                       uint64_t count, void* out) {
+void read_column_range(const Group& g, std::string_view name, hid_t mem_type, uint64_t start, uint64_t count,
+                       void* out) {
   Handle ds = dataset(g, name);
   Handle space(H5Dget_space(ds.get()), H5Sclose);
   hsize_t n = 0;
@@ -249,8 +248,7 @@ ColumnWriterBase::~ColumnWriterBase() = default;
 ColumnWriterBase::ColumnWriterBase(ColumnWriterBase&&) noexcept = default;
 ColumnWriterBase& ColumnWriterBase::operator=(ColumnWriterBase&&) noexcept = default;
 
-ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size,
-                                   size_t chunk)
+ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size, size_t chunk)
     : where_(g.where(name)), type_(type), elem_size_(elem_size), chunk_(chunk) {
   hsize_t zero = 0;
   hsize_t unlimited = H5S_UNLIMITED;

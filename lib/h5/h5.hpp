@@ -38,18 +38,52 @@ class Handle {
   Closer closer_ = nullptr;
 };
 
-template <class T> hid_t native_type();
-template <> inline hid_t native_type<uint8_t>() { return H5T_NATIVE_UINT8; }
-template <> inline hid_t native_type<int8_t>() { return H5T_NATIVE_INT8; }
-template <> inline hid_t native_type<uint16_t>() { return H5T_NATIVE_UINT16; }
-template <> inline hid_t native_type<int16_t>() { return H5T_NATIVE_INT16; }
-template <> inline hid_t native_type<uint32_t>() { return H5T_NATIVE_UINT32; }
-template <> inline hid_t native_type<int32_t>() { return H5T_NATIVE_INT32; }
-template <> inline hid_t native_type<uint64_t>() { return H5T_NATIVE_UINT64; }
-template <> inline hid_t native_type<int64_t>() { return H5T_NATIVE_INT64; }
-template <> inline hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
-template <> inline hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
-template <> inline hid_t native_type<char>() { return H5T_NATIVE_CHAR; }
+template <class T>
+hid_t native_type();
+template <>
+inline hid_t native_type<uint8_t>() {
+  return H5T_NATIVE_UINT8;
+}
+template <>
+inline hid_t native_type<int8_t>() {
+  return H5T_NATIVE_INT8;
+}
+template <>
+inline hid_t native_type<uint16_t>() {
+  return H5T_NATIVE_UINT16;
+}
+template <>
+inline hid_t native_type<int16_t>() {
+  return H5T_NATIVE_INT16;
+}
+template <>
+inline hid_t native_type<uint32_t>() {
+  return H5T_NATIVE_UINT32;
+}
+template <>
+inline hid_t native_type<int32_t>() {
+  return H5T_NATIVE_INT32;
+}
+template <>
+inline hid_t native_type<uint64_t>() {
+  return H5T_NATIVE_UINT64;
+}
+template <>
+inline hid_t native_type<int64_t>() {
+  return H5T_NATIVE_INT64;
+}
+template <>
+inline hid_t native_type<float>() {
+  return H5T_NATIVE_FLOAT;
+}
+template <>
+inline hid_t native_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
+template <>
+inline hid_t native_type<char>() {
+  return H5T_NATIVE_CHAR;
+}
 
 class Group {
  public:
@@ -102,8 +136,8 @@ class File {
 uint64_t column_size(const Group& g, std::string_view name);
 
 // Reads elements [start, start + count) of a 1-D dataset into out.
-void read_column_range(const Group& g, std::string_view name, hid_t mem_type, uint64_t start,
-                       uint64_t count, void* out);
+void read_column_range(const Group& g, std::string_view name, hid_t mem_type, uint64_t start, uint64_t count,
+                       void* out);
 
 template <class T>
 std::vector<T> read_column(const Group& g, std::string_view name) {

@@ -33,14 +33,22 @@ std::string entity_id(EntityType type, uint64_t number) {
 
 const char* value_type_name(ValueType t) {
   switch (t) {
-    case ValueType::item: return "wikibase-item";
-    case ValueType::property: return "wikibase-property";
-    case ValueType::quantity: return "quantity";
-    case ValueType::time: return "time";
-    case ValueType::string: return "string";
-    case ValueType::external_id: return "external-id";
-    case ValueType::monolingualtext: return "monolingualtext";
-    case ValueType::globe_coordinate: return "globe-coordinate";
+    case ValueType::item:
+      return "wikibase-item";
+    case ValueType::property:
+      return "wikibase-property";
+    case ValueType::quantity:
+      return "quantity";
+    case ValueType::time:
+      return "time";
+    case ValueType::string:
+      return "string";
+    case ValueType::external_id:
+      return "external-id";
+    case ValueType::monolingualtext:
+      return "monolingualtext";
+    case ValueType::globe_coordinate:
+      return "globe-coordinate";
   }
   return "?";
 }
@@ -51,7 +59,10 @@ namespace {
 class Writer {
  public:
   explicit Writer(std::string& out) : out_(out) {}
-  template <class T> void pod(T v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  template <class T>
+  void pod(T v) {
+    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
   void str(std::string_view s) {
     pod(static_cast<uint32_t>(s.size()));
     out_.append(s);
@@ -64,7 +75,8 @@ class Writer {
 class Reader {
  public:
   Reader(std::string_view in, StringArena& arena) : in_(in), arena_(arena) {}
-  template <class T> T pod() {
+  template <class T>
+  T pod() {
     T v;
     need(sizeof v);
     std::memcpy(&v, in_.data() + pos_, sizeof v);

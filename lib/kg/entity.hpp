@@ -54,7 +54,7 @@ struct Value {
   std::string_view text;   // quantity amount, time value, string, external id, monolingual text
   std::string_view lower;  // quantity lower bound ("" = none); monolingualtext: language code
   std::string_view upper;  // quantity upper bound ("" = none)
-  int8_t precision = -1;  // time precision (0..14), -1 otherwise
+  int8_t precision = -1;   // time precision (0..14), -1 otherwise
   double latitude = 0, longitude = 0, coord_precision = 0;
 };
 

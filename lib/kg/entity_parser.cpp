@@ -97,8 +97,10 @@ bool parse_datavalue_value(od::value v, StringArena& arena, Value& out) {
     EntityType t = EntityType::item;
     uint64_t n = numeric_id;
     if (!id.empty() && !parse_entity_id(id, t, n)) return false;  // lexemes, forms, senses
-    if (entity_type == "property") t = EntityType::property;
-    else if (!entity_type.empty() && entity_type != "item") return false;
+    if (entity_type == "property")
+      t = EntityType::property;
+    else if (!entity_type.empty() && entity_type != "item")
+      return false;
     if (n == 0) throw BadEntity("entity value without id");
     out.type = t == EntityType::property ? ValueType::property : ValueType::item;
     out.number = n;
@@ -181,9 +183,12 @@ void count_snak(SnakKind kind, ClaimCounts& counts) {
 
 bool parse_entity_id(std::string_view id, EntityType& type, uint64_t& number) {
   if (id.size() < 2) return false;
-  if (id[0] == 'Q') type = EntityType::item;
-  else if (id[0] == 'P') type = EntityType::property;
-  else return false;
+  if (id[0] == 'Q')
+    type = EntityType::item;
+  else if (id[0] == 'P')
+    type = EntityType::property;
+  else
+    return false;
   return parse_number(id.substr(1), number);
 }
 
@@ -270,7 +275,8 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
         std::string_view site = site_field.unescaped_key();
         ++e.sitelink_total;
         if (!options_.all_sites && options_.sites.find(site) == options_.sites.end()) continue;
-        e.sitelinks.push_back({arena_->store(site), arena_->store(get_string(site_field.value().get_object()["title"]))});
+        e.sitelinks.push_back(
+            {arena_->store(site), arena_->store(get_string(site_field.value().get_object()["title"]))});
       }
     } else if (key == "claims" || key == "statements") {
       for (auto prop_field : field.value().get_object()) {
@@ -305,16 +311,21 @@ void EntityParser::parse_entity(od::object obj, ParseResult& out) {
                   Qualifier q;
                   q.property = qp;
                   SnakKind qkind = parse_snak(qsnak.get_object(), *arena_, q.value);
-                  if (qkind == SnakKind::value) st.qualifiers.push_back(std::move(q));
-                  else count_snak(qkind, out.counts);
+                  if (qkind == SnakKind::value)
+                    st.qualifiers.push_back(std::move(q));
+                  else
+                    count_snak(qkind, out.counts);
                 }
               }
             }
           }
           if (!have_mainsnak) throw BadEntity("statement without mainsnak");
-          if (rank == "preferred") st.rank = Rank::preferred;
-          else if (rank == "deprecated") st.rank = Rank::deprecated;
-          else if (rank != "normal") throw BadEntity("unknown rank '" + std::string(rank) + "'");
+          if (rank == "preferred")
+            st.rank = Rank::preferred;
+          else if (rank == "deprecated")
+            st.rank = Rank::deprecated;
+          else if (rank != "normal")
+            throw BadEntity("unknown rank '" + std::string(rank) + "'");
           if (kind != SnakKind::value) {
             count_snak(kind, out.counts);
             continue;

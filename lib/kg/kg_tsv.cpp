@@ -11,11 +11,20 @@ namespace {
 void append_escaped(std::string& out, std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\\': out += "\\\\"; break;
-      default: out += c;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -78,8 +87,8 @@ void export_literals(KgStore& store, const std::vector<std::string>& ids, const 
     h5::StringTable lower = strings("lower"), upper = strings("upper"), language = strings("language");
     const char* item_col = g.has("unit") ? "unit" : g.has("calendar") ? "calendar" : g.has("globe") ? "globe" : nullptr;
     std::vector<uint64_t> item = item_col ? h5::read_column<uint64_t>(g, item_col) : std::vector<uint64_t>();
-    std::vector<int8_t> time_precision = g.has("precision") && !g.has("latitude") ? h5::read_column<int8_t>(g, "precision")
-                                                                                   : std::vector<int8_t>();
+    std::vector<int8_t> time_precision =
+        g.has("precision") && !g.has("latitude") ? h5::read_column<int8_t>(g, "precision") : std::vector<int8_t>();
     std::vector<double> lat, lon, coord_precision;
     if (g.has("latitude")) {
       lat = h5::read_column<double>(g, "latitude");
@@ -97,9 +106,12 @@ void export_literals(KgStore& store, const std::vector<std::string>& ids, const 
       }
       f.field(lower.size() ? lower[i] : "").field(upper.size() ? upper[i] : "");
       f.field(item.empty() ? "" : item_or_empty(item[i]));
-      if (!time_precision.empty()) f.field(std::to_string(time_precision[i]));
-      else if (!coord_precision.empty()) f.field(std::to_string(coord_precision[i]));
-      else f.field("");
+      if (!time_precision.empty())
+        f.field(std::to_string(time_precision[i]));
+      else if (!coord_precision.empty())
+        f.field(std::to_string(coord_precision[i]));
+      else
+        f.field("");
       f.field(language.size() ? language[i] : "").end_row();
     }
   }
@@ -118,7 +130,8 @@ void export_qualifiers(KgStore& store, const std::vector<std::string>& rels, con
   h5::StringTable value = h5::read_string_table(g, "value");
   for (size_t i = 0; i < table.size(); ++i) {
     auto vt = static_cast<ValueType>(type[i]);
-    std::string item = vt == ValueType::property ? entity_id(EntityType::property, number[i]) : item_or_empty(number[i]);
+    std::string item =
+        vt == ValueType::property ? entity_id(EntityType::property, number[i]) : item_or_empty(number[i]);
     f.field(table[i] == 0 ? "triples" : kLiteralTables[table[i] - 1]).field(std::to_string(row[i]));
     f.field(rels[property[i]]).field(value_type_name(vt)).field(value[i]).field(item);
     f.field(precision[i] >= 0 ? std::to_string(precision[i]) : "").end_row();

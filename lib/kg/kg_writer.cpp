@@ -115,19 +115,24 @@ void write_all(std::FILE* f, const void* p, size_t n, const std::string& path) {
   if (std::fwrite(p, 1, n, f) != n) throw Error(location(path) + "write error: " + std::strerror(errno));
 }
 
-template <class T> bool spill_read(std::FILE* f, T& v) { return std::fread(&v, sizeof v, 1, f) == 1; }
+template <class T>
+bool spill_read(std::FILE* f, T& v) {
+  return std::fread(&v, sizeof v, 1, f) == 1;
+}
 
 // The text a qualifier value is stored with in /qualifiers/value.
 std::string qualifier_text(const Value& v) {
   switch (v.type) {
     case ValueType::item:
-    case ValueType::property: return "";
+    case ValueType::property:
+      return "";
     case ValueType::globe_coordinate: {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.9g,%.9g", v.latitude, v.longitude);
       return buf;
     }
-    default: return std::string(v.text);
+    default:
+      return std::string(v.text);
   }
 }
 
@@ -258,8 +263,8 @@ void KgWriter::add(const EntityRecord& e) {
       spill_pod('T');
       spill_pod(index);
       spill_pod(rel);
-      spill_pod(entity_key(st.value.type == ValueType::property ? EntityType::property : EntityType::item,
-                           st.value.number));
+      spill_pod(
+          entity_key(st.value.type == ValueType::property ? EntityType::property : EntityType::item, st.value.number));
       spill_pod(static_cast<uint8_t>(st.rank));
       spill_qualifiers(st, 0, raw_triples_++);
     } else {
@@ -368,12 +373,16 @@ void KgWriter::finish(Stats& stats) {
     entity_number_->finish();
     entity_sitelinks_->finish();
     int64_t sitelinks = 0;
-    for (auto [tables, group] : {std::pair{&labels_, "labels_"}, {&descriptions_, "descriptions_"},
-                                 {&aliases_, "aliases_"}, {&sitelinks_, "sitelinks_"}}) {
+    for (auto [tables, group] : {std::pair{&labels_, "labels_"},
+                                 {&descriptions_, "descriptions_"},
+                                 {&aliases_, "aliases_"},
+                                 {&sitelinks_, "sitelinks_"}}) {
       for (auto& [name, cols] : *tables) {
         int64_t rows = static_cast<int64_t>(cols->entity.size());
-        if (tables == &sitelinks_) sitelinks += rows;
-        else counts_.set(group + name, rows);
+        if (tables == &sitelinks_)
+          sitelinks += rows;
+        else
+          counts_.set(group + name, rows);
         cols->finish();
       }
     }

@@ -23,8 +23,8 @@ inline constexpr const char* kKgFormat = "kglm-kg";
 inline constexpr int64_t kKgFormatVersion = 1;
 
 // Literal tables under /literals, in ValueType order from quantity on.
-inline constexpr const char* kLiteralTables[] = {"quantity", "time", "string", "external_id",
-                                                 "monolingualtext", "globe_coordinate"};
+inline constexpr const char* kLiteralTables[] = {"quantity",        "time", "string", "external_id", "monolingualtext",
+                                                 "globe_coordinate"};
 // Statement tables referenced by /qualifiers/table: 0 = /triples, 1.. = kLiteralTables.
 uint8_t statement_table(ValueType t);
 
@@ -48,7 +48,10 @@ class KgWriter {
   StringTableColumns& terms(TermTables& tables, const char* group, std::string_view name);
   uint32_t relation(uint64_t property);
   void spill_bytes(const void* p, size_t n);
-  template <class T> void spill_pod(T v) { spill_bytes(&v, sizeof v); }
+  template <class T>
+  void spill_pod(T v) {
+    spill_bytes(&v, sizeof v);
+  }
   void flush_spill();
   void spill_qualifiers(const Statement& st, uint8_t table, uint64_t row);
   void write_resolved_statements(Stats& stats);
@@ -70,10 +73,10 @@ class KgWriter {
   std::unique_ptr<h5::StringColumnWriter> record_data_;
   std::string record_buffer_;
 
-  std::unordered_map<uint64_t, uint32_t> entity_index_;  // entity key -> row in /entities
-  std::vector<int32_t> relation_slot_;                      // P number -> relation index, -1 = none
+  std::unordered_map<uint64_t, uint32_t> entity_index_;    // entity key -> row in /entities
+  std::vector<int32_t> relation_slot_;                     // P number -> relation index, -1 = none
   std::unordered_map<uint64_t, uint32_t> relation_index_;  // for P numbers beyond the table
-  std::vector<uint64_t> relations_;  // relation index -> P number, in order of first use
+  std::vector<uint64_t> relations_;                        // relation index -> P number, in order of first use
   uint64_t entities_ = 0;
   uint64_t raw_triples_ = 0;
   Stats counts_;

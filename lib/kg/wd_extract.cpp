@@ -72,8 +72,10 @@ Layout detect_layout(std::string_view head, const std::string& name) {
   for (size_t k = 0; k < first.size(); ++k) {
     char c = first[k];
     if (in_string) {
-      if (c == '\\') ++k;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++k;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {

@@ -91,9 +91,7 @@ TEST(InputStream, TruncatedStreamThrowsAfterDeliveringItsData) {
   }
 }
 
-TEST(InputStream, MissingFileIsAnError) {
-  EXPECT_THROW(InputStream("/nonexistent/kglm/file"), Error);
-}
+TEST(InputStream, MissingFileIsAnError) { EXPECT_THROW(InputStream("/nonexistent/kglm/file"), Error); }
 
 TEST(AtomicPath, NothingUnderTheFinalNameUntilCommit) {
   test::ScratchDir dir;

@@ -71,8 +71,8 @@ TEST(EntityParser, Q42MatchesAnIndependentCount) {
   for (const auto& st : e.statements) {
     ValueType t = st.value.type;
     std::string key = t == ValueType::item || t == ValueType::property ? "wikibase-entityid"
-                      : t == ValueType::globe_coordinate             ? "globecoordinate"
-                                                                     : value_type_name(t);
+                      : t == ValueType::globe_coordinate               ? "globecoordinate"
+                                                                       : value_type_name(t);
     got[key]++;
     got_qualifiers += st.qualifiers.size();
   }
@@ -92,7 +92,8 @@ TEST(EntityParser, Q42MatchesAnIndependentCount) {
 }
 
 TEST(EntityParser, LanguageAndSiteFiltersAndValueShapes) {
-  const std::string json = R"J({"type":"item","id":"Q7","labels":{"en":{"language":"en","value":"seven"},"xx":{"language":"xx","value":"?"}},
+  const std::string json =
+      R"J({"type":"item","id":"Q7","labels":{"en":{"language":"en","value":"seven"},"xx":{"language":"xx","value":"?"}},
     "sitelinks":{"enwiki":{"site":"enwiki","title":"7 (number)"},"dewiki":{"site":"dewiki","title":"Sieben"}},
     "claims":{"P2048":[{"mainsnak":{"snaktype":"value","property":"P2048","datavalue":{"value":{"amount":"+1.96","unit":"http://www.wikidata.org/entity/Q11573","upperBound":"+1.97","lowerBound":"+1.95"},"type":"quantity"},"datatype":"quantity"},"rank":"preferred"}],
     "P569":[{"mainsnak":{"snaktype":"value","property":"P569","datavalue":{"value":{"time":"+1952-03-11T00:00:00Z","timezone":0,"before":0,"after":0,"precision":11,"calendarmodel":"http://www.wikidata.org/entity/Q1985727"},"type":"time"}},"rank":"normal"}],
@@ -143,13 +144,16 @@ TEST(EntityParser, MalformedEntitiesAreErrorsWithTheirField) {
       {R"({"type":"item","id":"Q1","labels":[]})", "labels"},
       {R"({"type":"item","id":"Q1","claims":[]})", "claims"},
       {R"({"type":"item","id":"Q1","labels":{"en":{"language":"en","value":"x"})", ""},  // truncated
-      {"{\"type\":\"item\",\"id\":\"Q1\",\"labels\":{\"en\":{\"language\":\"en\",\"value\":\"\xff\xfe\"}}}", ""},  // bad UTF-8
+      {"{\"type\":\"item\",\"id\":\"Q1\",\"labels\":{\"en\":{\"language\":\"en\",\"value\":\"\xff\xfe\"}}}",
+       ""},  // bad UTF-8
       {R"({"type":"item","id":"X1"})", "id"},
       {R"({"type":"item","labels":{}})", "without id"},
       {R"({"type":"property","id":"Q5"})", "does not match"},
-      {R"({"type":"item","id":"Q1","claims":{"P31":[{"mainsnak":{"snaktype":"value","property":"P31","datavalue":{"value":{"amount":5},"type":"quantity"}},"rank":"normal"}]}})", "claims.P31"},
+      {R"({"type":"item","id":"Q1","claims":{"P31":[{"mainsnak":{"snaktype":"value","property":"P31","datavalue":{"value":{"amount":5},"type":"quantity"}},"rank":"normal"}]}})",
+       "claims.P31"},
       {R"({"type":"item","id":"Q1","claims":{"P31":[{"rank":"normal"}]}})", "mainsnak"},
-      {R"({"type":"item","id":"Q1","claims":{"P31":[{"mainsnak":{"snaktype":"value","property":"P31","datavalue":{"value":"x","type":"string"}},"rank":"odd"}]}})", "rank"},
+      {R"({"type":"item","id":"Q1","claims":{"P31":[{"mainsnak":{"snaktype":"value","property":"P31","datavalue":{"value":"x","type":"string"}},"rank":"odd"}]}})",
+       "rank"},
       {R"([1,2,3])", ""},
   };
   for (const auto& c : cases) {

@@ -46,7 +46,8 @@ TEST(WdExtract, SampleStoreHoldsTheFacts) {
   for (size_t i = 0; i < t.subject.size(); ++i) {
     ASSERT_LT(t.object[i], store.entity_count());
     ASSERT_LT(t.relation[i], rel.size());
-    if (ids[t.subject[i]] == "Q90" && rel[t.relation[i]] == 1376 && ids[t.object[i]] == "Q142") paris_capital_of_france = true;
+    if (ids[t.subject[i]] == "Q90" && rel[t.relation[i]] == 1376 && ids[t.object[i]] == "Q142")
+      paris_capital_of_france = true;
   }
   EXPECT_TRUE(paris_capital_of_france);
   for (size_t r = 0; r < rel.size(); ++r) {
