@@ -10,6 +10,7 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
+find_package(absl REQUIRED)
 
 # Optional: CUDA, MPI, NCCL (used by the training tools).
 include(CheckLanguage)

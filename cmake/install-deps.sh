@@ -12,7 +12,7 @@ packages=(
   libzstd-dev zstd
   zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2
-  libgtest-dev librandom123-dev
+  libgtest-dev librandom123-dev libabsl-dev
   python3
   "$@"
 )

@@ -268,6 +268,7 @@ ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type,
 }
 
 void ColumnWriterBase::append_bytes(const void* data, size_t n_elems) {
+  if (n_elems == 0) return;  // data may be null then (an empty vector's data())
   const char* p = static_cast<const char*>(data);
   size_t bytes = n_elems * elem_size_;
   const size_t chunk_bytes = buffer_.size();
@@ -326,7 +327,7 @@ void ColumnWriterBase::write_elems(const char* data, size_t n_elems) {
   written_ += n_elems;
   hsize_t extent = written_;
   check(H5Dset_extent(dataset_.get(), &extent), "H5Dset_extent", where_);
-  drain(4);  // a few chunks in flight per column keep the compressor busy and memory bounded
+  drain(2);  // a few chunks in flight per column keep the compressor busy and memory bounded
 }
 
 void ColumnWriterBase::write_packed(PackedChunk& chunk) {

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "core/atomic_file.hpp"
 #include "core/provenance.hpp"
 #include "core/stats.hpp"

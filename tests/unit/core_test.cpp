@@ -52,7 +52,8 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, CompressionRoundTrip,
                          ::testing::Values(std::make_pair(".txt", Compression::plain),
                                            std::make_pair(".gz", Compression::gzip),
                                            std::make_pair(".bz2", Compression::bzip2),
-                                           std::make_pair(".zst", Compression::zstd)));
+                                           std::make_pair(".zst", Compression::zstd)),
+                         [](const auto& info) { return std::string(compression_name(info.param.second)); });
 
 TEST(InputStream, ReadsConcatenatedGzipMembers) {
   test::ScratchDir dir;
