@@ -31,13 +31,19 @@ void finish(const CommonOptions& common, const Stats& stats) {
   if (!common.stats_file.empty()) stats.write_json(common.stats_file);
 }
 
+// The KG store is an HDF5 file: it needs a real path, not stdout.
+void require_file_output(const ToolCli& cli) {
+  cli.require_output();
+  if (cli.common().output == "-") throw UsageError("-o -: the KG store is an HDF5 file and needs a path");
+}
+
 int merge_main(int argc, char** argv) {
   ToolCli cli("wd-extract merge", "wd-extract merge [options] PART.h5... -o kg.h5",
               "Merge shard stores written with --shard I/N into one KG store.");
   std::string tsv;
   cli.add()("tsv", po::value(&tsv), "also write the tables as TSV files into DIR");
   if (!cli.parse(argc, argv)) return 0;
-  cli.require_output();
+  require_file_output(cli);
   cli.require_inputs();
   Stats stats = kg::merge_kg(cli.common().inputs, cli.common().output, tsv, cli.common().command_line);
   finish(cli.common(), stats);
@@ -64,7 +70,7 @@ int extract_main(int argc, char** argv) {
       "tsv", po::value(&tsv), "also write the tables as TSV files into DIR")(
       "batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB");
   if (!cli.parse(argc, argv)) return 0;
-  cli.require_output();
+  require_file_output(cli);
   cli.require_inputs();
   const CommonOptions& common = cli.common();
   fill_set(langs, o.parse.all_langs, o.parse.langs);

@@ -249,7 +249,7 @@ ColumnWriterBase::ColumnWriterBase(ColumnWriterBase&&) noexcept = default;
 ColumnWriterBase& ColumnWriterBase::operator=(ColumnWriterBase&&) noexcept = default;
 
 ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type, size_t elem_size, size_t chunk)
-    : where_(g.where(name)), type_(type), elem_size_(elem_size), chunk_(chunk) {
+    : where_(g.where(name)), elem_size_(elem_size), chunk_(chunk) {
   hsize_t zero = 0;
   hsize_t unlimited = H5S_UNLIMITED;
   hsize_t chunk_dims = chunk;

@@ -178,7 +178,6 @@ class ColumnWriterBase {
   std::deque<std::future<PackedChunk>> pending_;
   Handle dataset_;
   std::string where_;
-  hid_t type_;
   size_t elem_size_;
   size_t chunk_;
   uint64_t written_ = 0;

@@ -8,7 +8,7 @@ fx=$2
 src=$3
 if [ ! -d "$fx/wikidata" ]; then
   echo "fixtures not found at $fx: skipped"
-  exit 0
+  exit 77
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -111,6 +111,8 @@ set +e; "$wd" "$tmp/notjson.txt" -o "$tmp/x.h5" -q 2> /dev/null; rc=$?; set -e
 [ $rc = 1 ] || fail "non-dump input should exit 1, got $rc"
 set +e; "$wd" -o "$tmp/x.h5" --bogus 2> /dev/null; rc=$?; set -e
 [ $rc = 2 ] || fail "usage error should exit 2, got $rc"
+set +e; "$wd" "$tmp/notjson.txt" -o - 2> /dev/null; rc=$?; set -e
+[ $rc = 2 ] || fail "-o - (HDF5 to stdout) should be a usage error, got $rc"
 ok "bad records counted and located; --max-errors, non-dump input and usage errors exit 1/1/2"
 
 # 7. API responses and a pretty-printed single entity; the lexeme is skipped.
