@@ -119,11 +119,21 @@ size_t InputStream::read_raw(unsigned char* out, size_t n) {
 
 size_t InputStream::read(char* out, size_t n) {
   Decoder& d = *decoder_;
-  const std::string truncated = location(name_) + "truncated or corrupt " + compression_name(compression_) + " stream";
+  auto truncated = [&] {
+    return location(name_) + "truncated or corrupt " + compression_name(compression_) + " stream";
+  };
   size_t produced = 0;
   while (produced < n) {
+    if (compression_ == Compression::plain && d.raw_pos == d.raw_end && !d.raw_eof) {
+      // Plain input past the sniffed head: read straight into the caller's buffer.
+      size_t got = read_raw(reinterpret_cast<unsigned char*>(out + produced), n - produced);
+      if (got == 0) d.raw_eof = true;
+      produced += got;
+      if (got == 0) break;
+      continue;
+    }
     if (!d.fill(*this)) {
-      if (d.stream_open) throw Error(truncated + " (unexpected end of input)");
+      if (d.stream_open) throw Error(truncated() + " (unexpected end of input)");
       break;
     }
     unsigned char* src = d.raw.data() + d.raw_pos;
@@ -151,7 +161,7 @@ size_t InputStream::read(char* out, size_t n) {
           d.stream_open = false;
           inflateReset(&d.gz);  // a following gzip member, if any
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-          throw Error(truncated + ": " + (d.gz.msg ? d.gz.msg : "zlib error"));
+          throw Error(truncated() + ": " + (d.gz.msg ? d.gz.msg : "zlib error"));
         }
         break;
       }
@@ -167,9 +177,9 @@ size_t InputStream::read(char* out, size_t n) {
         if (rc == BZ_STREAM_END) {
           d.stream_open = false;
           BZ2_bzDecompressEnd(&d.bz);
-          if (BZ2_bzDecompressInit(&d.bz, 0, 0) != BZ_OK) throw Error(truncated);
+          if (BZ2_bzDecompressInit(&d.bz, 0, 0) != BZ_OK) throw Error(truncated());
         } else if (rc != BZ_OK) {
-          throw Error(truncated + " (bzip2 error " + std::to_string(rc) + ")");
+          throw Error(truncated() + " (bzip2 error " + std::to_string(rc) + ")");
         }
         break;
       }
@@ -177,7 +187,7 @@ size_t InputStream::read(char* out, size_t n) {
         ZSTD_inBuffer in{src, avail, 0};
         ZSTD_outBuffer o{dst, room, 0};
         size_t rc = ZSTD_decompressStream(d.zs, &o, &in);
-        if (ZSTD_isError(rc)) throw Error(truncated + ": " + ZSTD_getErrorName(rc));
+        if (ZSTD_isError(rc)) throw Error(truncated() + ": " + ZSTD_getErrorName(rc));
         d.stream_open = rc != 0;
         d.raw_pos += in.pos;
         produced += o.pos;

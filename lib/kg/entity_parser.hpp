@@ -9,15 +9,11 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "core/string_hash.hpp"
 #include "kg/entity.hpp"
 
 namespace kglm::kg {
 
-// Hashes std::string and std::string_view alike, so sets of strings can be probed with views.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
 using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 struct ParseOptions {

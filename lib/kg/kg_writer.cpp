@@ -1,5 +1,6 @@
 #include "kg/kg_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -377,7 +378,11 @@ void KgWriter::finish(Stats& stats) {
                                  {&descriptions_, "descriptions_"},
                                  {&aliases_, "aliases_"},
                                  {&sitelinks_, "sitelinks_"}}) {
-      for (auto& [name, cols] : *tables) {
+      std::vector<std::string> names;
+      for (const auto& entry : *tables) names.push_back(entry.first);
+      std::sort(names.begin(), names.end());  // hash order varies between runs; output must not
+      for (const auto& name : names) {
+        StringTableColumns* cols = (*tables)[name].get();
         int64_t rows = static_cast<int64_t>(cols->entity.size());
         if (tables == &sitelinks_)
           sitelinks += rows;

@@ -16,6 +16,7 @@
 #include "core/atomic_file.hpp"
 #include "core/provenance.hpp"
 #include "core/stats.hpp"
+#include "core/string_hash.hpp"
 #include "h5/h5.hpp"
 #include "kg/entity.hpp"
 
@@ -46,7 +47,8 @@ class KgWriter {
  private:
   struct StringTableColumns;
   struct LiteralColumns;
-  using TermTables = std::map<std::string, std::unique_ptr<StringTableColumns>, std::less<>>;
+  // Looked up once per label/alias: a hash table; finish() visits it in sorted order.
+  using TermTables = absl::flat_hash_map<std::string, std::unique_ptr<StringTableColumns>, StringHash, std::equal_to<>>;
   StringTableColumns& terms(TermTables& tables, const char* group, std::string_view name);
   uint32_t relation(uint64_t property);
   void spill_bytes(const void* p, size_t n);
