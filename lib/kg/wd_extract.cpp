@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <queue>
 
 #include "core/error.hpp"
@@ -120,6 +121,20 @@ class Extraction {
     bytes_ += r.bytes;
   }
 
+  // The writer thread is the pipeline's bottleneck, so the thousands of small frees of a consumed
+  // batch are left to the next worker that starts a batch.
+  void discard(BatchResult&& r) {
+    std::lock_guard lock(discarded_mutex_);
+    discarded_.push_back(std::move(r));
+  }
+  void free_discarded() {
+    std::vector<BatchResult> batches;
+    {
+      std::lock_guard lock(discarded_mutex_);
+      batches.swap(discarded_);
+    }
+  }
+
   void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, BatchResult& out) {
     EntityParser& parser = *parsers_[worker];
     ParseResult result;
@@ -182,12 +197,14 @@ class Extraction {
             return batcher.next(b);
           },
           [&](unsigned w, LineBatch& b, BatchResult& r) {
+            free_discarded();
             parse_lines(w, b, base, r);
             batcher.recycle(std::move(b));
           },
           [&](BatchResult& r) {
             consume(r, in.name());
             progress.update(items_, r.raw_bytes);
+            discard(std::move(r));
           });
     }
     progress.finish();
@@ -235,6 +252,8 @@ class Extraction {
   KgWriter writer_;
   std::vector<std::unique_ptr<EntityParser>> parsers_;
   Stats stats_;
+  std::mutex discarded_mutex_;
+  std::vector<BatchResult> discarded_;
   uint64_t ordinal_base_ = 0;
   uint64_t items_ = 0;
   uint64_t bytes_ = 0;
