@@ -59,16 +59,20 @@ int extract_main(int argc, char** argv) {
   uint32_t min_sitelinks = 0;
   size_t batch_mb = 4;
   kg::ExtractOptions o;
-  cli.add()("langs", po::value(&langs)->default_value(kDefaultLangs),
-            "languages of labels/descriptions/aliases, or 'all'")("sites", po::value(&sites)->default_value("enwiki"),
-                                                                  "sitelink sites kept, or 'all'")(
-      "entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")(
-      "relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")(
-      "min-sitelinks", po::value(&min_sitelinks), "keep only items with at least N sitelinks (any site)")(
-      "keep-deprecated", po::bool_switch(&o.parse.keep_deprecated), "keep deprecated-rank statements")(
-      "shard", po::value(&shard), "process shard I/N (line ordinal % N == I) into a shard store for merge")(
-      "tsv", po::value(&tsv), "also write the tables as TSV files into DIR")(
-      "batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB");
+  // clang-format off
+  cli.add()
+      ("langs", po::value(&langs)->default_value(kDefaultLangs), "languages of labels/descriptions/aliases, or 'all'")
+      ("sites", po::value(&sites)->default_value("enwiki"), "sitelink sites kept, or 'all'")
+      ("entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")
+      ("relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")
+      ("min-sitelinks", po::value(&min_sitelinks), "keep only items with at least N sitelinks (any site)")
+      ("keep-deprecated", po::bool_switch(&o.parse.keep_deprecated), "keep deprecated-rank statements")
+      ("shard", po::value(&shard), "process shard I/N (line ordinal % N == I) into a shard store for merge")
+      ("tsv", po::value(&tsv), "also write the tables as TSV files into DIR")
+      ("batch-mb", po::value(&batch_mb)->default_value(4), "input batch size per worker task, in MB")
+      ("compression", po::value(&o.compression_level)->default_value(1),
+       "deflate level of the store's columns: 1 fast .. 12 smallest, 0 none");
+  // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   require_file_output(cli);
   cli.require_inputs();
@@ -88,6 +92,7 @@ int extract_main(int argc, char** argv) {
   if (!shard.empty()) kg::parse_shard(shard, o.shard_index, o.shard_count);
   if (o.shard_count > 1 && !tsv.empty()) throw UsageError("--tsv applies to the merged store, not to a shard");
   if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
+  if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
   o.inputs = common.inputs;
   o.output = common.output;
   o.tsv_dir = tsv;

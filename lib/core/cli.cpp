@@ -9,10 +9,14 @@
 
 namespace kglm {
 
+namespace {
+constexpr unsigned kHelpWidth = 110;  // columns of --help output
+}  // namespace
+
 const char* kglm_version() { return KGLM_VERSION; }
 
 ToolCli::ToolCli(std::string tool, std::string usage, std::string summary)
-    : tool_(std::move(tool)), usage_(std::move(usage)), summary_(std::move(summary)), own_(tool_ + " options") {
+    : tool_(std::move(tool)), usage_(std::move(usage)), summary_(std::move(summary)), own_(tool_ + " options", kHelpWidth, kHelpWidth / 2) {
   set_log_tool_name(tool_);
 }
 
@@ -22,15 +26,19 @@ bool ToolCli::parse(int argc, const char* const* argv) {
     common_.command_line += argv[i];
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  po::options_description common("common options");
-  common.add_options()("help,h", "print this help and exit")("version", "print the version and exit")(
-      "output,o", po::value(&common_.output), "output path ('-' = stdout where the format allows)")(
-      "threads,t", po::value(&common_.threads)->default_value(cores), "worker threads (default: all cores)")(
-      "seed", po::value(&common_.seed)->default_value(1234), "random seed; same seed => same output")(
-      "quiet,q", po::bool_switch(&common_.quiet), "no progress or summary on stderr")(
-      "stats", po::value(&common_.stats_file), "write run statistics as JSON to FILE")(
-      "max-errors", po::value(&common_.max_errors)->default_value(1000),
-      "fail (exit 1) once more than N bad records were seen");
+  po::options_description common("common options", kHelpWidth, kHelpWidth / 2);
+  // clang-format off
+  common.add_options()
+      ("help,h", "print this help and exit")
+      ("version", "print the version and exit")
+      ("output,o", po::value(&common_.output), "output path ('-' = stdout where the format allows)")
+      ("threads,t", po::value(&common_.threads)->default_value(cores), "worker threads (default: all cores)")
+      ("seed", po::value(&common_.seed)->default_value(1234), "random seed; same seed => same output")
+      ("quiet,q", po::bool_switch(&common_.quiet), "no progress or summary on stderr")
+      ("stats", po::value(&common_.stats_file), "write run statistics as JSON to FILE")
+      ("max-errors", po::value(&common_.max_errors)->default_value(1000),
+       "fail (exit 1) once more than N bad records were seen");
+  // clang-format on
   po::options_description hidden;
   hidden.add_options()("input", po::value(&common_.inputs));
   po::positional_options_description positional;
@@ -41,7 +49,7 @@ bool ToolCli::parse(int argc, const char* const* argv) {
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
     if (vm_.count("help")) {
-      po::options_description visible;
+      po::options_description visible(kHelpWidth, kHelpWidth / 2);
       visible.add(own_).add(common);
       std::cout << "Usage: " << usage_ << "\n"
                 << summary_ << "\n\n"

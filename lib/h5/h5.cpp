@@ -223,6 +223,7 @@ struct ColumnWriterBase::PackedChunk {
 namespace {
 
 unsigned g_compression_threads = 1;
+int g_compression_level = 1;
 
 ThreadPool& compression_pool() {
   static ThreadPool pool(g_compression_threads);
@@ -232,7 +233,7 @@ ThreadPool& compression_pool() {
 // One libdeflate compressor per thread (they are not thread-safe, and cheap to keep).
 libdeflate_compressor* thread_compressor() {
   struct Owner {
-    libdeflate_compressor* c = libdeflate_alloc_compressor(1);  // fast; shuffle does the rest
+    libdeflate_compressor* c = libdeflate_alloc_compressor(g_compression_level);
     ~Owner() { libdeflate_free_compressor(c); }
   };
   thread_local Owner owner;
@@ -240,9 +241,61 @@ libdeflate_compressor* thread_compressor() {
   return owner.c;
 }
 
+// HDF5's shuffle filter: byte k of every element, for k = 0..E-1, stored together.
+template <size_t E>
+void shuffle(const char* in, char* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < E; ++k) out[k * n + i] = in[i * E + k];
+  }
+}
+
 }  // namespace
 
-void set_compression_threads(unsigned threads) { g_compression_threads = std::max(1u, threads); }
+void set_compression(unsigned threads, int level) {
+  g_compression_threads = std::max(1u, threads);
+  g_compression_level = std::clamp(level, 0, 12);
+}
+
+// Shuffles and deflates one chunk as HDF5's shuffle + deflate filters would.
+ColumnWriterBase::PackedChunk ColumnWriterBase::pack(std::vector<char> raw, hsize_t offset, size_t elem) {
+  PackedChunk out;
+  out.offset = offset;
+  if (g_compression_level == 0) {  // datasets without filters
+    out.bytes = std::move(raw);
+    return out;
+  }
+  std::vector<char> shuffled(raw.size());
+  const size_t n = raw.size() / elem;
+  switch (elem) {
+    case 1:
+      shuffled.swap(raw);
+      break;
+    case 2:
+      shuffle<2>(raw.data(), shuffled.data(), n);
+      break;
+    case 4:
+      shuffle<4>(raw.data(), shuffled.data(), n);
+      break;
+    case 8:
+      shuffle<8>(raw.data(), shuffled.data(), n);
+      break;
+    default:
+      for (size_t k = 0; k < elem; ++k) {
+        for (size_t i = 0; i < n; ++i) shuffled[k * n + i] = raw[i * elem + k];
+      }
+  }
+  libdeflate_compressor* c = thread_compressor();
+  out.bytes.resize(libdeflate_zlib_compress_bound(c, shuffled.size()));
+  size_t packed = libdeflate_zlib_compress(c, shuffled.data(), shuffled.size(), out.bytes.data(), out.bytes.size());
+  if (packed == 0 || packed >= shuffled.size()) {
+    // Incompressible: stored shuffled only; mask bit i = filter i skipped (deflate is last).
+    out.filter_mask = 1u << (elem > 1 ? 1 : 0);
+    out.bytes = std::move(shuffled);
+  } else {
+    out.bytes.resize(packed);
+  }
+  return out;
+}
 
 ColumnWriterBase::~ColumnWriterBase() = default;
 ColumnWriterBase::ColumnWriterBase(ColumnWriterBase&&) noexcept = default;
@@ -256,8 +309,11 @@ ColumnWriterBase::ColumnWriterBase(const Group& g, std::string name, hid_t type,
   Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
   Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   check(H5Pset_chunk(dcpl.get(), 1, &chunk_dims), "H5Pset_chunk", where_);
-  if (elem_size_ > 1) H5Pset_shuffle(dcpl.get());
-  check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate", where_);
+  if (g_compression_level > 0) {
+    if (elem_size_ > 1) H5Pset_shuffle(dcpl.get());
+    check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(g_compression_level, 9))), "H5Pset_deflate",
+          where_);
+  }
   Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
   // Writes always cover whole chunks, so a chunk cache would only cost memory.
   H5Pset_chunk_cache(dapl.get(), 0, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
@@ -298,31 +354,9 @@ void ColumnWriterBase::write_elems(const char* data, size_t n_elems) {
     std::vector<char> raw(chunk_bytes, 0);
     std::memcpy(raw.data(), data + done * elem_size_, n * elem_size_);
     hsize_t offset = written_ + done;
-    const size_t elem = elem_size_, chunk = chunk_;
-    pending_.push_back(compression_pool().submit([raw = std::move(raw), offset, elem, chunk] {
-      PackedChunk out;
-      out.offset = offset;
-      // HDF5's shuffle filter: byte k of every element, for k = 0..elem-1, stored together.
-      std::vector<char> shuffled(raw.size());
-      if (elem > 1) {
-        for (size_t k = 0; k < elem; ++k) {
-          for (size_t i = 0; i < chunk; ++i) shuffled[k * chunk + i] = raw[i * elem + k];
-        }
-      } else {
-        shuffled = raw;
-      }
-      libdeflate_compressor* c = thread_compressor();
-      out.bytes.resize(libdeflate_zlib_compress_bound(c, shuffled.size()));
-      size_t packed = libdeflate_zlib_compress(c, shuffled.data(), shuffled.size(), out.bytes.data(), out.bytes.size());
-      if (packed == 0 || packed >= shuffled.size()) {
-        // Incompressible: stored shuffled only; mask bit i = filter i skipped (deflate is last).
-        out.filter_mask = 1u << (elem > 1 ? 1 : 0);
-        out.bytes = std::move(shuffled);
-      } else {
-        out.bytes.resize(packed);
-      }
-      return out;
-    }));
+    const size_t elem = elem_size_;
+    pending_.push_back(compression_pool().submit(
+        [raw = std::move(raw), offset, elem]() mutable { return pack(std::move(raw), offset, elem); }));
   }
   written_ += n_elems;
   hsize_t extent = written_;

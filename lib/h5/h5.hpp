@@ -146,9 +146,10 @@ std::vector<T> read_column(const Group& g, std::string_view name) {
   return out;
 }
 
-// Threads that compress column chunks in the background (default 1); HDF5 itself is only ever
-// called from the writing thread. Set before creating column writers.
-void set_compression_threads(unsigned threads);
+// Threads that compress column chunks in the background (default 1; HDF5 itself is only ever
+// called from the writing thread) and the deflate level (1 fast, default; up to 12; 0 stores
+// chunks without filters). Set before the first column writer is created.
+void set_compression(unsigned threads, int level);
 
 // A growable 1-D dataset written through a buffer that is flushed in whole chunks: memory stays
 // at a few chunks per column however large the column grows. Each chunk is shuffled and
@@ -172,6 +173,7 @@ class ColumnWriterBase {
   void write_elems(const char* data, size_t n_elems);
 
   struct PackedChunk;
+  static PackedChunk pack(std::vector<char> raw, hsize_t offset, size_t elem);
   void write_packed(PackedChunk& chunk);
   void drain(size_t keep);
 

@@ -358,7 +358,7 @@ std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType ex
 
 Stats extract_kg(const ExtractOptions& options) {
   if (options.inputs.empty()) throw UsageError("no input");
-  h5::set_compression_threads(options.threads);
+  h5::set_compression(options.threads, options.compression_level);
   Stats stats = Extraction(options).run();
   if (!options.tsv_dir.empty() && options.shard_count == 1) export_tsv(options.output, options.tsv_dir);
   return stats;
@@ -366,6 +366,7 @@ Stats extract_kg(const ExtractOptions& options) {
 
 Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
                const std::string& command_line) {
+  h5::set_compression(1, 1);
   if (parts.empty()) throw UsageError("merge: no shard stores given");
   std::vector<std::unique_ptr<RecordCursor>> cursors;
   Stats stats;

@@ -22,6 +22,7 @@ struct ExtractOptions {
   uint32_t shard_index = 0;  // --shard I/N: keep the entities whose line ordinal % N == I
   uint32_t shard_count = 1;
   uint64_t max_errors = 1000;
+  int compression_level = 1;  // deflate level of the store's columns, 0 = none
   uint64_t seed = 0;
   std::string command_line;
 };

@@ -39,7 +39,13 @@ diff -r "$tmp/tsv-t1" "$tmp/tsv-dev.json" > /dev/null || fail "--threads 1 and 2
 h5dump -d /triples/object "$tmp/t1.h5" > "$tmp/t1.dump"
 h5dump -d /triples/object "$tmp/dev.json.h5" > "$tmp/t2.dump"
 diff <(tail -n +2 "$tmp/t1.dump") <(tail -n +2 "$tmp/t2.dump") > /dev/null || fail "HDF5 datasets differ across threads"
-ok "--threads 1 and --threads 2 give identical outputs"
+"$wd" "$tmp/dev.json" -o "$tmp/c0.h5" --langs all --sites all --tsv "$tmp/tsv-c0" -q --compression 0
+"$wd" "$tmp/dev.json" -o "$tmp/c9.h5" --langs all --sites all --tsv "$tmp/tsv-c9" -q --compression 9
+diff -r "$tmp/tsv-c0" "$tmp/tsv-dev.json" > /dev/null && diff -r "$tmp/tsv-c9" "$tmp/tsv-dev.json" > /dev/null ||
+  fail "--compression changes the content"
+h5dump -d /labels/en/text/blob "$tmp/c9.h5" > /dev/null || fail "h5dump cannot read a level-9 store"
+[ "$(stat -c %s "$tmp/c0.h5")" -gt "$(stat -c %s "$tmp/c9.h5")" ] || fail "--compression 9 store not smaller than 0"
+ok "--threads 1 and --threads 2 give identical outputs; --compression 0 and 9 the same tables"
 
 # 3. Counts against an independent count with Python's json module.
 "$wd" "$dev" -o "$tmp/counts.h5" --langs all --sites all --stats "$tmp/counts.json" -q
