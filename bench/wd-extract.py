@@ -15,14 +15,14 @@ root = os.path.dirname(here)
 
 
 def run(cmd):
-    """Runs cmd; returns (seconds, peak RSS in MB) of that process alone (os.wait4)."""
+    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB) of that process alone (os.wait4)."""
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(p.pid, 0)
     secs = time.perf_counter() - start
     if status != 0:
         sys.exit("failed: " + " ".join(cmd))
-    return secs, usage.ru_maxrss / 1024
+    return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main():
@@ -45,18 +45,22 @@ def main():
     rows = []
     wd = os.path.join(args.bin, "wd-extract")
     for threads in (1, 2):
-        secs, rss = run([wd, dump, "-o", os.path.join(args.work, "kg.h5"), "--threads", str(threads), "--quiet"])
-        rows.append(("wd-extract --threads %d" % threads, threads, secs, rss))
-    secs, rss = run(["/usr/bin/python3", os.path.join(here, "reference", "wd_extract_ref.py"), dump,
-                     os.path.join(args.work, "ref-tsv")])
-    rows.append(("python3 json.loads reference", 1, secs, rss))
+        rows.append(("wd-extract --threads %d" % threads, threads) +
+                    run([wd, dump, "-o", os.path.join(args.work, "kg.h5"), "--threads", str(threads), "--quiet"]))
+    rows.append(("python3 json.loads reference", 1) +
+                run(["/usr/bin/python3", os.path.join(here, "reference", "wd_extract_ref.py"), dump,
+                     os.path.join(args.work, "ref-tsv")]))
     ref_rate = size_mb / rows[-1][2]
+    ref_cpu_rate = size_mb / rows[-1][3]
     print("input: %s (%.0f MB decompressed JSON)" % (dump, size_mb))
-    print("%-32s %8s %10s %14s %12s %10s" % ("run", "seconds", "MB/s", "MB/s/thread", "vs python/core", "peak MB"))
-    for name, threads, secs, rss in rows:
+    print("MB/s/thread divides by --threads (parsing threads); MB per CPU-second counts every thread")
+    print("(reader, parsers, writer, compression) and is the per-core comparison with Python.")
+    print("%-30s %7s %7s %8s %11s %10s %9s %13s %8s" % ("run", "wall s", "cpu s", "MB/s", "MB/s/thread",
+                                                     "vs python", "MB/cpu-s", "vs python/core", "peak MB"))
+    for name, threads, secs, cpu, rss in rows:
         rate = size_mb / secs
-        print("%-32s %8.1f %10.0f %14.0f %12.1fx %10.0f" % (name, secs, rate, rate / threads,
-                                                          rate / threads / ref_rate, rss))
+        print("%-30s %7.1f %7.1f %8.0f %11.0f %9.1fx %9.0f %12.1fx %8.0f" % (
+            name, secs, cpu, rate, rate / threads, rate / ref_rate, size_mb / cpu, size_mb / cpu / ref_cpu_rate, rss))
 
 
 if __name__ == "__main__":
