@@ -37,7 +37,6 @@ class ToolCli {
 
   const CommonOptions& common() const { return common_; }
   const po::variables_map& values() const { return vm_; }
-  bool has(const char* name) const { return vm_.count(name) > 0 && !vm_[name].defaulted(); }
 
  private:
   std::string tool_;

@@ -20,11 +20,6 @@ void ErrorCounter::record(std::string_view file, uint64_t line, std::string_view
   check_limit();
 }
 
-void ErrorCounter::add_uncounted(uint64_t n) {
-  count_ += n;
-  check_limit();
-}
-
 void ErrorCounter::check_limit() const {
   if (count_ > max_errors_) {
     throw Error("too many bad records: " + std::to_string(count_) + " > --max-errors " + std::to_string(max_errors_));

@@ -31,10 +31,7 @@ class ErrorCounter {
       : max_errors_(max_errors), report_first_(report_first) {}
 
   void record(std::string_view file, uint64_t line, std::string_view reason);
-  // Adds errors counted elsewhere (e.g. by a shard run) without reporting them again.
-  void add_uncounted(uint64_t n);
   uint64_t count() const { return count_; }
-  uint64_t max_errors() const { return max_errors_; }
 
  private:
   void check_limit() const;

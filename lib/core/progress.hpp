@@ -15,7 +15,6 @@ class Progress {
   ~Progress();
   void update(uint64_t items, uint64_t bytes);
   void finish();
-  bool enabled() const { return enabled_; }
 
  private:
   void draw(bool final);

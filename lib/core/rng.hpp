@@ -31,7 +31,6 @@ class Rng {
       if (low >= n || low >= (-n) % n) return static_cast<uint64_t>(m >> 64);
     }
   }
-  bool bernoulli(double p) { return uniform() < p; }
 
  private:
   void refill() {

@@ -90,10 +90,6 @@ Group Group::create_group(std::string_view name) const {
                file_, child_path(name));
 }
 
-Group Group::open_or_create_group(std::string_view name) const {
-  return has(name) ? open_group(name) : create_group(name);
-}
-
 std::vector<std::string> Group::children() const {
   std::vector<std::string> names;
   auto visit = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {

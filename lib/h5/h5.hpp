@@ -101,7 +101,6 @@ class Group {
   bool has(std::string_view name) const;
   Group open_group(std::string_view name) const;
   Group create_group(std::string_view name) const;
-  Group open_or_create_group(std::string_view name) const;
   std::vector<std::string> children() const;  // sorted by name
 
   void set_attribute(std::string_view name, std::string_view value) const;
