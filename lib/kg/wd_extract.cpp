@@ -32,7 +32,6 @@ struct BatchResult {
   std::vector<LineError> errors;
   std::vector<std::string> skipped;  // statistics keys
   ClaimCounts counts;
-  uint64_t lines = 0;
   uint64_t bytes = 0;
   uint64_t raw_bytes = 0;
 };
@@ -148,8 +147,8 @@ class Extraction {
       size_t end = nl == std::string_view::npos ? lines.size() : nl;
       size_t b = pos, e = end;
       pos = end + 1;
-      ++out.lines;
       if (options_.shard_count > 1 && (ordinal_base + line_no) % options_.shard_count != options_.shard_index) continue;
+      if (line_no == 1 && lines.substr(b, 3) == "\xEF\xBB\xBF") b += 3;  // byte order mark
       while (b < e && is_space(lines[b])) ++b;
       while (e > b && is_space(lines[e - 1])) --e;
       if (e > b && lines[e - 1] == ',') --e;

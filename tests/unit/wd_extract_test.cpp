@@ -124,6 +124,23 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
   EXPECT_THROW(KgStore(dir.file("part0.h5")), Error);  // a shard store is not a KG store yet
 }
 
+TEST(WdExtract, ByteOrderMarkAndCrLfLineEndings) {
+  test::ScratchDir dir;
+  std::string sample = test::read_file(std::string(KGLM_SOURCE_DIR) + "/data/wikidata-sample.json");
+  std::string crlf = "\xEF\xBB\xBF";
+  for (char c : sample) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  std::ofstream(dir.file("bom.json"), std::ios::binary) << crlf;
+  ExtractOptions o = sample_options(dir);
+  Stats plain = extract_kg(o);
+  o.inputs = {dir.file("bom.json")};
+  o.output = dir.file("bom.h5");
+  Stats bom = extract_kg(o);
+  EXPECT_EQ(bom.get("errors"), 0);
+  EXPECT_EQ(bom.get("items"), plain.get("items"));
+  EXPECT_EQ(bom.get("item_triples"), plain.get("item_triples"));
+  EXPECT_EQ(bom.get("labels_ja"), plain.get("labels_ja"));
+}
+
 TEST(WdExtract, IdListsAndShardSpecs) {
   test::ScratchDir dir;
   std::ofstream(dir.file("ids.txt")) << "# Wikidata5M-style list\nQ1\tuniverse\nQ42\n\nQ5 extra\n";
