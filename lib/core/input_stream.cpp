@@ -16,17 +16,8 @@
 namespace kglm {
 
 const char* compression_name(Compression c) {
-  switch (c) {
-    case Compression::gzip:
-      return "gzip";
-    case Compression::bzip2:
-      return "bzip2";
-    case Compression::zstd:
-      return "zstd";
-    case Compression::plain:
-      break;
-  }
-  return "plain";
+  static constexpr const char* kNames[] = {"plain", "gzip", "bzip2", "zstd"};  // in Compression order
+  return kNames[static_cast<size_t>(c)];
 }
 
 Compression detect_compression(const unsigned char* head, size_t n) {

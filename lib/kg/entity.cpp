@@ -32,25 +32,11 @@ std::string entity_id(EntityType type, uint64_t number) {
 }
 
 const char* value_type_name(ValueType t) {
-  switch (t) {
-    case ValueType::item:
-      return "wikibase-item";
-    case ValueType::property:
-      return "wikibase-property";
-    case ValueType::quantity:
-      return "quantity";
-    case ValueType::time:
-      return "time";
-    case ValueType::string:
-      return "string";
-    case ValueType::external_id:
-      return "external-id";
-    case ValueType::monolingualtext:
-      return "monolingualtext";
-    case ValueType::globe_coordinate:
-      return "globe-coordinate";
-  }
-  return "?";
+  // Wikidata's datatype names, in ValueType order.
+  static constexpr const char* kNames[] = {"wikibase-item", "wikibase-property", "quantity",        "time",
+                                           "string",        "external-id",       "monolingualtext", "globe-coordinate"};
+  auto i = static_cast<size_t>(t);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 namespace {
