@@ -161,7 +161,6 @@ KgWriter::KgWriter(const std::string& path, const Provenance& provenance, bool p
   spill_path_ = atomic_.temp() + ".spill";
   spill_ = std::fopen(spill_path_.c_str(), "w+b");
   if (spill_ == nullptr) throw Error(location(spill_path_) + "cannot create: " + std::strerror(errno));
-  std::setvbuf(spill_, nullptr, _IOFBF, 1 << 20);
 }
 
 KgWriter::~KgWriter() {
@@ -240,7 +239,7 @@ void KgWriter::add(const EntityRecord& e) {
   entity_type_->append(static_cast<uint8_t>(e.type));
   entity_number_->append(e.number);
   entity_sitelinks_->append(e.sitelink_total);
-  counts_.add(e.type == EntityType::item ? "items" : "properties");
+  ++(e.type == EntityType::item ? items_ : properties_);
 
   auto add_terms = [&](const std::vector<Term>& list, auto& tables, const char* group) {
     for (const auto& t : list) {
@@ -402,6 +401,8 @@ void KgWriter::finish(Stats& stats) {
     }
     h5::write_column(relations, "number", relations_);
     h5::write_column(relations, "entity", relation_entity);
+    counts_.set("items", static_cast<int64_t>(items_));
+    counts_.set("properties", static_cast<int64_t>(properties_));
     stats.merge(counts_);
     stats.set("relations", static_cast<int64_t>(relations_.size()));
     root.set_attribute("partial", int64_t{0});

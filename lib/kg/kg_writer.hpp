@@ -82,6 +82,8 @@ class KgWriter {
   std::unordered_map<uint64_t, uint32_t> relation_index_;  // for P numbers beyond the table
   std::vector<uint64_t> relations_;                        // relation index -> P number, in order of first use
   uint64_t entities_ = 0;
+  uint64_t items_ = 0;
+  uint64_t properties_ = 0;
   uint64_t raw_triples_ = 0;
   Stats counts_;
 };
