@@ -147,7 +147,7 @@ class Extraction {
       size_t end = nl == std::string_view::npos ? lines.size() : nl;
       size_t b = pos, e = end;
       pos = end + 1;
-      if (options_.shard_count > 1 && (ordinal_base + line_no) % options_.shard_count != options_.shard_index) continue;
+      if (!in_shard(ordinal_base + line_no)) continue;
       if (line_no == 1 && lines.substr(b, 3) == "\xEF\xBB\xBF") b += 3;  // byte order mark
       while (b < e && is_space(lines[b])) ++b;
       while (e > b && is_space(lines[e - 1])) --e;
@@ -180,8 +180,9 @@ class Extraction {
       throw Error(location(in.name()) + "empty input");
     }
     Progress progress("wd-extract " + in.name(), in.raw_size());
+    uint64_t ordinals = 0;  // entity ordinals this input used up
     if (detect_layout(first.lines(), in.name()) == Layout::document) {
-      extract_document(in, batcher, first);
+      ordinals = extract_document(in, batcher, first);
     } else {
       const uint64_t base = ordinal_base_;
       bool have_first = true;
@@ -207,15 +208,20 @@ class Extraction {
           });
     }
     progress.finish();
-    ordinal_base_ += batcher.lines_seen();
+    ordinal_base_ += std::max(ordinals, batcher.lines_seen());
     if (!batcher.stream_error().empty()) {
       errors_.record(in.name(), batcher.lines_seen(), batcher.stream_error() + "; kept everything before it");
     }
     stats_.add(std::string("input_") + compression_name(in.compression()));
   }
 
-  // A whole JSON document: a wbgetentities response {"entities": {...}} or one entity.
-  void extract_document(InputStream& in, LineBatcher& batcher, LineBatch& first) {
+  bool in_shard(uint64_t ordinal) const {
+    return options_.shard_count == 1 || ordinal % options_.shard_count == options_.shard_index;
+  }
+
+  // A whole JSON document: a wbgetentities response {"entities": {...}} or one entity. Entities
+  // are numbered from ordinal_base_ + 1 in document order; returns how many there were.
+  uint64_t extract_document(InputStream& in, LineBatcher& batcher, LineBatch& first) {
     std::string text(first.lines());
     LineBatch more;
     while (batcher.next(more)) text.append(more.lines());
@@ -231,19 +237,17 @@ class Extraction {
     simdjson::dom::object entities;
     if (doc["entities"].get(entities) == simdjson::SUCCESS) {
       for (auto [id, entity] : entities) {
-        if (options_.shard_count > 1 && (ordinal + 1) % options_.shard_count != options_.shard_index) {
-          ++ordinal;
-          continue;
-        }
+        if (!in_shard(++ordinal)) continue;
         parsers_[0]->parse(simdjson::minify(entity), out.arena, result);
         if (result.status == ParseStatus::error) result.reason = "entity " + std::string(id) + ": " + result.reason;
-        take(result, ++ordinal, 0, out);
+        take(result, ordinal, 0, out);
       }
-    } else {
+    } else if (in_shard(++ordinal)) {
       parsers_[0]->parse(text, out.arena, result);
-      take(result, ++ordinal, 0, out);
+      take(result, ordinal, 0, out);
     }
     consume(out, in.name());
+    return ordinal - ordinal_base_;
   }
 
   const ExtractOptions& options_;

@@ -86,7 +86,10 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
   KGLM_REQUIRE_FIXTURES();
   test::ScratchDir dir;
   ExtractOptions o;
-  o.inputs = {test::fixture("wikidata/wdtk-mock-dump-with-bugs.json"), test::fixture("xfactr-kg-dev.json.gz")};
+  // Line dumps, API responses and single-entity documents (Q42 twice: the first one wins).
+  o.inputs = {test::fixture("wikidata/wdtk-mock-dump-with-bugs.json"),
+              test::fixture("wikidata/wbgetentities-Q6-Q42-P31.json"), test::fixture("wikidata/Q42.json"),
+              test::fixture("xfactr-kg-dev.json.gz"), test::fixture("wikidata/Q34987-item.json")};
   o.parse.all_langs = true;
   o.batch_bytes = 1 << 20;
   o.threads = 1;
@@ -105,6 +108,8 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
     extract_kg(o);
   }
   Stats merged = merge_kg(parts, dir.file("merged.h5"), "", "test");
+  EXPECT_GE(one.get("duplicate_entities"), 1);  // Q42, and properties in both the mock and dev dumps
+  EXPECT_EQ(merged.get("duplicate_entities"), one.get("duplicate_entities"));
   EXPECT_EQ(merged.get("errors"), one.get("errors"));
   EXPECT_EQ(merged.get("item_triples"), one.get("item_triples"));
   for (const char* name : {"three.h5", "merged.h5"}) {
@@ -115,6 +120,7 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
     EXPECT_EQ(ta.subject, tb.subject) << name;
     EXPECT_EQ(ta.object, tb.object) << name;
     EXPECT_EQ(ta.relation, tb.relation) << name;
+    EXPECT_EQ(a.keys("labels"), b.keys("labels")) << name;
     for (const auto& lang : a.keys("aliases")) {
       TermTable x = a.terms("aliases", lang), y = b.terms("aliases", lang);
       EXPECT_EQ(x.entity, y.entity) << name << " " << lang;
