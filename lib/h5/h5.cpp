@@ -410,7 +410,7 @@ StringTable read_string_table(const Group& parent, std::string_view name) {
     }
   }
   t.blob.resize(blob_size);
-  read_column_range(g, "blob", H5T_NATIVE_CHAR, 0, blob_size, t.blob.data());
+  read_column_range(g, "blob", native_type<char>(), 0, blob_size, t.blob.data());
   return t;
 }
 

@@ -82,7 +82,7 @@ inline hid_t native_type<double>() {
 }
 template <>
 inline hid_t native_type<char>() {
-  return H5T_NATIVE_CHAR;
+  return H5T_NATIVE_UINT8;  // text bytes (UTF-8) are stored as uint8: no sign, same bits
 }
 
 class Group {

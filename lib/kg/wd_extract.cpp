@@ -306,7 +306,7 @@ class RecordCursor {
     h5::read_column_range(data_, "offsets", H5T_NATIVE_UINT64, pos_, n + 1, offsets_.data());
     if (offsets_.back() < offsets_.front()) throw Error(location(path_) + "corrupt record offsets");
     blob_.resize(offsets_.back() - offsets_.front());
-    h5::read_column_range(data_, "blob", H5T_NATIVE_CHAR, offsets_.front(), blob_.size(), blob_.data());
+    h5::read_column_range(data_, "blob", h5::native_type<char>(), offsets_.front(), blob_.size(), blob_.data());
   }
 
   h5::File file_;
