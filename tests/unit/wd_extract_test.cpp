@@ -61,8 +61,8 @@ TEST(WdExtract, SampleStoreHoldsTheFacts) {
   EXPECT_EQ(p.tool, "wd-extract");
 }
 
-// The sample is big enough for later stages: triangles exist in the item graph.
-TEST(WdExtract, SampleGraphHasTriangles) {
+// The sample is big enough for later stages: the item graph has 3-cycles and 4-cycles with a diagonal.
+TEST(WdExtract, SampleGraphHasCycles) {
   test::ScratchDir dir;
   extract_kg(sample_options(dir));
   TripleTable t = KgStore(dir.file("kg.h5")).triples();
@@ -76,10 +76,19 @@ TEST(WdExtract, SampleGraphHasTriangles) {
     adj[b].insert(a);
   }
   size_t triangles = 0;
+  std::set<std::set<uint32_t>> diamonds;  // 4-node sets with a 4-cycle and a diagonal (a-b)
   for (auto [a, b] : edges) {
-    for (uint32_t c : adj[a]) triangles += c > b && adj[b].count(c);
+    std::vector<uint32_t> common;
+    for (uint32_t c : adj[a]) {
+      if (adj[b].count(c)) common.push_back(c);
+    }
+    for (uint32_t c : common) triangles += c > b;
+    for (size_t i = 0; i < common.size(); ++i) {
+      for (size_t j = i + 1; j < common.size(); ++j) diamonds.insert({a, b, common[i], common[j]});
+    }
   }
-  EXPECT_GE(triangles, 20u);
+  EXPECT_EQ(triangles, 144u);  // the sample as written by data/make-sample.py
+  EXPECT_EQ(diamonds.size(), 271u);
 }
 
 TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
