@@ -116,10 +116,36 @@ void write_all(std::FILE* f, const void* p, size_t n, const std::string& path) {
   if (std::fwrite(p, 1, n, f) != n) throw Error(location(path) + "write error: " + std::strerror(errno));
 }
 
-template <class T>
-bool spill_read(std::FILE* f, T& v) {
-  return std::fread(&v, sizeof v, 1, f) == 1;
-}
+// Reads the spill file back in large blocks; field reads are then plain copies.
+class SpillReader {
+ public:
+  explicit SpillReader(std::FILE* f) : file_(f), buffer_(4 << 20) {}
+  bool read(void* out, size_t n) {
+    char* dst = static_cast<char*>(out);
+    while (n > 0) {
+      if (pos_ == end_) {
+        end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+        pos_ = 0;
+        if (end_ == 0) return false;
+      }
+      size_t take = std::min(n, end_ - pos_);
+      std::memcpy(dst, buffer_.data() + pos_, take);
+      pos_ += take;
+      dst += take;
+      n -= take;
+    }
+    return true;
+  }
+  template <class T>
+  bool operator()(T& v) {
+    return read(&v, sizeof v);
+  }
+
+ private:
+  std::FILE* file_;
+  std::vector<char> buffer_;
+  size_t pos_ = 0, end_ = 0;
+};
 
 // The text a qualifier value is stored with in /qualifiers/value.
 std::string qualifier_text(const Value& v) {
@@ -296,13 +322,14 @@ void KgWriter::write_resolved_statements(Stats& stats) {
   uint64_t triple_rows = 0, dropped = 0, qualifiers = 0, qualifiers_dropped = 0;
   std::string text;
   char tag;
-  while (spill_read(spill_, tag)) {
+  SpillReader spill_read(spill_);
+  while (spill_read(tag)) {
     bool ok = true;
     if (tag == 'T') {
       uint32_t s = 0, r = 0;
       uint64_t key = 0;
       uint8_t rk = 0;
-      ok = spill_read(spill_, s) && spill_read(spill_, r) && spill_read(spill_, key) && spill_read(spill_, rk);
+      ok = spill_read(s) && spill_read(r) && spill_read(key) && spill_read(rk);
       auto it = entity_index_.find(key);
       last_triple_kept = it != entity_index_.end();
       if (last_triple_kept) {
@@ -319,12 +346,11 @@ void KgWriter::write_resolved_statements(Stats& stats) {
       uint64_t row = 0, number = 0;
       uint32_t prop = 0, len = 0;
       int8_t precision = 0;
-      ok = spill_read(spill_, table) && spill_read(spill_, row) && spill_read(spill_, prop) &&
-           spill_read(spill_, type) && spill_read(spill_, number) && spill_read(spill_, precision) &&
-           spill_read(spill_, len) && len <= (1u << 30);
+      ok = spill_read(table) && spill_read(row) && spill_read(prop) && spill_read(type) && spill_read(number) &&
+           spill_read(precision) && spill_read(len) && len <= (1u << 30);
       if (!ok) throw Error(location(spill_path_) + "corrupt spill file");
       text.resize(len);
-      ok = ok && (len == 0 || std::fread(text.data(), 1, len, spill_) == len);
+      ok = ok && spill_read.read(text.data(), len);
       // A triple's qualifiers follow it in the spill; they go where it goes.
       if (table == 0 && !last_triple_kept) {
         ++qualifiers_dropped;
