@@ -2,6 +2,7 @@
 // bytes after its data so that parsers needing readable padding (simdjson) can use it in place.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,19 @@ struct LineBatch {
   uint64_t raw_bytes = 0;        // the stream's raw bytes consumed once this batch was cut
 
   std::string_view lines() const { return {data.get(), size}; }
+
+  // Calls fn(line_number, line) for every line, without its '\n'. A line view is followed by at
+  // least kPadding readable bytes (up to end_of_storage()).
+  template <class F>
+  void for_each_line(F&& fn) const {
+    std::string_view all = lines();
+    uint64_t line_no = first_line;
+    for (size_t pos = 0; pos < all.size(); ++line_no) {
+      size_t end = std::min(all.find('\n', pos), all.size());
+      fn(line_no, all.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
   const char* end_of_storage() const { return data.get() + capacity; }
 };
 

@@ -1,6 +1,7 @@
 #include "kg/entity.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -25,6 +26,18 @@ void StringArena::clear() {
   // Keep the last block (capacity_ is its size) for reuse.
   if (blocks_.size() > 1) blocks_.erase(blocks_.begin(), blocks_.end() - 1);
   used_ = 0;
+}
+
+const char* rank_name(Rank r) {
+  static constexpr const char* kNames[] = {"deprecated", "normal", "preferred"};  // in Rank order
+  auto i = static_cast<size_t>(r);
+  return i < std::size(kNames) ? kNames[i] : "?";
+}
+
+std::string format_coordinates(double latitude, double longitude) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g,%.9g", latitude, longitude);
+  return buf;
 }
 
 std::string entity_id(EntityType type, uint64_t number) {

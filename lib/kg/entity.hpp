@@ -45,6 +45,10 @@ enum class ValueType : uint8_t {
 const char* value_type_name(ValueType t);
 
 enum class Rank : uint8_t { deprecated = 0, normal = 1, preferred = 2 };
+const char* rank_name(Rank r);  // "deprecated", "normal", "preferred"
+
+// "lat,lon" with 9 significant digits: how coordinates appear as text (qualifiers, TSV).
+std::string format_coordinates(double latitude, double longitude);
 
 struct Value {
   ValueType type = ValueType::item;

@@ -4,8 +4,9 @@
 
 namespace kglm::kg {
 
-KgStore::KgStore(const std::string& path) : file_(h5::File::open(path)) {
-  const h5::Group& r = file_.root();
+h5::File open_kg_file(const std::string& path, bool partial) {
+  h5::File file = h5::File::open(path);
+  const h5::Group& r = file.root();
   if (!r.has_attribute("format") || r.string_attribute("format") != kKgFormat) {
     throw Error(location(path) + "not a kglm KG store (no format=kglm-kg attribute)");
   }
@@ -13,8 +14,17 @@ KgStore::KgStore(const std::string& path) : file_(h5::File::open(path)) {
     throw Error(location(path) + "KG store format version " + std::to_string(r.int_attribute("format_version")) +
                 " is newer than this kglm supports");
   }
-  if (r.int_attribute("partial") != 0) throw Error(location(path) + "a shard store: run 'wd-extract merge' first");
-  entity_count_ = h5::column_size(r.open_group("entities"), "number");
+  if (partial && r.int_attribute("partial") != 1) {
+    throw Error(location(path) + "not a shard store (write shards with wd-extract --shard I/N)");
+  }
+  if (!partial && r.int_attribute("partial") != 0) {
+    throw Error(location(path) + "a shard store: run 'wd-extract merge' first");
+  }
+  return file;
+}
+
+KgStore::KgStore(const std::string& path) : file_(open_kg_file(path, false)) {
+  entity_count_ = h5::column_size(file_.root().open_group("entities"), "number");
 }
 
 std::vector<uint8_t> KgStore::entity_types() const {

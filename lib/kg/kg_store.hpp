@@ -20,6 +20,10 @@ struct TripleTable {
   std::vector<uint8_t> rank;
 };
 
+// Opens path and checks that it is a KG store of a version this kglm reads; `partial` says
+// whether a shard store (wd-extract --shard) or a complete store is expected. Throws Error.
+h5::File open_kg_file(const std::string& path, bool partial);
+
 class KgStore {
  public:
   // Throws Error unless path is a complete (non-shard) KG store.

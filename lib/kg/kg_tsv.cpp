@@ -59,8 +59,6 @@ class TsvFile {
   bool first_ = true;
 };
 
-const char* rank_name(uint8_t r) { return r == 0 ? "deprecated" : r == 2 ? "preferred" : "normal"; }
-
 std::string item_or_empty(uint64_t number) { return number == 0 ? "" : entity_id(EntityType::item, number); }
 
 void export_terms(KgStore& store, const std::vector<std::string>& ids, const char* table, const std::string& dir) {
@@ -96,11 +94,9 @@ void export_literals(KgStore& store, const std::vector<std::string>& ids, const 
       coord_precision = h5::read_column<double>(g, "precision");
     }
     for (size_t i = 0; i < subject.size(); ++i) {
-      f.field(ids[subject[i]]).field(rels[relation[i]]).field(name).field(rank_name(rank[i]));
+      f.field(ids[subject[i]]).field(rels[relation[i]]).field(name).field(rank_name(static_cast<Rank>(rank[i])));
       if (!lat.empty()) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "%.9g,%.9g", lat[i], lon[i]);
-        f.field(buf);
+        f.field(format_coordinates(lat[i], lon[i]));
       } else {
         f.field(value.size() ? value[i] : "");
       }
@@ -157,7 +153,10 @@ void export_tsv(const std::string& store_path, const std::string& dir) {
   TsvFile triples(dir + "/triples.tsv", "subject\trelation\tobject\trank");
   TripleTable t = store.triples();
   for (size_t i = 0; i < t.subject.size(); ++i) {
-    triples.field(ids[t.subject[i]]).field(rels[t.relation[i]]).field(ids[t.object[i]]).field(rank_name(t.rank[i]));
+    triples.field(ids[t.subject[i]])
+        .field(rels[t.relation[i]])
+        .field(ids[t.object[i]])
+        .field(rank_name(static_cast<Rank>(t.rank[i])));
     triples.end_row();
   }
   triples.close();

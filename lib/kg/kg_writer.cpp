@@ -153,11 +153,8 @@ std::string qualifier_text(const Value& v) {
     case ValueType::item:
     case ValueType::property:
       return "";
-    case ValueType::globe_coordinate: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.9g,%.9g", v.latitude, v.longitude);
-      return buf;
-    }
+    case ValueType::globe_coordinate:
+      return format_coordinates(v.latitude, v.longitude);
     default:
       return std::string(v.text);
   }

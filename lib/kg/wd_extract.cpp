@@ -14,6 +14,7 @@
 #include "core/progress.hpp"
 #include "core/provenance.hpp"
 #include "h5/h5.hpp"
+#include "kg/kg_store.hpp"
 #include "kg/kg_tsv.hpp"
 #include "kg/kg_writer.hpp"
 
@@ -137,26 +138,19 @@ class Extraction {
   void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, BatchResult& out) {
     EntityParser& parser = *parsers_[worker];
     ParseResult result;
-    std::string_view lines = batch.lines();
     const char* data_end = batch.end_of_storage();
-    uint64_t line_no = batch.first_line;
     out.bytes = batch.size;
     out.raw_bytes = batch.raw_bytes;
-    for (size_t pos = 0; pos < lines.size(); ++line_no) {
-      size_t nl = lines.find('\n', pos);
-      size_t end = nl == std::string_view::npos ? lines.size() : nl;
-      size_t b = pos, e = end;
-      pos = end + 1;
-      if (!in_shard(ordinal_base + line_no)) continue;
-      if (line_no == 1 && lines.substr(b, 3) == "\xEF\xBB\xBF") b += 3;  // byte order mark
-      while (b < e && is_space(lines[b])) ++b;
-      while (e > b && is_space(lines[e - 1])) --e;
-      if (e > b && lines[e - 1] == ',') --e;
-      if (e == b || (e - b == 1 && (lines[b] == '[' || lines[b] == ']'))) continue;
-      const char* json = lines.data() + b;
-      parser.parse(json, e - b, static_cast<size_t>(data_end - json), out.arena, result);
+    batch.for_each_line([&](uint64_t line_no, std::string_view line) {
+      if (!in_shard(ordinal_base + line_no)) return;
+      if (line_no == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // byte order mark
+      while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
+      while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
+      if (!line.empty() && line.back() == ',') line.remove_suffix(1);
+      if (line.empty() || line == "[" || line == "]") return;
+      parser.parse(line.data(), line.size(), static_cast<size_t>(data_end - line.data()), out.arena, result);
       take(result, ordinal_base + line_no, line_no, out);
-    }
+    });
   }
 
   static void take(ParseResult& result, uint64_t ordinal, uint64_t line, BatchResult& out) {
@@ -265,14 +259,8 @@ class Extraction {
 // Reads a shard store's records in order, a block at a time.
 class RecordCursor {
  public:
-  explicit RecordCursor(const std::string& path) : file_(h5::File::open(path)), path_(path) {
+  explicit RecordCursor(const std::string& path) : file_(open_kg_file(path, true)), path_(path) {
     const h5::Group& root = file_.root();
-    if (!root.has_attribute("format") || root.string_attribute("format") != kKgFormat) {
-      throw Error(location(path) + "not a kglm KG store");
-    }
-    if (root.int_attribute("partial") != 1) {
-      throw Error(location(path) + "not a shard store (write shards with --shard I/N)");
-    }
     records_ = root.open_group("records");
     data_ = records_.open_group("data");
     size_ = h5::column_size(records_, "ordinal");
@@ -338,14 +326,9 @@ std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType ex
   LineBatch batch;
   std::unordered_set<uint64_t> ids;
   while (batcher.next(batch)) {
-    std::string_view lines = batch.lines();
-    uint64_t line_no = batch.first_line;
-    for (size_t pos = 0; pos < lines.size(); ++line_no) {
-      size_t nl = std::min(lines.find('\n', pos), lines.size());
-      std::string_view line = lines.substr(pos, nl - pos);
-      pos = nl + 1;
+    batch.for_each_line([&](uint64_t line_no, std::string_view line) {
       line = line.substr(0, line.find_first_of("\t \r"));
-      if (line.empty() || line[0] == '#') continue;
+      if (line.empty() || line[0] == '#') return;
       EntityType type;
       uint64_t number;
       if (!parse_entity_id(line, type, number) || type != expected) {
@@ -353,7 +336,7 @@ std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType ex
                     " id, got '" + std::string(line) + "'");
       }
       ids.insert(number);
-    }
+    });
   }
   if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
   return ids;
