@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libhdf5-dev hdf5-tools
-  libicu-dev
+  libicu-dev libxml2-dev
   libboost-program-options-dev
   libsimdjson-dev
   libzstd-dev zstd

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace kglm {
 
@@ -11,5 +13,8 @@ struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
+
+// A set of strings probed with string_views.
+using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 }  // namespace kglm

@@ -14,7 +14,7 @@
 
 namespace kglm::kg {
 
-using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+using StringSet = kglm::StringSet;
 
 struct ParseOptions {
   bool all_langs = false;

@@ -1,0 +1,90 @@
+// wiki-extract: Wikipedia XML dump -> clean text with links, sections and redirects.
+// See man 1 wiki-extract.
+#include <boost/algorithm/string.hpp>
+
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "text/wiki_extract.hpp"
+
+using namespace kglm;
+
+namespace {
+
+std::unordered_set<int64_t> parse_namespaces(const std::string& list) {
+  std::unordered_set<int64_t> out;
+  std::vector<std::string> parts;
+  boost::split(parts, list, boost::is_any_of(","));
+  for (std::string& p : parts) {
+    boost::trim(p);
+    try {
+      size_t used = 0;
+      long long ns = std::stoll(p, &used);
+      if (used != p.size()) throw std::invalid_argument(p);
+      out.insert(ns);
+    } catch (const std::exception&) {
+      throw UsageError("--ns: '" + p + "' is not a namespace number");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_tool("wiki-extract", [&] {
+    ToolCli cli("wiki-extract", "wiki-extract [options] INPUT... -o docs.jsonl [--redirects redirects.tsv]",
+                "Clean the articles of MediaWiki XML dumps (bzip2, gzip, zstd or plain; '-' = stdin) into text\n"
+                "with link spans and sections, one JSONL record per article; redirects go to a TSV table.");
+    std::string input_format, format, ns, redirects;
+    size_t batch_mb = 4;
+    text::WikiExtractOptions o;
+    // clang-format off
+    cli.add()
+        ("redirects", po::value(&redirects), "write redirect pages to this TSV (# from<TAB>to)")
+        ("format", po::value(&format)->default_value("json"),
+         "json: records with offsets; plain: <doc> blocks with [[target|anchor]] inline")
+        ("input-format", po::value(&input_format)->default_value("xml"),
+         "xml: MediaWiki export dump; wikiextractor: WikiExtractor --json --links output")
+        ("sentences", po::bool_switch(&o.sentences), "one record per sentence (ICU, never inside a link)")
+        ("locale", po::value(&o.locale)->default_value("en"), "locale of the sentence-break rules")
+        ("ns", po::value(&ns)->default_value("0"), "namespaces of the pages kept, comma-separated")
+        ("max-depth", po::value(&o.max_depth)->default_value(100),
+         "deepest nesting of templates, tables or links; deeper pages are errors")
+        ("batch-mb", po::value(&batch_mb)->default_value(4), "wikitext per worker task, in MB");
+    // clang-format on
+    if (!cli.parse(argc, argv)) return 0;
+    cli.require_output();
+    cli.require_inputs();
+    const CommonOptions& common = cli.common();
+    if (format == "json")
+      o.format = text::WikiExtractOptions::Format::json;
+    else if (format == "plain")
+      o.format = text::WikiExtractOptions::Format::plain;
+    else
+      throw UsageError("--format must be json or plain");
+    if (input_format == "xml")
+      o.input_format = text::WikiExtractOptions::Input::xml;
+    else if (input_format == "wikiextractor")
+      o.input_format = text::WikiExtractOptions::Input::wikiextractor;
+    else
+      throw UsageError("--input-format must be xml or wikiextractor");
+    if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
+    if (o.max_depth == 0) throw UsageError("--max-depth must be at least 1");
+    o.namespaces = parse_namespaces(ns);
+    o.inputs = common.inputs;
+    o.output = common.output;
+    o.redirects = redirects;
+    o.threads = common.threads;
+    o.batch_bytes = batch_mb << 20;
+    o.max_errors = common.max_errors;
+    o.quiet = common.quiet;
+    Stats stats = text::extract_wiki(o);
+    if (!common.quiet) {
+      log_info("done:");
+      stats.print();
+    }
+    if (!common.stats_file.empty()) stats.write_json(common.stats_file);
+    return 0;
+  });
+}

@@ -1,0 +1,30 @@
+#include "core/json_writer.hpp"
+
+namespace kglm {
+
+void append_json_string(std::string& out, std::string_view s) {
+  static const char* kHex = "0123456789abcdef";
+  out.push_back('"');
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + start, i - start);
+    start = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+    }
+  }
+  out.append(s.data() + start, s.size() - start);
+  out.push_back('"');
+}
+
+}  // namespace kglm

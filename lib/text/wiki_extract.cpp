@@ -1,0 +1,299 @@
+#include "text/wiki_extract.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/input_stream.hpp"
+#include "core/json_writer.hpp"
+#include "core/line_batcher.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "core/output_stream.hpp"
+#include "core/progress.hpp"
+#include "text/mediawiki_dump.hpp"
+#include "text/sentence_splitter.hpp"
+#include "text/wikiextractor_input.hpp"
+#include "text/wikitext.hpp"
+
+namespace kglm::text {
+
+namespace {
+
+constexpr size_t kMaxPagesPerBatch = 4096;
+
+struct PageError {
+  uint64_t line;
+  std::string reason;
+};
+
+struct Batch {
+  std::string file;
+  std::vector<WikiPage> pages;
+  std::shared_ptr<const LinkNamespaces> namespaces;
+  uint64_t pages_seen = 0;  // including pages of other namespaces
+  uint64_t input_bytes = 0;
+  std::optional<PageError> input_error;  // the input stopped here (malformed XML, corrupt stream)
+};
+
+struct BatchResult {
+  std::string file;
+  std::string records;
+  std::string redirects;
+  Stats stats;
+  std::vector<PageError> errors;
+  uint64_t input_bytes = 0;
+};
+
+// Reads the inputs in turn and cuts them into batches of pages.
+class BatchSource {
+ public:
+  explicit BatchSource(const WikiExtractOptions& o) : options_(o) {}
+
+  bool next(Batch& batch) {
+    for (;;) {
+      if (!input_ && !open_next()) return false;
+      batch.file = input_->name();
+      batch.namespaces = namespaces_;
+      size_t bytes = 0;
+      try {
+        bool more = options_.input_format == WikiExtractOptions::Input::xml ? fill_from_xml(batch, bytes)
+                                                                          : fill_from_lines(batch, bytes);
+        if (more) return true;
+      } catch (const Error& e) {
+        if (pages_in_file_ == 0 && batch.pages.empty()) throw;  // not a dump at all: unusable input
+        batch.input_error = PageError{0, e.what()};
+      }
+      close_current();
+      if (!batch.pages.empty() || batch.input_error || batch.pages_seen > 0) return true;
+    }
+  }
+
+  uint64_t raw_bytes() const { return raw_done_ + (input_ ? input_->raw_bytes_read() : 0); }
+
+ private:
+  bool open_next() {
+    if (next_input_ >= options_.inputs.size()) return false;
+    input_ = std::make_unique<InputStream>(options_.inputs[next_input_++]);
+    pages_in_file_ = 0;
+    if (options_.input_format == WikiExtractOptions::Input::xml) {
+      reader_ = std::make_unique<MediaWikiDumpReader>(*input_);
+    } else {
+      lines_ = std::make_unique<LineBatcher>(*input_, options_.batch_bytes);
+    }
+    return true;
+  }
+
+  void close_current() {
+    raw_done_ += input_->raw_bytes_read();
+    reader_.reset();
+    lines_.reset();
+    input_.reset();
+  }
+
+  // True when the batch is full; false at the end of the file (the batch may hold pages).
+  bool fill_from_xml(Batch& batch, size_t& bytes) {
+    WikiPage page;
+    uint64_t before = reader_->bytes_read();
+    while (reader_->next(page)) {
+      if (pages_in_file_ == 0) {
+        // The <siteinfo> is read before the first page: share its namespaces with the workers.
+        namespaces_ = std::make_shared<const LinkNamespaces>(reader_->namespaces());
+        batch.namespaces = namespaces_;
+      }
+      ++batch.pages_seen;
+      ++pages_in_file_;
+      if (!options_.namespaces.count(page.ns)) continue;
+      bytes += page.text.size();
+      batch.pages.push_back(std::move(page));
+      if (bytes >= options_.batch_bytes || batch.pages.size() >= kMaxPagesPerBatch) {
+        batch.input_bytes = reader_->bytes_read() - before;
+        return true;
+      }
+    }
+    batch.input_bytes = reader_->bytes_read() - before;
+    return false;
+  }
+
+  bool fill_from_lines(Batch& batch, size_t& bytes) {
+    LineBatch lines;
+    if (!lines_->next(lines)) {
+      if (!lines_->stream_error().empty()) throw Error(lines_->stream_error());
+      return false;
+    }
+    lines.for_each_line([&](uint64_t line_no, std::string_view line) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+      WikiPage page;
+      page.line = line_no;
+      page.text = std::string(line);
+      bytes += line.size();
+      ++batch.pages_seen;
+      ++pages_in_file_;
+      batch.pages.push_back(std::move(page));
+    });
+    batch.input_bytes = lines.size;
+    return true;
+  }
+
+  const WikiExtractOptions& options_;
+  size_t next_input_ = 0;
+  std::unique_ptr<InputStream> input_;
+  std::unique_ptr<MediaWikiDumpReader> reader_;
+  std::unique_ptr<LineBatcher> lines_;
+  std::shared_ptr<const LinkNamespaces> namespaces_;
+  uint64_t pages_in_file_ = 0;
+  uint64_t raw_done_ = 0;
+};
+
+// Per-worker state: the sentence splitter and reusable buffers.
+class PageProcessor {
+ public:
+  explicit PageProcessor(const WikiExtractOptions& o) : options_(o) {
+    if (o.sentences) splitter_ = std::make_unique<SentenceSplitter>(o.locale);
+  }
+
+  void process(Batch& batch, BatchResult& result) {
+    result.file = batch.file;
+    result.input_bytes = batch.input_bytes;
+    result.stats.add("pages", static_cast<int64_t>(batch.pages_seen));
+    CleanOptions clean;
+    clean.max_depth = options_.max_depth;
+    clean.namespaces = batch.namespaces.get();
+    for (WikiPage& page : batch.pages) {
+      try {
+        if (options_.input_format == WikiExtractOptions::Input::wikiextractor) {
+          doc_ = parse_wikiextractor_record(page.text);
+          page.title = doc_.title;
+        } else if (!handle_xml_page(page, clean, result)) {
+          continue;
+        }
+      } catch (const Error& e) {
+        std::string what = options_.input_format == WikiExtractOptions::Input::xml
+                               ? "page '" + page.title + "' (id " + page.id + "): " + e.what()
+                               : e.what();
+        result.errors.push_back({page.line, std::move(what)});
+        continue;
+      }
+      result.stats.add("articles");
+      result.stats.add("links", static_cast<int64_t>(doc_.links.size()));
+      result.stats.add("text_bytes", static_cast<int64_t>(doc_.text.size()));
+      write(result);
+    }
+    if (batch.input_error) result.errors.push_back(*batch.input_error);
+    result.stats.add("unterminated_markup", static_cast<int64_t>(report_.unterminated));
+    result.stats.add("stray_closers", static_cast<int64_t>(report_.stray_closers));
+    report_ = {};
+  }
+
+ private:
+  // False for a redirect (recorded in the redirects table), true for an article in doc_.
+  bool handle_xml_page(const WikiPage& page, const CleanOptions& clean, BatchResult& result) {
+    std::string target = page.redirect ? normalize_title(page.redirect_title) : redirect_target(page.text);
+    if (page.redirect || !target.empty()) {
+      result.stats.add("redirects");
+      if (!target.empty()) {
+        result.redirects += page.title;
+        result.redirects.push_back('\t');
+        result.redirects += target;
+        result.redirects.push_back('\n');
+      }
+      return false;
+    }
+    doc_.id = page.id;
+    doc_.title = page.title;
+    clean_wikitext(page.text, clean, doc_, &report_);
+    return true;
+  }
+
+  void write(BatchResult& result) {
+    std::string& out = result.records;
+    if (!options_.sentences) {
+      if (options_.format == WikiExtractOptions::Format::json)
+        append_document_json(out, doc_);
+      else
+        append_document_plain(out, doc_);
+      return;
+    }
+    splitter_->split(doc_, sentences_);
+    result.stats.add("sentences", static_cast<int64_t>(sentences_.size()));
+    for (size_t i = 0; i < sentences_.size(); ++i) {
+      const Sentence& s = sentences_[i];
+      if (options_.format == WikiExtractOptions::Format::plain) {
+        append_linked_text(out, doc_.text, doc_.links, s.begin, s.end);
+        out.push_back('\n');
+        continue;
+      }
+      out += "{\"id\":";
+      append_json_string(out, doc_.id);
+      out += ",\"title\":";
+      append_json_string(out, doc_.title);
+      out += ",\"sentence\":" + std::to_string(i) + ",\"section\":";
+      append_json_string(out, s.section < 0 ? std::string_view() : doc_.sections[s.section].title);
+      out += ",\"level\":" + std::to_string(s.section < 0 ? 0 : doc_.sections[s.section].level);
+      out += ",\"begin\":" + std::to_string(s.begin) + ",\"text\":";
+      append_json_string(out, std::string_view(doc_.text).substr(s.begin, s.end - s.begin));
+      out += ",\"links\":[";
+      for (uint32_t l = s.first_link; l < s.last_link; ++l) {
+        const Link& link = doc_.links[l];
+        if (l > s.first_link) out.push_back(',');
+        out += '[' + std::to_string(link.begin - s.begin) + ',' + std::to_string(link.end - s.begin) + ',';
+        append_json_string(out, link.target);
+        out.push_back(']');
+      }
+      out += "]}\n";
+    }
+  }
+
+  const WikiExtractOptions& options_;
+  std::unique_ptr<SentenceSplitter> splitter_;
+  std::vector<Sentence> sentences_;
+  Document doc_;
+  CleanReport report_;
+};
+
+}  // namespace
+
+Stats extract_wiki(const WikiExtractOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  OutputStream out(options.output);
+  std::unique_ptr<OutputStream> redirects;
+  if (!options.redirects.empty()) {
+    redirects = std::make_unique<OutputStream>(options.redirects);
+    redirects->write("# from\tto\n");
+  }
+  uint64_t total_raw = 0;
+  for (const std::string& path : options.inputs) {
+    if (path != "-") total_raw += InputStream(path).raw_size();
+  }
+  BatchSource source(options);
+  std::vector<std::unique_ptr<PageProcessor>> processors;
+  const unsigned workers = std::max(1u, options.threads);
+  for (unsigned w = 0; w < workers; ++w) processors.push_back(std::make_unique<PageProcessor>(options));
+  ErrorCounter errors(options.max_errors);
+  Stats stats;
+  uint64_t input_bytes = 0;
+  std::optional<Progress> progress;
+  if (!options.quiet) progress.emplace("wiki-extract", total_raw);
+  run_ordered_pipeline<Batch, BatchResult>(
+      workers, 2 * workers + 2, [&](Batch& batch) { return source.next(batch); },
+      [&](unsigned w, Batch& batch, BatchResult& result) { processors[w]->process(batch, result); },
+      [&](BatchResult& result) {
+        out.write(result.records);
+        if (redirects) redirects->write(result.redirects);
+        for (const PageError& e : result.errors) errors.record(result.file, e.line, e.reason);
+        stats.merge(result.stats);
+        input_bytes += result.input_bytes;
+        if (progress) progress->update(static_cast<uint64_t>(stats.get("articles")), source.raw_bytes());
+      });
+  if (progress) progress->finish();
+  out.close();
+  if (redirects) redirects->close();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.set("bytes", static_cast<int64_t>(input_bytes));
+  stats.set("errors", static_cast<int64_t>(errors.count()));
+  stats.set("milliseconds", static_cast<int64_t>(seconds * 1000));
+  stats.set("articles_per_s", seconds > 0 ? static_cast<int64_t>(static_cast<double>(stats.get("articles")) / seconds) : 0);
+  return stats;
+}
+
+}  // namespace kglm::text

@@ -1,0 +1,434 @@
+#include "text/wikitext.hpp"
+
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <array>
+
+#include "text/html_entities.hpp"
+#include "text/unicode.hpp"
+#include "text/wikitext_strip.hpp"
+
+namespace kglm::text {
+
+using detail::LinkKind;
+
+// ---- namespaces and prefixes ----
+
+LinkNamespaces LinkNamespaces::english() {
+  LinkNamespaces ns;
+  ns.dropped = {"file", "image", "category"};
+  for (const char* name :
+       {"media", "special", "talk", "user", "user talk", "wikipedia", "wikipedia talk", "wp", "project", "file talk",
+        "image talk", "mediawiki", "mediawiki talk", "template", "template talk", "help", "help talk",
+        "category talk", "portal", "portal talk", "book", "book talk", "draft", "draft talk", "education program",
+        "education program talk", "timedtext", "timedtext talk", "module", "module talk", "gadget", "gadget talk",
+        "gadget definition", "gadget definition talk", "topic", "mos", "wt", "t", "h", "cat", "p"})
+    ns.other.insert(name);
+  // Interwiki prefixes of the sister projects: inline links shown as text.
+  for (const char* name : {"w", "wikt", "wiktionary", "wikipedia", "commons", "c", "s", "wikisource", "q",
+                           "wikiquote", "b", "wikibooks", "n", "wikinews", "v", "wikiversity", "voy", "wikivoyage",
+                           "d", "wikidata", "species", "wikispecies", "meta", "m", "mw", "mediawikiwiki", "phab",
+                           "foundation", "wmf", "outreach", "incubator", "doi", "arxiv", "google", "imdb", "oclc"})
+    ns.other.insert(name);
+  return ns;
+}
+
+void LinkNamespaces::add(int key, std::string_view name) {
+  std::string lower = ascii_lower(trim(name));
+  std::replace(lower.begin(), lower.end(), '_', ' ');
+  if (lower.empty()) return;
+  if (key == 6 || key == 14)
+    dropped.insert(lower);
+  else
+    other.insert(lower);
+}
+
+bool is_language_prefix(std::string_view lower) {
+  if (lower == "simple") return true;
+  // ISO 639 codes of two or three letters, optionally with subtags: "de", "zh-min-nan", "be-tarask".
+  size_t i = 0;
+  while (i < lower.size() && lower[i] >= 'a' && lower[i] <= 'z') ++i;
+  if (i < 2 || i > 3) return false;
+  while (i < lower.size()) {
+    if (lower[i] != '-') return false;
+    size_t start = ++i;
+    while (i < lower.size() && lower[i] >= 'a' && lower[i] <= 'z') ++i;
+    if (i == start || i - start > 8) return false;
+  }
+  return true;
+}
+
+// ---- titles ----
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool valid_utf8(std::string_view s) {
+  int32_t i = 0;
+  const int32_t n = static_cast<int32_t>(s.size());
+  while (i < n) {
+    UChar32 c;
+    U8_NEXT(s.data(), i, n, c);
+    if (c < 0) return false;
+  }
+  return true;
+}
+
+// %XX sequences decoded when the result is valid UTF-8 (as MediaWiki does for link targets).
+std::string percent_decode(std::string_view s) {
+  if (s.find('%') == std::string_view::npos) return std::string(s);
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    int hi = 0, lo = 0;
+    if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 && (lo = hex_value(s[i + 2])) >= 0) {
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return valid_utf8(out) ? out : std::string(s);
+}
+
+}  // namespace
+
+std::string normalize_title(std::string_view raw) {
+  std::string decoded;
+  decoded.reserve(raw.size());
+  for (size_t i = 0; i < raw.size();) {
+    uint32_t cp;
+    size_t n = raw[i] == '&' ? decode_entity(raw.substr(i), cp) : 0;
+    if (n > 0) {
+      if (cp == 0xA0)
+        decoded.push_back(' ');
+      else
+        append_utf8(decoded, cp);
+      i += n;
+    } else {
+      decoded.push_back(raw[i++]);
+    }
+  }
+  decoded = percent_decode(decoded);
+  size_t hash = decoded.find('#');
+  if (hash != std::string::npos) decoded.resize(hash);
+  std::string title;
+  title.reserve(decoded.size());
+  for (char c : decoded) {
+    bool blank = c == '_' || is_space(c) || c == '\n';
+    if (blank) {
+      if (!title.empty() && title.back() != ' ') title.push_back(' ');
+    } else {
+      title.push_back(c);
+    }
+  }
+  if (!title.empty() && title.back() == ' ') title.pop_back();
+  return upper_first(title);
+}
+
+std::string redirect_target(std::string_view wikitext) {
+  std::string_view s = trim(wikitext);
+  if (s.size() < 9 || ascii_lower(s.substr(0, 9)) != "#redirect") return {};
+  s.remove_prefix(9);
+  while (!s.empty() && (is_space(s.front()) || s.front() == ':' || s.front() == '\n')) s.remove_prefix(1);
+  if (s.substr(0, 2) != "[[") return {};
+  size_t end = s.find_first_of("|]\n", 2);
+  if (end == std::string_view::npos) return {};
+  std::string_view target = trim(s.substr(2, end - 2));
+  if (!target.empty() && target[0] == ':') target.remove_prefix(1);
+  return normalize_title(target);
+}
+
+// ---- rendering ----
+
+namespace {
+
+bool is_url_start(std::string_view s) {
+  static const char* kProtocols[] = {"http://", "https://", "ftp://", "ftps://", "//", "mailto:", "irc://",
+                                     "ircs://", "news:", "gopher://", "telnet://", "nntp://", "svn://", "git://",
+                                     "mms://", "sftp://", "ssh://", "urn:", "geo:", "tel:", "sms:", "xmpp:",
+                                     "worldwind://", "magnet:", "bitcoin:"};
+  for (const char* p : kProtocols) {
+    std::string_view proto(p);
+    if (s.size() >= proto.size() && ascii_lower(s.substr(0, proto.size())) == proto) return true;
+  }
+  return false;
+}
+
+// Characters that keep title text from being a link target.
+bool has_invalid_title_chars(std::string_view s) { return s.find_first_of("<>[]{}|") != std::string_view::npos; }
+
+// The pipe trick: [[Help:Foo (bar)|]] shows "Foo".
+std::string pipe_trick(std::string_view target) {
+  size_t colon = target.find(':');
+  if (colon != std::string_view::npos) target.remove_prefix(colon + 1);
+  size_t paren = target.find(" (");
+  if (paren != std::string_view::npos && !target.empty() && target.back() == ')') target = target.substr(0, paren);
+  size_t comma = target.find(", ");
+  if (comma != std::string_view::npos) target = target.substr(0, comma);
+  return std::string(trim(target));
+}
+
+// Accumulates text with collapsed spaces, lines created lazily so empty lines never appear.
+class Sink {
+ public:
+  explicit Sink(std::string& out) : out_(out) {}
+  void space() { pending_space_ = true; }
+  void new_line() {
+    need_newline_ = !out_.empty();
+    pending_space_ = false;
+  }
+  void append(std::string_view s) {
+    if (s.empty()) return;
+    if (need_newline_) {
+      out_.push_back('\n');
+      need_newline_ = false;
+    } else if (pending_space_ && !out_.empty() && out_.back() != '\n') {
+      out_.push_back(' ');
+    }
+    pending_space_ = false;
+    out_.append(s);
+  }
+  size_t size() const { return out_.size(); }
+  std::string& out() { return out_; }
+
+ private:
+  std::string& out_;
+  bool pending_space_ = false;
+  bool need_newline_ = false;
+};
+
+class Renderer {
+ public:
+  Renderer(const LinkNamespaces& namespaces, Document& doc) : namespaces_(namespaces), doc_(doc), sink_(doc.text) {}
+
+  void render(std::string_view wikitext) {
+    bool in_paragraph = false;
+    size_t pos = 0;
+    while (pos <= wikitext.size()) {
+      size_t eol = wikitext.find('\n', pos);
+      if (eol == std::string_view::npos) eol = wikitext.size();
+      render_line(wikitext.substr(pos, eol - pos), in_paragraph);
+      pos = eol + 1;
+    }
+    finish_sections();
+  }
+
+ private:
+  void render_line(std::string_view line, bool& in_paragraph) {
+    while (!line.empty() && (is_space(line.back()))) line.remove_suffix(1);
+    std::string_view content = trim(line);
+    if (content.empty()) {
+      in_paragraph = false;
+      return;
+    }
+    int level = 0;
+    std::string_view title;
+    if (parse_heading(content, level, title)) {
+      in_paragraph = false;
+      start_section(level, title);
+      return;
+    }
+    if (content.substr(0, 4) == "----") {
+      in_paragraph = false;
+      return;
+    }
+    char first = content[0];
+    if (first == '*' || first == '#' || first == ':' || first == ';') {
+      in_paragraph = false;
+      while (!content.empty() && (content[0] == '*' || content[0] == '#' || content[0] == ':' || content[0] == ';'))
+        content.remove_prefix(1);
+      sink_.new_line();
+      render_inline(content, sink_, &doc_.links);
+      return;
+    }
+    if (in_paragraph)
+      sink_.space();
+    else
+      sink_.new_line();
+    in_paragraph = true;
+    render_inline(content, sink_, &doc_.links);
+  }
+
+  static bool parse_heading(std::string_view s, int& level, std::string_view& title) {
+    if (s.size() < 3 || s.front() != '=' || s.back() != '=') return false;
+    size_t lead = s.find_first_not_of('=');
+    if (lead == std::string_view::npos) return false;
+    size_t trail = s.size() - 1 - s.find_last_not_of('=');
+    size_t n = std::min<size_t>({lead, trail, 6});
+    title = trim(s.substr(n, s.size() - 2 * n));
+    if (title.empty()) return false;
+    level = static_cast<int>(n);
+    return true;
+  }
+
+  void start_section(int level, std::string_view wikititle) {
+    std::string title;
+    Sink title_sink(title);
+    render_inline(wikititle, title_sink, nullptr);
+    Section section;
+    section.title = std::move(title);
+    section.level = level;
+    section.end = static_cast<uint32_t>(sink_.size());  // the heading's position; see finish_sections
+    doc_.sections.push_back(std::move(section));
+    sink_.new_line();
+  }
+
+  void finish_sections() {
+    const uint32_t size = static_cast<uint32_t>(doc_.text.size());
+    doc_.root_end = doc_.sections.empty() ? size : doc_.sections.front().end;
+    for (size_t i = 0; i < doc_.sections.size(); ++i) {
+      uint32_t at = doc_.sections[i].end;
+      uint32_t end = i + 1 < doc_.sections.size() ? doc_.sections[i + 1].end : size;
+      uint32_t begin = at == 0 ? 0 : at + 1;  // past the newline that starts its first line
+      doc_.sections[i].begin = std::min(begin, end);
+      doc_.sections[i].end = end;
+    }
+  }
+
+  // One line of inline markup: links, external links, quotes, character references.
+  void render_inline(std::string_view s, Sink& sink, std::vector<Link>* links) {
+    static const std::array<bool, 256> special = [] {
+      std::array<bool, 256> t{};
+      for (char c : std::string_view(" \t\r\f\v[]'&")) t[static_cast<unsigned char>(c)] = true;
+      return t;
+    }();
+    size_t i = 0;
+    while (i < s.size()) {
+      size_t run = i;
+      while (run < s.size() && !special[static_cast<unsigned char>(s[run])]) ++run;
+      if (run > i) {
+        sink.append(s.substr(i, run - i));
+        i = run;
+        continue;
+      }
+      char c = s[i];
+      if (is_space(c)) {
+        sink.space();
+        ++i;
+      } else if (c == '[') {
+        i = s.compare(i, 2, "[[") == 0 ? render_internal_link(s, i, sink, links) : render_external_link(s, i, sink);
+      } else if (c == ']') {
+        if (s.compare(i, 2, "]]") == 0) {
+          i += 2;  // a stray "]]" is dropped
+        } else {
+          sink.append("]");
+          ++i;
+        }
+      } else if (c == '\'') {
+        i = render_quotes(s, i, sink);
+      } else {  // '&'
+        uint32_t cp;
+        size_t n = decode_entity(s.substr(i), cp);
+        if (n == 0) {
+          sink.append("&");
+          ++i;
+        } else {
+          if (cp == 0xA0 || cp == 0x2002 || cp == 0x2003 || cp == 0x2009 || cp == ' ' || cp == '\t') {
+            sink.space();
+          } else {
+            std::string utf8;
+            append_utf8(utf8, cp);
+            sink.append(utf8);
+          }
+          i += n;
+        }
+      }
+    }
+  }
+
+  // '' italic, ''' bold, ''''' both: removed. Four quotes are an apostrophe plus bold; longer
+  // runs keep the extra apostrophes, as MediaWiki does.
+  static size_t render_quotes(std::string_view s, size_t i, Sink& sink) {
+    size_t n = 0;
+    while (i + n < s.size() && s[i + n] == '\'') ++n;
+    if (n == 1) sink.append("'");
+    if (n == 4) sink.append("'");
+    if (n > 5) sink.append(std::string(n - 5, '\''));
+    return i + n;
+  }
+
+  // [http://example.org label] -> label; a bare [http://example.org] -> nothing.
+  size_t render_external_link(std::string_view s, size_t i, Sink& sink) {
+    size_t close = s.find(']', i + 1);
+    if (close == std::string_view::npos || !is_url_start(s.substr(i + 1))) {
+      sink.append("[");
+      return i + 1;
+    }
+    std::string_view inner = s.substr(i + 1, close - i - 1);
+    size_t space = inner.find_first_of(" \t");
+    if (space != std::string_view::npos) render_inline(inner.substr(space + 1), sink, nullptr);
+    return close + 1;
+  }
+
+  size_t render_internal_link(std::string_view s, size_t i, Sink& sink, std::vector<Link>* links) {
+    // The link ends at the first "]]"; another "[[" first means this one is not a link.
+    size_t j = i + 2;
+    while (j + 1 < s.size() && !((s[j] == ']' && s[j + 1] == ']') || (s[j] == '[' && s[j + 1] == '['))) ++j;
+    if (j + 1 >= s.size() || s[j] == '[') return i + 2;  // unclosed: the brackets are dropped
+    std::string_view inner = s.substr(i + 2, j - i - 2);
+    size_t after = j + 2;
+    size_t bar = inner.find('|');
+    std::string_view target = trim(inner.substr(0, bar));
+    LinkKind kind = detail::classify_link_target(target, namespaces_);
+    if (kind == LinkKind::dropped) return after;
+    if (!target.empty() && target[0] == ':') target = trim(target.substr(1));
+    std::string normalized = normalize_title(target);
+    if (normalized.empty() || has_invalid_title_chars(normalized) || target[0] == '#') kind = LinkKind::text_only;
+
+    std::string shown;
+    Sink shown_sink(shown);
+    if (bar == std::string_view::npos) {
+      render_inline(target, shown_sink, nullptr);
+    } else {
+      std::string_view anchor = trim(inner.substr(bar + 1));
+      if (anchor.empty())
+        render_inline(pipe_trick(target), shown_sink, nullptr);
+      else
+        render_inline(anchor, shown_sink, nullptr);
+    }
+    if (shown.empty()) return after;
+    // The link trail: letters glued to "]]" are part of the anchor (English rule: a-z).
+    size_t trail = after;
+    while (trail < s.size() && s[trail] >= 'a' && s[trail] <= 'z') ++trail;
+    shown.append(s.substr(after, trail - after));
+    sink.append(shown);
+    if (kind == LinkKind::article && links != nullptr) {
+      uint32_t end = static_cast<uint32_t>(sink.size());
+      links->push_back({static_cast<uint32_t>(end - shown.size()), end, std::move(normalized)});
+    }
+    return trail;
+  }
+
+  const LinkNamespaces& namespaces_;
+  Document& doc_;
+  Sink sink_;
+};
+
+}  // namespace
+
+void clean_wikitext(std::string_view wikitext, const CleanOptions& options, Document& doc, CleanReport* report) {
+  static const LinkNamespaces kEnglish = LinkNamespaces::english();
+  const LinkNamespaces& namespaces = options.namespaces ? *options.namespaces : kEnglish;
+  if (wikitext.size() >= UINT32_MAX) throw WikitextError("page text is larger than 4 GB");
+  CleanReport local;
+  CleanReport& r = report ? *report : local;
+  std::string a, b;
+  detail::strip_tags(wikitext, a, r);
+  detail::strip_templates(a, b, options.max_depth, r);
+  detail::strip_tables(b, a, options.max_depth, r);
+  detail::strip_dropped_links(a, b, namespaces, options.max_depth, r);
+  doc.text.clear();
+  doc.links.clear();
+  doc.sections.clear();
+  doc.text.reserve(b.size());
+  Renderer(namespaces, doc).render(b);
+}
+
+}  // namespace kglm::text
