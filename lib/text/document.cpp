@@ -100,13 +100,15 @@ void parse_linked_text(std::string_view marked, Document& doc) {
 
 namespace {
 
-uint32_t as_u32(simdjson::dom::element e, const char* field) {
+using JsonValue = simdjson::simdjson_result<simdjson::dom::element>;
+
+uint32_t as_u32(JsonValue e, const char* field) {
   uint64_t v = 0;
   if (e.get(v) != simdjson::SUCCESS || v > UINT32_MAX) throw Error(std::string("bad ") + field + " offset");
   return static_cast<uint32_t>(v);
 }
 
-std::string as_string(simdjson::dom::element e, const char* field) {
+std::string as_string(JsonValue e, const char* field) {
   std::string_view s;
   if (e.get(s) != simdjson::SUCCESS) throw Error(std::string(field) + " is not a string");
   return std::string(s);
@@ -119,7 +121,7 @@ Document parse_document_json(std::string_view line) {
   simdjson::dom::element root;
   if (auto err = parser.parse(line.data(), line.size()).get(root)) throw Error(simdjson::error_message(err));
   Document doc;
-  simdjson::dom::element id = root["id"];
+  JsonValue id = root["id"];
   uint64_t numeric_id = 0;
   if (id.get(numeric_id) == simdjson::SUCCESS)
     doc.id = std::to_string(numeric_id);

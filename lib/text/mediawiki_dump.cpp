@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "text/html_entities.hpp"
+#include "text/unicode.hpp"
 
 namespace kglm::text {
 
@@ -98,7 +100,21 @@ struct MediaWikiDumpReader::State {
     // SAX2 passes 5 pointers per attribute: localname, prefix, URI, value begin, value end.
     for (int i = 0; i < n; ++i) {
       const xmlChar** a = attributes + 5 * i;
-      if (is(a[0], wanted)) return std::string(reinterpret_cast<const char*>(a[3]), static_cast<size_t>(a[4] - a[3]));
+      if (!is(a[0], wanted)) continue;
+      // Entity references in attribute values arrive as character references ("&#38;").
+      std::string_view raw(reinterpret_cast<const char*>(a[3]), static_cast<size_t>(a[4] - a[3]));
+      std::string value;
+      for (size_t k = 0; k < raw.size();) {
+        uint32_t cp;
+        size_t used = raw[k] == '&' ? decode_entity(raw.substr(k), cp) : 0;
+        if (used == 0) {
+          value.push_back(raw[k++]);
+        } else {
+          append_utf8(value, cp);
+          k += used;
+        }
+      }
+      return value;
     }
     return {};
   }

@@ -1,6 +1,7 @@
 #include "text/sentence_splitter.hpp"
 
 #include <unicode/brkiter.h>
+#include <unicode/filteredbrk.h>
 #include <unicode/utext.h>
 
 #include "core/error.hpp"
@@ -8,10 +9,29 @@
 
 namespace kglm::text {
 
+namespace {
+
+// Titles and abbreviations common in English Wikipedia that CLDR's suppression list lacks.
+constexpr const char* kEnglishAbbreviations[] = {"Dr.",  "St.",  "Mt.",  "Ft.",  "Gen.", "Col.", "Lt.", "Sgt.",
+                                                 "Capt.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "Fr.", "Sr.",
+                                                 "No.",  "Nos.", "Vol.", "vs.",  "approx.", "ca.", "Inc.", "Ltd.",
+                                                 "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.",
+                                                 "Nov.", "Dec."};
+
+}  // namespace
+
 SentenceSplitter::SentenceSplitter(const std::string& locale) {
   UErrorCode status = U_ZERO_ERROR;
-  // "ss=standard" turns on CLDR's sentence-break suppressions (abbreviations such as "Mr.").
-  iterator_.reset(icu::BreakIterator::createSentenceInstance(icu::Locale((locale + "@ss=standard").c_str()), status));
+  icu::Locale where(locale.c_str());
+  // The builder starts from CLDR's sentence-break suppressions for the locale ("Mr.", "U.S.").
+  std::unique_ptr<icu::FilteredBreakIteratorBuilder> builder(
+      icu::FilteredBreakIteratorBuilder::createInstance(where, status));
+  if (U_SUCCESS(status) && std::string(where.getLanguage()) == "en") {
+    for (const char* abbreviation : kEnglishAbbreviations)
+      builder->suppressBreakAfter(icu::UnicodeString::fromUTF8(abbreviation), status);
+  }
+  if (U_SUCCESS(status))
+    iterator_.reset(builder->wrapIteratorWithFilter(icu::BreakIterator::createSentenceInstance(where, status), status));
   if (U_FAILURE(status) || !iterator_)
     throw Error("ICU sentence break iterator for locale '" + locale + "': " + u_errorName(status));
 }
