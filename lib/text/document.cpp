@@ -81,6 +81,7 @@ void parse_linked_text(std::string_view marked, Document& doc) {
   size_t pos = 0;
   while (pos < marked.size()) {
     size_t open = marked.find("[[", pos);
+    while (open != std::string_view::npos && open + 2 < marked.size() && marked[open + 2] == '[') ++open;  // "[" + link
     size_t close = open == std::string_view::npos ? open : marked.find("]]", open + 2);
     size_t bar = close == std::string_view::npos ? close : marked.find('|', open + 2);
     if (bar == std::string_view::npos || bar > close) {

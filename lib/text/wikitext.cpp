@@ -312,6 +312,9 @@ class Renderer {
       if (is_space(c)) {
         sink.space();
         ++i;
+      } else if (c == '[' && s.compare(i, 3, "[[[") == 0) {
+        sink.append("[");  // "[[[x]]]" is a bracket before the link [[x]]
+        ++i;
       } else if (c == '[') {
         i = s.compare(i, 2, "[[") == 0 ? render_internal_link(s, i, sink, links) : render_external_link(s, i, sink);
       } else if (c == ']') {
@@ -356,8 +359,20 @@ class Renderer {
 
   // [http://example.org label] -> label; a bare [http://example.org] -> nothing.
   size_t render_external_link(std::string_view s, size_t i, Sink& sink) {
-    size_t close = s.find(']', i + 1);
-    if (close == std::string_view::npos || !is_url_start(s.substr(i + 1))) {
+    // The closing ']' is the first one outside internal links of the label.
+    size_t close = i + 1;
+    for (int depth = 0; close < s.size(); ++close) {
+      if (s.compare(close, 2, "[[") == 0) {
+        ++depth;
+        ++close;
+      } else if (depth > 0 && s.compare(close, 2, "]]") == 0) {
+        --depth;
+        ++close;
+      } else if (s[close] == ']' && depth == 0) {
+        break;
+      }
+    }
+    if (close >= s.size() || !is_url_start(s.substr(i + 1))) {
       sink.append("[");
       return i + 1;
     }

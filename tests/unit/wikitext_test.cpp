@@ -84,6 +84,8 @@ TEST(Wikitext, EntitiesDecoded) {
 TEST(Wikitext, ExternalLinks) {
   EXPECT_EQ(text_of("[http://x.org Label ''here''] and [https://y.org] and [not a link] http://bare.org"),
             "Label here and and [not a link] http://bare.org");
+  EXPECT_EQ(text_of("[http://x.org \"Talk\" (at [[University of California, Berkeley|UC Berkeley]], 1962)] next"),
+            "\"Talk\" (at UC Berkeley, 1962) next");
 }
 
 TEST(Wikitext, InternalLinks) {

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# CLI tests of wiki-extract on the real enwiki excerpt: counts against an independent XML count,
+# no markup left, link spans = anchors, golden pages, compressions, UTF-16, threads, plain and
+# sentence output, WikiExtractor input, bad input.
+# Usage: wiki-extract.sh WIKI_EXTRACT FIXTURES_DIR SOURCE_DIR [--redo]
+set -euo pipefail
+we=$1
+fx=$2
+src=$3
+redo=${4:-}
+xml=$fx/wikipedia/enwiki-sample-a.xml.bz2
+if [ ! -f "$xml" ]; then
+  echo "fixtures not found at $fx: skipped"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+check() { python3 "$src/tests/cli/wiki_extract_check.py" "$@"; }
+stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"; }
+
+# 1. Counts, markup, link spans.
+"$we" "$xml" -o "$tmp/docs.jsonl" --redirects "$tmp/red.tsv" --stats "$tmp/stats.json" -q
+check counts "$xml" "$tmp/docs.jsonl" "$tmp/red.tsv"
+[ "$(head -1 "$tmp/red.tsv")" = "# from	to" ] || fail "redirects header"
+grep -q "^AccessibleComputing	Computer accessibility$" "$tmp/red.tsv" || fail "redirect row"
+[ "$(stat_of "$tmp/stats.json" pages)" = 103 ] || fail "stats pages"
+[ "$(stat_of "$tmp/stats.json" articles)" = 49 ] || fail "stats articles"
+[ "$(stat_of "$tmp/stats.json" redirects)" = 54 ] || fail "stats redirects"
+ok "49 articles and 54 redirects as in the XML; no markup left; every link span is a written anchor"
+
+# 2. Three pages against golden output (regenerate with --redo after checking the diff by eye).
+golden=$src/tests/golden/wiki-extract
+for title in "Actrius" "Aa River" "Affirming the consequent"; do
+  python3 - "$tmp/docs.jsonl" "$title" > "$tmp/page.json" <<'PY'
+import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    if json.loads(line)["title"] == sys.argv[2]:
+        sys.stdout.write(line)
+PY
+  if [ "$redo" = --redo ]; then cp "$tmp/page.json" "$golden/$title.jsonl"; fi
+  cmp -s "$tmp/page.json" "$golden/$title.jsonl" || fail "golden page '$title' differs"
+done
+ok "three pages equal their golden output"
+
+# 3. Compressions, stdin, threads and batch sizes give identical output.
+bzcat "$xml" > "$tmp/a.xml"
+gzip -c "$tmp/a.xml" > "$tmp/a.xml.gz"
+zstd -q -c "$tmp/a.xml" > "$tmp/a.xml.zst"
+for f in "$tmp/a.xml" "$tmp/a.xml.gz" "$tmp/a.xml.zst"; do
+  "$we" "$f" -o "$tmp/c.jsonl" --threads 2 --batch-mb 1 -q
+  cmp -s "$tmp/c.jsonl" "$tmp/docs.jsonl" || fail "$(basename "$f") differs"
+done
+"$we" - -o - --threads 1 -q < "$tmp/a.xml.zst" > "$tmp/stdin.jsonl"
+cmp -s "$tmp/stdin.jsonl" "$tmp/docs.jsonl" || fail "stdin differs"
+ok "plain, gzip, zstd, stdin, --threads 1/2 and --batch-mb 1 give byte-identical output"
+
+# 4. The same dump in UTF-16 (declared) gives the same output.
+python3 -c "
+import sys
+xml = open(sys.argv[1], encoding='utf-8').read()
+open(sys.argv[2], 'wb').write(('<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n' + xml).encode('utf-16'))
+" "$tmp/a.xml" "$tmp/a16.xml"
+"$we" "$tmp/a16.xml" -o "$tmp/u16.jsonl" -q
+cmp -s "$tmp/u16.jsonl" "$tmp/docs.jsonl" || fail "UTF-16 input differs"
+ok "UTF-16 input gives identical output"
+
+# 5. --format plain reads back to the same text and links.
+"$we" "$xml" -o "$tmp/plain.txt" --format plain -q
+check plain "$tmp/docs.jsonl" "$tmp/plain.txt"
+ok "--format plain round-trips"
+
+# 6. --sentences: offsets, links inside, no link cut.
+"$we" "$xml" -o "$tmp/sent.jsonl" --sentences --stats "$tmp/sent.json" -q --threads 2
+check sentences "$tmp/docs.jsonl" "$tmp/sent.jsonl"
+[ "$(wc -l < "$tmp/sent.jsonl")" = "$(stat_of "$tmp/sent.json" sentences)" ] || fail "sentence count"
+ok "--sentences never cuts a link"
+
+# 7. WikiExtractor --json --links records give the same documents.
+check to-wikiextractor "$tmp/docs.jsonl" "$tmp/wx.json"
+"$we" --input-format wikiextractor "$tmp/wx.json" -o "$tmp/wx.jsonl" -q
+check same-text "$tmp/docs.jsonl" "$tmp/wx.jsonl"
+ok "WikiExtractor input gives the same text and links"
+
+# 8. Bad input: a page nested too deep is counted and skipped; truncated dumps keep earlier pages.
+python3 - "$tmp/a.xml" "$tmp/deep.xml" <<'PY'
+import sys
+xml = open(sys.argv[1], encoding="utf-8").read()
+page = "<page><title>Deep</title><ns>0</ns><id>1</id><revision><id>2</id><text>" + \
+       "{{x|" * 150 + "}}" * 150 + "</text></revision></page>\n"
+i = xml.index("<page>")
+open(sys.argv[2], "w", encoding="utf-8").write(xml[:i] + page + xml[i:])
+PY
+"$we" "$tmp/deep.xml" -o "$tmp/deep.jsonl" --stats "$tmp/deep.json" -q 2> "$tmp/deep.err"
+[ "$(stat_of "$tmp/deep.json" errors)" = 1 ] || fail "deep page not counted"
+grep -q "deep.xml:[0-9]*: page 'Deep' (id 1): templates nested deeper than 100" "$tmp/deep.err" || fail "deep message"
+cmp -s "$tmp/deep.jsonl" "$tmp/docs.jsonl" || fail "other pages changed"
+if "$we" "$tmp/deep.xml" -o "$tmp/strict.jsonl" --max-errors 0 -q 2> /dev/null; then fail "--max-errors 0"; fi
+[ ! -e "$tmp/strict.jsonl" ] || fail "output left behind past --max-errors"
+head -c 1500000 "$tmp/a.xml" > "$tmp/cut.xml"
+"$we" "$tmp/cut.xml" -o "$tmp/cut.jsonl" --stats "$tmp/cut.json" -q 2> "$tmp/cut.err"
+grep -q "cut.xml:[0-9]*: XML error" "$tmp/cut.err" || fail "truncated XML not reported"
+n=$(wc -l < "$tmp/cut.jsonl")
+[ "$n" -gt 10 ] && head -n "$n" "$tmp/docs.jsonl" | cmp -s - "$tmp/cut.jsonl" || fail "pages before the cut"
+head -c 300000 "$xml" > "$tmp/cut.xml.bz2"
+"$we" "$tmp/cut.xml.bz2" -o "$tmp/cutbz.jsonl" -q 2> "$tmp/cutbz.err" || true
+grep -q "cut.xml.bz2" "$tmp/cutbz.err" || fail "truncated bzip2 not reported"
+echo '{"not": "xml"}' > "$tmp/x.json"
+set +e
+"$we" "$tmp/x.json" -o "$tmp/x.jsonl" -q 2> "$tmp/x.err"; rc1=$?
+"$we" "$tmp/missing.xml" -o "$tmp/x.jsonl" -q 2> /dev/null; rc2=$?
+"$we" "$xml" -o "$tmp/x.jsonl" --format html 2> /dev/null; rc3=$?
+set -e
+[ $rc1 = 1 ] && [ $rc2 = 1 ] && [ $rc3 = 2 ] || fail "exit codes $rc1 $rc2 $rc3"
+grep -q "x.json:1: XML error" "$tmp/x.err" || fail "not-XML message: $(cat "$tmp/x.err")"
+[ ! -e "$tmp/x.jsonl" ] || fail "output left behind"
+ok "bad pages counted with their location, truncated inputs keep earlier pages, exit codes 1/2"
+
+echo "$pass checks passed"
