@@ -13,6 +13,13 @@ echo "== wd-extract: data/wikidata-sample.json -> $out/kg.h5 (+ TSV tables)"
 for t in entities labels aliases triples literals qualifiers; do
   printf '   %-12s %6d rows\n' "$t" $(( $(wc -l < "$out/kg-tsv/$t.tsv") - 1 ))
 done
-# Later stages (wiki-extract, cs-gen, kg-cycles, kg-align, verbalize, sample-lang, pretrain, ...)
+
+echo "== wiki-extract: data/enwiki-sample.xml -> $out/docs.jsonl, $out/sentences.jsonl, $out/redirects.tsv"
+"$bin/wiki-extract" "$here/data/enwiki-sample.xml" -o "$out/docs.jsonl" --redirects "$out/redirects.tsv" \
+  --stats "$out/wiki-extract.stats.json" --quiet
+"$bin/wiki-extract" "$here/data/enwiki-sample.xml" -o "$out/sentences.jsonl" --sentences --quiet
+printf '   %-12s %6d\n' articles "$(wc -l < "$out/docs.jsonl")" redirects "$(( $(wc -l < "$out/redirects.tsv") - 1 ))" \
+  sentences "$(wc -l < "$out/sentences.jsonl")"
+# Later stages ( cs-gen, kg-cycles, kg-align, verbalize, sample-lang, pretrain, ...)
 # are added here as they land.
 echo "demo finished: outputs in $out"
