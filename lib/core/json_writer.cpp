@@ -1,14 +1,16 @@
 #include "core/json_writer.hpp"
 
+#include "core/byte_scan.hpp"
+
 namespace kglm {
 
 void append_json_string(std::string& out, std::string_view s) {
   static const char* kHex = "0123456789abcdef";
   out.push_back('"');
+  static const ByteSet kEscaped("\"\\", true);
   size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
+  for (size_t i = kEscaped.find(s, 0); i < s.size(); i = kEscaped.find(s, i + 1)) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + start, i - start);
     start = i + 1;
     switch (c) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/byte_scan.hpp"
 #include "text/html_entities.hpp"
 #include "text/unicode.hpp"
 #include "text/wikitext_strip.hpp"
@@ -101,35 +102,41 @@ std::string percent_decode(std::string_view s) {
 
 std::string normalize_title(std::string_view raw) {
   std::string decoded;
-  decoded.reserve(raw.size());
-  for (size_t i = 0; i < raw.size();) {
-    uint32_t cp;
-    size_t n = raw[i] == '&' ? decode_entity(raw.substr(i), cp) : 0;
-    if (n > 0) {
-      if (cp == 0xA0)
-        decoded.push_back(' ');
-      else
-        append_utf8(decoded, cp);
-      i += n;
-    } else {
-      decoded.push_back(raw[i++]);
+  if (raw.find('&') != std::string_view::npos) {
+    decoded.reserve(raw.size());
+    for (size_t i = 0; i < raw.size();) {
+      uint32_t cp;
+      size_t n = raw[i] == '&' ? decode_entity(raw.substr(i), cp) : 0;
+      if (n > 0) {
+        append_utf8(decoded, cp == 0xA0 ? ' ' : cp);
+        i += n;
+      } else {
+        decoded.push_back(raw[i++]);
+      }
     }
+    raw = decoded;
   }
-  decoded = percent_decode(decoded);
-  size_t hash = decoded.find('#');
-  if (hash != std::string::npos) decoded.resize(hash);
+  std::string percent;
+  if (raw.find('%') != std::string_view::npos) {
+    percent = percent_decode(raw);
+    raw = percent;
+  }
+  raw = raw.substr(0, raw.find('#'));
   std::string title;
-  title.reserve(decoded.size());
-  for (char c : decoded) {
-    bool blank = c == '_' || is_space(c) || c == '\n';
-    if (blank) {
+  title.reserve(raw.size());
+  for (char c : raw) {
+    if (c == '_' || is_space(c) || c == '\n') {
       if (!title.empty() && title.back() != ' ') title.push_back(' ');
     } else {
       title.push_back(c);
     }
   }
   if (!title.empty() && title.back() == ' ') title.pop_back();
-  return upper_first(title);
+  if (!title.empty() && title[0] >= 'a' && title[0] <= 'z') {
+    title[0] = static_cast<char>(title[0] - 'a' + 'A');
+    return title;
+  }
+  return static_cast<unsigned char>(title.empty() ? 0 : title[0]) < 0x80 ? title : upper_first(title);
 }
 
 std::string redirect_target(std::string_view wikitext) {
@@ -162,7 +169,10 @@ bool is_url_start(std::string_view s) {
 }
 
 // Characters that keep title text from being a link target.
-bool has_invalid_title_chars(std::string_view s) { return s.find_first_of("<>[]{}|") != std::string_view::npos; }
+bool has_invalid_title_chars(std::string_view s) {
+  static const ByteSet kInvalid("<>[]{}|");
+  return kInvalid.find(s, 0) < s.size();
+}
 
 // The pipe trick: [[Help:Foo (bar)|]] shows "Foo".
 std::string pipe_trick(std::string_view target) {
@@ -173,6 +183,12 @@ std::string pipe_trick(std::string_view target) {
   size_t comma = target.find(", ");
   if (comma != std::string_view::npos) target = target.substr(0, comma);
   return std::string(trim(target));
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
 }
 
 // Accumulates text with collapsed spaces, lines created lazily so empty lines never appear.
@@ -195,8 +211,48 @@ class Sink {
     pending_space_ = false;
     out_.append(s);
   }
+  // Text that may contain blanks, collapsed on the way: one tight loop instead of a call per word.
+  void append_words(std::string_view s) {
+    // Fast path: single spaces between words, the usual case, is copied as it is.
+    static const ByteSet kOtherBlanks("\t\r\f\v");
+    bool leading = !s.empty() && is_space(s.front());
+    bool trailing = !s.empty() && is_space(s.back());
+    std::string_view middle = trim_blanks(s);
+    if (!middle.empty() && kOtherBlanks.find(middle, 0) == middle.size() &&
+        find_repeated(middle, ' ') == middle.size()) {
+      if (leading) pending_space_ = true;
+      append(middle);
+      pending_space_ = trailing;
+      return;
+    }
+    size_t old = out_.size();
+    out_.resize(old + s.size() + 2);
+    char* const begin = out_.data();
+    char* dst = begin + old;
+    // Locals, not members: stores through dst could alias members and keep them out of registers.
+    bool pending = pending_space_;
+    bool newline = need_newline_;
+    bool line_start = dst == begin || dst[-1] == '\n';
+    for (char c : s) {
+      if (static_cast<unsigned char>(c) <= ' ' && is_space(c)) {
+        pending = true;
+        continue;
+      }
+      if (newline) {
+        *dst++ = '\n';
+        newline = false;
+      } else if (pending && !line_start) {
+        *dst++ = ' ';
+      }
+      pending = false;
+      line_start = false;
+      *dst++ = c;
+    }
+    pending_space_ = pending;
+    need_newline_ = newline;
+    out_.resize(static_cast<size_t>(dst - begin));
+  }
   size_t size() const { return out_.size(); }
-  std::string& out() { return out_; }
 
  private:
   std::string& out_;
@@ -294,25 +350,17 @@ class Renderer {
 
   // One line of inline markup: links, external links, quotes, character references.
   void render_inline(std::string_view s, Sink& sink, std::vector<Link>* links) {
-    static const std::array<bool, 256> special = [] {
-      std::array<bool, 256> t{};
-      for (char c : std::string_view(" \t\r\f\v[]'&")) t[static_cast<unsigned char>(c)] = true;
-      return t;
-    }();
+    static const ByteSet kSpecial("[]'&");
     size_t i = 0;
     while (i < s.size()) {
-      size_t run = i;
-      while (run < s.size() && !special[static_cast<unsigned char>(s[run])]) ++run;
+      size_t run = kSpecial.find(s, i);
       if (run > i) {
-        sink.append(s.substr(i, run - i));
+        sink.append_words(s.substr(i, run - i));
         i = run;
         continue;
       }
       char c = s[i];
-      if (is_space(c)) {
-        sink.space();
-        ++i;
-      } else if (c == '[' && s.compare(i, 3, "[[[") == 0) {
+      if (c == '[' && s.compare(i, 3, "[[[") == 0) {
         sink.append("[");  // "[[[x]]]" is a bracket before the link [[x]]
         ++i;
       } else if (c == '[') {

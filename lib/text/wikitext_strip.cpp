@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "core/byte_scan.hpp"
 #include "text/unicode.hpp"
 
 namespace kglm::text::detail {
@@ -78,8 +79,7 @@ bool parse_tag(std::string_view s, size_t pos, Tag& tag) {
   if (i < s.size() && !(is_space(s[i]) || s[i] == '\n' || s[i] == '>' || s[i] == '/')) return false;
   // Attributes: up to the next '>' (quoted values may not hide it in wikitext).
   size_t close = s.find('>', i);
-  size_t next_open = s.find('<', i);
-  if (close == std::string_view::npos || (next_open != std::string_view::npos && next_open < close)) return false;
+  if (close == std::string_view::npos || s.substr(i, close - i).find('<') != std::string_view::npos) return false;
   tag.self_closing = close > pos && s[close - 1] == '/';
   tag.end = close + 1;
   return true;
@@ -106,18 +106,6 @@ size_t magic_word_length(std::string_view s, size_t pos) {
   if (i == pos + 2 || i + 1 >= s.size() || s[i] != '_' || s[i + 1] != '_') return 0;
   return i + 2 - pos;
 }
-
-// A byte-class table for the scanning loops.
-struct ByteSet {
-  std::array<bool, 256> member{};
-  explicit ByteSet(std::string_view chars) {
-    for (char c : chars) member[static_cast<unsigned char>(c)] = true;
-  }
-  size_t next(std::string_view s, size_t pos) const {
-    while (pos < s.size() && !member[static_cast<unsigned char>(s[pos])]) ++pos;
-    return pos;
-  }
-};
 
 // Half-open byte ranges to drop, merged and applied in one copy.
 class Cuts {
@@ -155,7 +143,7 @@ void strip_tags(std::string_view in, std::string& out, CleanReport& report) {
   out.reserve(in.size());
   size_t pos = 0;
   while (pos < in.size()) {
-    size_t next = special.next(in, pos);
+    size_t next = special.find(in, pos);
     out.append(in.substr(pos, next - pos));
     if (next >= in.size()) break;
     pos = next;
@@ -211,7 +199,7 @@ void strip_templates(std::string_view in, std::string& out, unsigned max_depth, 
   Cuts cuts;
   size_t pos = 0;
   for (;;) {
-    pos = braces.next(in, pos);
+    pos = braces.find(in, pos);
     if (pos >= in.size()) break;
     char c = in[pos];
     size_t run = 1;
@@ -305,8 +293,8 @@ void strip_dropped_links(std::string_view in, std::string& out, const LinkNamesp
   for (;;) {
     pos = in.find("[[", pos);
     if (pos == std::string_view::npos) break;
-    size_t target_end = in.find_first_of("|]\n", pos + 2);
-    if (target_end == std::string_view::npos) target_end = in.size();
+    static const ByteSet kTargetEnd("|]\n");
+    size_t target_end = kTargetEnd.find(in, pos + 2);
     if (classify_link_target(in.substr(pos + 2, target_end - pos - 2), namespaces) != LinkKind::dropped) {
       pos += 2;
       continue;

@@ -1,0 +1,101 @@
+// Finding the next byte of a small set in a buffer, 16 or 32 bytes at a time with SSE2/AVX2
+// compares (scalar elsewhere). Text cleaners spend most of their time looking for rare markup
+// characters; no library offers a multi-byte memchr, so this one is written here.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#if defined(__AVX2__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace kglm {
+
+class ByteSet {
+ public:
+  static constexpr size_t kMaxChars = 8;
+
+  // chars: up to kMaxChars bytes; with_controls adds every byte below 0x20.
+  constexpr explicit ByteSet(std::string_view chars, bool with_controls = false) : controls_(with_controls) {
+    for (char c : chars) {
+      member_[static_cast<unsigned char>(c)] = true;
+      if (count_ < kMaxChars) chars_[count_++] = c;
+    }
+    if (with_controls)
+      for (int c = 0; c < 0x20; ++c) member_[static_cast<size_t>(c)] = true;
+  }
+
+  bool contains(char c) const { return member_[static_cast<unsigned char>(c)]; }
+
+  // The position of the first member at or after pos, or s.size().
+  size_t find(std::string_view s, size_t pos) const {
+    const char* data = s.data();
+    const size_t n = s.size();
+#if defined(__AVX2__)
+    for (; pos + 32 <= n; pos += 32) {
+      __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos));
+      __m256i hit = _mm256_setzero_si256();
+      for (size_t k = 0; k < count_; ++k) hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(block, _mm256_set1_epi8(chars_[k])));
+      if (controls_) {
+        __m256i limit = _mm256_set1_epi8(0x1F);
+        hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(_mm256_max_epu8(block, limit), limit));
+      }
+      uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(hit));
+      if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+    }
+#elif defined(__SSE2__)
+    for (; pos + 16 <= n; pos += 16) {
+      __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + pos));
+      __m128i hit = _mm_setzero_si128();
+      for (size_t k = 0; k < count_; ++k) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(block, _mm_set1_epi8(chars_[k])));
+      if (controls_) {
+        __m128i limit = _mm_set1_epi8(0x1F);
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_max_epu8(block, limit), limit));
+      }
+      uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(hit));
+      if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+    }
+#endif
+    while (pos < n && !member_[static_cast<unsigned char>(data[pos])]) ++pos;
+    return pos;
+  }
+
+ private:
+  std::array<bool, 256> member_{};
+  std::array<char, kMaxChars> chars_{};
+  size_t count_ = 0;
+  bool controls_ = false;
+};
+
+// The first position i >= pos with s[i] == s[i + 1] == c, or s.size().
+inline size_t find_repeated(std::string_view s, char c, size_t pos = 0) {
+  const char* data = s.data();
+  const size_t n = s.size();
+#if defined(__AVX2__)
+  const __m256i wanted = _mm256_set1_epi8(c);
+  for (; pos + 33 <= n; pos += 32) {
+    __m256i here = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos));
+    __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos + 1));
+    __m256i both = _mm256_and_si256(_mm256_cmpeq_epi8(here, wanted), _mm256_cmpeq_epi8(next, wanted));
+    uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(both));
+    if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#elif defined(__SSE2__)
+  const __m128i wanted = _mm_set1_epi8(c);
+  for (; pos + 17 <= n; pos += 16) {
+    __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + pos));
+    __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + pos + 1));
+    __m128i both = _mm_and_si128(_mm_cmpeq_epi8(here, wanted), _mm_cmpeq_epi8(next, wanted));
+    uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(both));
+    if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#endif
+  for (; pos + 1 < n; ++pos)
+    if (data[pos] == c && data[pos + 1] == c) return pos;
+  return n;
+}
+
+}  // namespace kglm
