@@ -26,6 +26,7 @@ demo: build
 
 bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
 
 install: build
 	cmake --install $(BUILD)
@@ -37,11 +38,12 @@ sanitize:
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus
+# libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
+# build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

@@ -8,21 +8,9 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.dirname(here)
-
-
-def run(cmd):
-    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB) of that process alone (os.wait4)."""
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(p.pid, 0)
-    secs = time.perf_counter() - start
-    if status != 0:
-        sys.exit("failed: " + " ".join(cmd))
-    return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import here, root, run, warm  # noqa: E402
 
 
 def main():
@@ -40,8 +28,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(here, "make-big-dump.py"), args.fixtures, dump, "--gb", str(args.gb)],
                        check=True)
     size_mb = os.path.getsize(dump) / 1e6
-    # Warm the page cache so the first run does not pay for the disk.
-    subprocess.run(["cat", dump], stdout=subprocess.DEVNULL, check=True)
+    warm(dump)
     rows = []
     wd = os.path.join(args.bin, "wd-extract")
     for threads in (1, 2):

@@ -97,6 +97,8 @@ void parse_linked_text(std::string_view marked, Document& doc) {
     doc.links.push_back(std::move(link));
     pos = close + 2;
   }
+  doc.sections.clear();  // the plain form has no section markup
+  doc.root_end = static_cast<uint32_t>(doc.text.size());
 }
 
 namespace {

@@ -49,7 +49,8 @@ void append_linked_text(std::string& out, std::string_view text, const std::vect
 // Parses one JSONL record written by append_document_json. Throws Error with the reason.
 Document parse_document_json(std::string_view line);
 
-// Reads a text with [[target|anchor]] markers (one plain <doc> body) back into text + links.
+// Reads a text with [[target|anchor]] markers (one plain <doc> body) back into text + links;
+// sections are cleared and root_end is the text size.
 void parse_linked_text(std::string_view marked, Document& doc);
 
 // Throws Error when a span is out of bounds, inverted, not on a UTF-8 character boundary, or

@@ -1,0 +1,24 @@
+"""Shared helpers of the benchmark scripts."""
+import os
+import subprocess
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(here)
+
+
+def run(cmd):
+    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB) of that process alone (os.wait4)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    secs = time.perf_counter() - start
+    if status != 0:
+        sys.exit("failed: " + " ".join(cmd))
+    return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def warm(path):
+    """Reads path once so that the first timed run does not pay for the disk."""
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)

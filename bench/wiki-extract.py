@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""bench/wiki-extract: wiki-extract against the Python stdlib reference (same cleaning rules, same
+JSONL) on the enwiki fixture replicated to >= 200 MB, in one run. Prints articles/s, MB/s of
+XML, the speed-ups (wall and per core) and peak memory, and how many articles both wrote alike.
+
+Usage: bench/wiki-extract.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--mb 200]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import here, root, run, warm  # noqa: E402
+
+
+def same_text(a_path, b_path):
+    same = total = 0
+    with open(a_path, encoding="utf-8") as a, open(b_path, encoding="utf-8") as b:
+        for x, y in zip(a, b):
+            x, y = json.loads(x), json.loads(y)
+            total += 1
+            same += x["text"] == y["text"] and x["links"] == y["links"]
+    return same, total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.environ.get("KGLM_BIN", os.path.join(root, "build", "bin")))
+    ap.add_argument("--fixtures", default=os.path.join(root, "..", "shared", "fixtures"))
+    ap.add_argument("--work", default=os.path.join(root, "out", "bench"))
+    ap.add_argument("--mb", type=float, default=200)
+    args = ap.parse_args()
+    fixture = os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2")
+    if not os.path.exists(fixture):
+        sys.exit("fixture not found: " + fixture)
+    os.makedirs(args.work, exist_ok=True)
+    dump = os.path.join(args.work, "enwiki-%.0fmb.xml" % args.mb)
+    if not os.path.exists(dump):
+        subprocess.run([sys.executable, os.path.join(here, "make-big-wiki.py"), fixture, str(args.mb), dump], check=True)
+    size_mb = os.path.getsize(dump) / 1e6
+    warm(dump)
+    we = os.path.join(args.bin, "wiki-extract")
+    stats = os.path.join(args.work, "wiki-extract.stats.json")
+    docs = os.path.join(args.work, "wiki-docs.jsonl")
+    rows = []
+    for threads in (1, 2):
+        rows.append(("wiki-extract --threads %d" % threads,) +
+                    run([we, dump, "-o", docs, "--redirects", os.path.join(args.work, "wiki-redirects.tsv"),
+                         "--threads", str(threads), "--stats", stats, "--quiet"]))
+    articles = json.load(open(stats))["articles"]
+    ref_docs = os.path.join(args.work, "wiki-ref-docs.jsonl")
+    rows.append(("python3 stdlib reference",) +
+                run(["/usr/bin/python3", os.path.join(here, "reference", "wiki_extract_ref.py"), dump, ref_docs,
+                     os.path.join(args.work, "wiki-ref-redirects.tsv")]))
+    ref_wall, ref_cpu = rows[-1][1], rows[-1][2]
+    print("input: %s (%.0f MB of XML, %d articles)" % (dump, size_mb, articles))
+    print("articles/cpu-s counts every thread (XML reader, cleaners, writer): the per-core figure.")
+    print("%-28s %7s %7s %7s %11s %14s %9s %14s %8s" % ("run", "wall s", "cpu s", "MB/s", "articles/s",
+                                                     "articles/cpu-s", "vs python", "vs python/core", "peak MB"))
+    for name, secs, cpu, rss in rows:
+        print("%-28s %7.2f %7.2f %7.0f %11.0f %14.0f %8.1fx %13.1fx %8.0f" % (
+            name, secs, cpu, size_mb / secs, articles / secs, articles / cpu, ref_wall / secs, ref_cpu / cpu, rss))
+    same, total = same_text(docs, ref_docs)
+    print("articles with identical text and links in both outputs: %d of %d" % (same, total))
+
+
+if __name__ == "__main__":
+    main()
