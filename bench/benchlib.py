@@ -1,4 +1,5 @@
 """Shared helpers of the benchmark scripts."""
+import argparse
 import os
 import subprocess
 import sys
@@ -22,3 +23,15 @@ def run(cmd):
 def warm(path):
     """Reads path once so that the first timed run does not pay for the disk."""
     subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+
+
+def arguments(extra):
+    """The options every benchmark takes (--bin, --fixtures, --work) plus extra(parser)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.environ.get("KGLM_BIN", os.path.join(root, "build", "bin")))
+    ap.add_argument("--fixtures", default=os.path.join(root, "..", "shared", "fixtures"))
+    ap.add_argument("--work", default=os.path.join(root, "out", "bench"))
+    extra(ap)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    return args

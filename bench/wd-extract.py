@@ -4,25 +4,18 @@ one run. Prints MB/s of decompressed JSON, the speed-up per core and peak memory
 
 Usage: bench/wd-extract.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--gb 1.0]
 """
-import argparse
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import here, root, run, warm  # noqa: E402
+from benchlib import arguments, here, run, warm  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.environ.get("KGLM_BIN", os.path.join(root, "build", "bin")))
-    ap.add_argument("--fixtures", default=os.path.join(root, "..", "shared", "fixtures"))
-    ap.add_argument("--work", default=os.path.join(root, "out", "bench"))
-    ap.add_argument("--gb", type=float, default=1.0)
-    args = ap.parse_args()
+    args = arguments(lambda ap: ap.add_argument("--gb", type=float, default=1.0))
     if not os.path.exists(os.path.join(args.fixtures, "xfactr-kg-dev.json.gz")):
         sys.exit("fixtures not found: " + args.fixtures)
-    os.makedirs(args.work, exist_ok=True)
     dump = os.path.join(args.work, "dump-%.1fgb.json" % args.gb)
     if not os.path.exists(dump):
         subprocess.run([sys.executable, os.path.join(here, "make-big-dump.py"), args.fixtures, dump, "--gb", str(args.gb)],

@@ -5,14 +5,13 @@ XML, the speed-ups (wall and per core) and peak memory, and how many articles bo
 
 Usage: bench/wiki-extract.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--mb 200]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import here, root, run, warm  # noqa: E402
+from benchlib import arguments, here, run, warm  # noqa: E402
 
 
 def same_text(a_path, b_path):
@@ -26,16 +25,10 @@ def same_text(a_path, b_path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.environ.get("KGLM_BIN", os.path.join(root, "build", "bin")))
-    ap.add_argument("--fixtures", default=os.path.join(root, "..", "shared", "fixtures"))
-    ap.add_argument("--work", default=os.path.join(root, "out", "bench"))
-    ap.add_argument("--mb", type=float, default=200)
-    args = ap.parse_args()
+    args = arguments(lambda ap: ap.add_argument("--mb", type=float, default=200))
     fixture = os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2")
     if not os.path.exists(fixture):
         sys.exit("fixture not found: " + fixture)
-    os.makedirs(args.work, exist_ok=True)
     dump = os.path.join(args.work, "enwiki-%.0fmb.xml" % args.mb)
     if not os.path.exists(dump):
         subprocess.run([sys.executable, os.path.join(here, "make-big-wiki.py"), fixture, str(args.mb), dump], check=True)

@@ -3,7 +3,6 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "kg/wd_extract.hpp"
 
 using namespace kglm;
@@ -23,14 +22,6 @@ void fill_set(const std::string& list, bool& all, kg::StringSet& set) {
   }
 }
 
-void finish(const CommonOptions& common, const Stats& stats) {
-  if (!common.quiet) {
-    log_info("done:");
-    stats.print();
-  }
-  if (!common.stats_file.empty()) stats.write_json(common.stats_file);
-}
-
 // The KG store is an HDF5 file: it needs a real path, not stdout.
 void require_file_output(const ToolCli& cli) {
   cli.require_output();
@@ -46,7 +37,7 @@ int merge_main(int argc, char** argv) {
   require_file_output(cli);
   cli.require_inputs();
   Stats stats = kg::merge_kg(cli.common().inputs, cli.common().output, tsv, cli.common().command_line);
-  finish(cli.common(), stats);
+  report_stats(cli.common(), stats);
   return 0;
 }
 
@@ -91,18 +82,11 @@ int extract_main(int argc, char** argv) {
   o.parse.min_sitelinks = min_sitelinks;
   if (!shard.empty()) kg::parse_shard(shard, o.shard_index, o.shard_count);
   if (o.shard_count > 1 && !tsv.empty()) throw UsageError("--tsv applies to the merged store, not to a shard");
-  if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
   if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
-  o.inputs = common.inputs;
-  o.output = common.output;
+  fill_run_options(common, batch_mb, o);
   o.tsv_dir = tsv;
-  o.threads = common.threads;
-  o.batch_bytes = batch_mb << 20;
-  o.max_errors = common.max_errors;
-  o.seed = common.seed;
-  o.command_line = common.command_line;
   Stats stats = kg::extract_kg(o);
-  finish(common, stats);
+  report_stats(common, stats);
   return 0;
 }
 

@@ -4,7 +4,6 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "text/wiki_extract.hpp"
 
 using namespace kglm;
@@ -27,6 +26,17 @@ std::unordered_set<int64_t> parse_namespaces(const std::string& list) {
     }
   }
   return out;
+}
+
+// The value named `value` among `choices`, or a UsageError listing them.
+template <class T>
+T choose(const char* option, const std::string& value, std::initializer_list<std::pair<const char*, T>> choices) {
+  std::string names;
+  for (const auto& [name, choice] : choices) {
+    if (value == name) return choice;
+    names += names.empty() ? name : std::string(" or ") + name;
+  }
+  throw UsageError(std::string(option) + " must be " + names);
 }
 
 }  // namespace
@@ -57,34 +67,17 @@ int main(int argc, char** argv) {
     cli.require_output();
     cli.require_inputs();
     const CommonOptions& common = cli.common();
-    if (format == "json")
-      o.format = text::WikiExtractOptions::Format::json;
-    else if (format == "plain")
-      o.format = text::WikiExtractOptions::Format::plain;
-    else
-      throw UsageError("--format must be json or plain");
-    if (input_format == "xml")
-      o.input_format = text::WikiExtractOptions::Input::xml;
-    else if (input_format == "wikiextractor")
-      o.input_format = text::WikiExtractOptions::Input::wikiextractor;
-    else
-      throw UsageError("--input-format must be xml or wikiextractor");
-    if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
+    o.format = choose<text::WikiExtractOptions::Format>(
+        "--format", format, {{"json", text::WikiExtractOptions::Format::json}, {"plain", text::WikiExtractOptions::Format::plain}});
+    o.input_format = choose<text::WikiExtractOptions::Input>(
+        "--input-format", input_format,
+        {{"xml", text::WikiExtractOptions::Input::xml}, {"wikiextractor", text::WikiExtractOptions::Input::wikiextractor}});
     if (o.max_depth == 0) throw UsageError("--max-depth must be at least 1");
+    fill_run_options(common, batch_mb, o);
     o.namespaces = parse_namespaces(ns);
-    o.inputs = common.inputs;
-    o.output = common.output;
     o.redirects = redirects;
-    o.threads = common.threads;
-    o.batch_bytes = batch_mb << 20;
-    o.max_errors = common.max_errors;
-    o.quiet = common.quiet;
     Stats stats = text::extract_wiki(o);
-    if (!common.quiet) {
-      log_info("done:");
-      stats.print();
-    }
-    if (!common.stats_file.empty()) stats.write_json(common.stats_file);
+    report_stats(common, stats);
     return 0;
   });
 }

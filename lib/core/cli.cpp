@@ -15,6 +15,26 @@ constexpr unsigned kHelpWidth = 110;  // columns of --help output
 
 const char* kglm_version() { return KGLM_VERSION; }
 
+void fill_run_options(const CommonOptions& common, size_t batch_mb, RunOptions& run) {
+  if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
+  run.inputs = common.inputs;
+  run.output = common.output;
+  run.threads = common.threads;
+  run.batch_bytes = batch_mb << 20;
+  run.max_errors = common.max_errors;
+  run.seed = common.seed;
+  run.quiet = common.quiet;
+  run.command_line = common.command_line;
+}
+
+void report_stats(const CommonOptions& common, const Stats& stats) {
+  if (!common.quiet) {
+    log_info("done:");
+    stats.print();
+  }
+  if (!common.stats_file.empty()) stats.write_json(common.stats_file);
+}
+
 ToolCli::ToolCli(std::string tool, std::string usage, std::string summary)
     : tool_(std::move(tool)), usage_(std::move(usage)), summary_(std::move(summary)), own_(tool_ + " options", kHelpWidth, kHelpWidth / 2) {
   set_log_tool_name(tool_);

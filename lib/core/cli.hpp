@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/stats.hpp"
+
 namespace kglm {
 
 namespace po = boost::program_options;
@@ -46,6 +48,24 @@ class ToolCli {
   CommonOptions common_;
   po::variables_map vm_;
 };
+
+// What a data tool's library entry point takes from the shared command line.
+struct RunOptions {
+  std::vector<std::string> inputs;  // paths or "-"
+  std::string output;
+  unsigned threads = 1;
+  size_t batch_bytes = 4 << 20;  // input per worker task
+  uint64_t max_errors = 1000;
+  uint64_t seed = 0;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// Copies the shared options into run; batch_mb (the tool's --batch-mb) must be at least 1.
+void fill_run_options(const CommonOptions& common, size_t batch_mb, RunOptions& run);
+
+// The end of a run: statistics on stderr (unless --quiet) and in the --stats file.
+void report_stats(const CommonOptions& common, const Stats& stats);
 
 // Runs a tool body with the shared exit-status policy: 0 success, 1 Error (or any exception),
 // 2 UsageError; the message is one line on stderr.

@@ -7,24 +7,18 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/cli.hpp"
 #include "core/stats.hpp"
 #include "kg/entity_parser.hpp"
 
 namespace kglm::kg {
 
-struct ExtractOptions {
-  std::vector<std::string> inputs;  // paths or "-"
-  std::string output;               // kg.h5
-  std::string tsv_dir;              // optional TSV tables
-  unsigned threads = 1;
-  size_t batch_bytes = 4 << 20;
+struct ExtractOptions : RunOptions {
+  std::string tsv_dir;  // optional TSV tables
   ParseOptions parse;
   uint32_t shard_index = 0;  // --shard I/N: keep the entities whose line ordinal % N == I
   uint32_t shard_count = 1;
-  uint64_t max_errors = 1000;
   int compression_level = 1;  // deflate level of the store's columns, 0 = none
-  uint64_t seed = 0;
-  std::string command_line;
 };
 
 // Runs the extraction; returns the statistics (also in the store). Throws Error when the input

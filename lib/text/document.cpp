@@ -7,6 +7,18 @@
 
 namespace kglm::text {
 
+void append_links_json(std::string& out, const std::vector<Link>& links, size_t first, size_t last, uint32_t origin) {
+  out.push_back('[');
+  for (size_t i = first; i < last; ++i) {
+    const Link& l = links[i];
+    if (i > first) out.push_back(',');
+    out += '[' + std::to_string(l.begin - origin) + ',' + std::to_string(l.end - origin) + ',';
+    append_json_string(out, l.target);
+    out.push_back(']');
+  }
+  out.push_back(']');
+}
+
 void append_document_json(std::string& out, const Document& doc) {
   out += "{\"id\":";
   append_json_string(out, doc.id);
@@ -14,15 +26,9 @@ void append_document_json(std::string& out, const Document& doc) {
   append_json_string(out, doc.title);
   out += ",\"text\":";
   append_json_string(out, doc.text);
-  out += ",\"links\":[";
-  for (size_t i = 0; i < doc.links.size(); ++i) {
-    const Link& l = doc.links[i];
-    if (i > 0) out.push_back(',');
-    out += '[' + std::to_string(l.begin) + ',' + std::to_string(l.end) + ',';
-    append_json_string(out, l.target);
-    out.push_back(']');
-  }
-  out += "],\"sections\":[";
+  out += ",\"links\":";
+  append_links_json(out, doc.links, 0, doc.links.size(), 0);
+  out += ",\"sections\":[";
   for (size_t i = 0; i < doc.sections.size(); ++i) {
     const Section& s = doc.sections[i];
     if (i > 0) out.push_back(',');

@@ -39,6 +39,9 @@ struct Document {
 // {"id","title","text","links":[[b,e,target]...],"sections":[[b,e,title,level]...],"root_end"}
 void append_document_json(std::string& out, const Document& doc);
 
+// links[first, last) as a JSON array [[begin, end, target], ...] with offsets relative to origin.
+void append_links_json(std::string& out, const std::vector<Link>& links, size_t first, size_t last, uint32_t origin);
+
 // The plain form: <doc id="…" title="…">, the text with [[target|anchor]] inline, </doc>.
 void append_document_plain(std::string& out, const Document& doc);
 

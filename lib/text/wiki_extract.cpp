@@ -232,15 +232,9 @@ class PageProcessor {
       out += ",\"level\":" + std::to_string(s.section < 0 ? 0 : doc_.sections[s.section].level);
       out += ",\"begin\":" + std::to_string(s.begin) + ",\"text\":";
       append_json_string(out, std::string_view(doc_.text).substr(s.begin, s.end - s.begin));
-      out += ",\"links\":[";
-      for (uint32_t l = s.first_link; l < s.last_link; ++l) {
-        const Link& link = doc_.links[l];
-        if (l > s.first_link) out.push_back(',');
-        out += '[' + std::to_string(link.begin - s.begin) + ',' + std::to_string(link.end - s.begin) + ',';
-        append_json_string(out, link.target);
-        out.push_back(']');
-      }
-      out += "]}\n";
+      out += ",\"links\":";
+      append_links_json(out, doc_.links, s.first_link, s.last_link, s.begin);
+      out += "}\n";
     }
   }
 

@@ -8,26 +8,21 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/cli.hpp"
 #include "core/stats.hpp"
 
 namespace kglm::text {
 
-struct WikiExtractOptions {
+struct WikiExtractOptions : RunOptions {
   enum class Input { xml, wikiextractor };
   enum class Format { json, plain };
-  std::vector<std::string> inputs;  // paths or "-"
-  std::string output;               // docs (or sentences), "-" = stdout
-  std::string redirects;            // optional TSV: # from<TAB>to
+  std::string redirects;  // optional TSV: # from<TAB>to
   Input input_format = Input::xml;
   Format format = Format::json;
-  bool sentences = false;      // one record per sentence instead of per article
-  std::string locale = "en";   // sentence-break rules
+  bool sentences = false;     // one record per sentence instead of per article
+  std::string locale = "en";  // sentence-break rules
   std::unordered_set<int64_t> namespaces = {0};
   unsigned max_depth = 100;
-  unsigned threads = 1;
-  size_t batch_bytes = 4 << 20;
-  uint64_t max_errors = 1000;
-  bool quiet = false;
 };
 
 // Runs the extraction; returns the statistics. Throws Error on unusable input or more than

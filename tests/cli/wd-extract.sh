@@ -6,16 +6,7 @@ set -euo pipefail
 wd=$1
 fx=$2
 src=$3
-if [ ! -d "$fx/wikidata" ]; then
-  echo "fixtures not found at $fx: skipped"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"; }
+source "$src/tests/cli/common.sh" "$fx/wikidata"
 
 dev=$fx/xfactr-kg-dev.json.gz
 

@@ -9,17 +9,8 @@ fx=$2
 src=$3
 redo=${4:-}
 xml=$fx/wikipedia/enwiki-sample-a.xml.bz2
-if [ ! -f "$xml" ]; then
-  echo "fixtures not found at $fx: skipped"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
+source "$src/tests/cli/common.sh" "$xml"
 check() { python3 "$src/tests/cli/wiki_extract_check.py" "$@"; }
-stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"; }
 
 # 1. Counts, markup, link spans.
 "$we" "$xml" -o "$tmp/docs.jsonl" --redirects "$tmp/red.tsv" --stats "$tmp/stats.json" -q
