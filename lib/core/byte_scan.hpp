@@ -17,6 +17,8 @@ namespace kglm {
 class ByteSet {
  public:
   static constexpr size_t kMaxChars = 8;
+  // Readable bytes that find_padded() may load past the end of its input.
+  static constexpr size_t kPadding = 32;
 
   // chars: up to kMaxChars bytes; with_controls adds every byte below 0x20.
   constexpr explicit ByteSet(std::string_view chars, bool with_controls = false) : controls_(with_controls) {
@@ -29,6 +31,30 @@ class ByteSet {
   }
 
   bool contains(char c) const { return member_[static_cast<unsigned char>(c)]; }
+
+  // find() for inputs followed by kPadding readable bytes: whole vectors only, so short strings
+  // (words, link targets) skip the scalar tail. The bytes past the end are loaded, never used.
+  size_t find_padded(std::string_view s, size_t pos) const {
+#if defined(__AVX2__)
+    const char* data = s.data();
+    const size_t n = s.size();
+    for (; pos < n; pos += 32) {
+      __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos));
+      __m256i hit = _mm256_setzero_si256();
+      for (size_t k = 0; k < count_; ++k) hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(block, _mm256_set1_epi8(chars_[k])));
+      if (controls_) {
+        __m256i limit = _mm256_set1_epi8(0x1F);
+        hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(_mm256_max_epu8(block, limit), limit));
+      }
+      uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(hit));
+      if (n - pos < 32) mask &= (1u << (n - pos)) - 1;
+      if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+    }
+    return n;
+#else
+    return find(s, pos);
+#endif
+  }
 
   // The position of the first member at or after pos, or s.size().
   size_t find(std::string_view s, size_t pos) const {
@@ -96,6 +122,27 @@ inline size_t find_repeated(std::string_view s, char c, size_t pos = 0) {
   for (; pos + 1 < n; ++pos)
     if (data[pos] == c && data[pos + 1] == c) return pos;
   return n;
+}
+
+// find_repeated() for inputs followed by ByteSet::kPadding readable bytes.
+inline size_t find_repeated_padded(std::string_view s, char c) {
+#if defined(__AVX2__)
+  const char* data = s.data();
+  const size_t n = s.size();
+  if (n < 2) return n;
+  const __m256i wanted = _mm256_set1_epi8(c);
+  for (size_t pos = 0; pos + 1 < n; pos += 32) {
+    __m256i here = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos));
+    __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + pos + 1));
+    __m256i both = _mm256_and_si256(_mm256_cmpeq_epi8(here, wanted), _mm256_cmpeq_epi8(next, wanted));
+    uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(both));
+    if (n - 1 - pos < 32) mask &= (1u << (n - 1 - pos)) - 1;  // pairs must end inside s
+    if (mask != 0) return pos + static_cast<size_t>(__builtin_ctz(mask));
+  }
+  return n;
+#else
+  return find_repeated(s, c);
+#endif
 }
 
 }  // namespace kglm

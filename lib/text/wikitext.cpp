@@ -218,8 +218,8 @@ class Sink {
     bool leading = !s.empty() && is_space(s.front());
     bool trailing = !s.empty() && is_space(s.back());
     std::string_view middle = trim_blanks(s);
-    if (!middle.empty() && kOtherBlanks.find(middle, 0) == middle.size() &&
-        find_repeated(middle, ' ') == middle.size()) {
+    if (!middle.empty() && kOtherBlanks.find_padded(middle, 0) == middle.size() &&
+        find_repeated_padded(middle, ' ') == middle.size()) {
       if (leading) pending_space_ = true;
       append(middle);
       pending_space_ = trailing;
@@ -348,12 +348,13 @@ class Renderer {
     }
   }
 
-  // One line of inline markup: links, external links, quotes, character references.
+  // One line of inline markup: links, external links, quotes, character references. s must be
+  // followed by ByteSet::kPadding readable bytes (it is a view into the padded page buffer).
   void render_inline(std::string_view s, Sink& sink, std::vector<Link>* links) {
     static const ByteSet kSpecial("[]'&");
     size_t i = 0;
     while (i < s.size()) {
-      size_t run = kSpecial.find(s, i);
+      size_t run = kSpecial.find_padded(s, i);
       if (run > i) {
         sink.append_words(s.substr(i, run - i));
         i = run;
@@ -451,10 +452,14 @@ class Renderer {
       render_inline(target, shown_sink, nullptr);
     } else {
       std::string_view anchor = trim(inner.substr(bar + 1));
-      if (anchor.empty())
-        render_inline(pipe_trick(target), shown_sink, nullptr);
-      else
+      if (anchor.empty()) {
+        std::string trick = pipe_trick(target);
+        size_t length = trick.size();
+        trick.append(ByteSet::kPadding, '\0');  // render_inline's precondition
+        render_inline(std::string_view(trick).substr(0, length), shown_sink, nullptr);
+      } else {
         render_inline(anchor, shown_sink, nullptr);
+      }
     }
     if (shown.empty()) return after;
     // The link trail: letters glued to "]]" are part of the anchor (English rule: a-z).
@@ -491,7 +496,9 @@ void clean_wikitext(std::string_view wikitext, const CleanOptions& options, Docu
   doc.links.clear();
   doc.sections.clear();
   doc.text.reserve(b.size());
-  Renderer(namespaces, doc).render(b);
+  const size_t length = b.size();
+  b.append(ByteSet::kPadding, '\0');  // lets the renderer scan whole vectors
+  Renderer(namespaces, doc).render(std::string_view(b).substr(0, length));
 }
 
 }  // namespace kglm::text

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/atomic_file.hpp"
+#include "core/byte_scan.hpp"
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
@@ -222,3 +223,30 @@ TEST(Stats, JsonRoundTrip) {
 
 }  // namespace
 }  // namespace kglm
+
+
+TEST(ByteScan, AgreesWithScalarSearchAtEveryOffsetAndLength) {
+  kglm::Rng rng(7, 0, 0);
+  const kglm::ByteSet set("[]'&", false);
+  const kglm::ByteSet controls("\"\\", true);
+  for (int trial = 0; trial < 2000; ++trial) {
+    size_t n = rng.below(100);
+    std::string buffer(n + kglm::ByteSet::kPadding, '[');  // padding full of members: must be ignored
+    for (size_t i = 0; i < n; ++i) buffer[i] = "ab ['&]\"\\\n\x01\xc3"[rng.below(12)];
+    std::string_view s(buffer.data(), n);
+    size_t pos = n == 0 ? 0 : rng.below(n);
+    size_t expected = pos;
+    while (expected < n && !set.contains(s[expected])) ++expected;
+    EXPECT_EQ(set.find(s, pos), expected);
+    EXPECT_EQ(set.find_padded(s, pos), expected);
+    size_t expected_control = pos;
+    while (expected_control < n && !controls.contains(s[expected_control])) ++expected_control;
+    EXPECT_EQ(controls.find(s, pos), expected_control);
+    size_t pair = 0;
+    while (pair + 1 < n && !(s[pair] == ' ' && s[pair + 1] == ' ')) ++pair;
+    if (pair + 1 >= n) pair = n;
+    std::fill(buffer.begin() + static_cast<long>(n), buffer.end(), ' ');
+    EXPECT_EQ(kglm::find_repeated(s, ' '), pair);
+    EXPECT_EQ(kglm::find_repeated_padded(s, ' '), pair);
+  }
+}
