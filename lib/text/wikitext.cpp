@@ -382,7 +382,8 @@ class Renderer {
           sink.append("&");
           ++i;
         } else {
-          if (cp == 0xA0 || cp == 0x2002 || cp == 0x2003 || cp == 0x2009 || cp == ' ' || cp == '\t') {
+          // Spaces and control characters (&#10; included) are blanks: lines stay lines.
+          if (cp <= 0x20 || cp == 0x7F || cp == 0xA0 || cp == 0x2002 || cp == 0x2003 || cp == 0x2009) {
             sink.space();
           } else {
             std::string utf8;

@@ -78,6 +78,7 @@ TEST(Wikitext, ListsAndParagraphs) {
 }
 
 TEST(Wikitext, EntitiesDecoded) {
+  EXPECT_EQ(text_of("a&#10;&#10;b&#9;c"), "a b c");
   EXPECT_EQ(text_of("A&nbsp;B &amp; C &#8211; D &#x263A; &eacute; &bogus; &#xZZ;"), "A B & C – D ☺ é &bogus; &#xZZ;");
 }
 
