@@ -11,9 +11,13 @@ std::string location(std::string_view file, uint64_t line) {
 }
 
 void ErrorCounter::record(std::string_view file, uint64_t line, std::string_view reason) {
+  record(location(file, line) + std::string(reason));
+}
+
+void ErrorCounter::record(std::string_view located_message) {
   ++count_;
   if (count_ <= report_first_) {
-    log_warning(location(file, line) + std::string(reason));
+    log_warning(std::string(located_message));
   } else if (count_ == report_first_ + 1) {
     log_warning("further errors are counted but not reported");
   }

@@ -31,6 +31,8 @@ class ErrorCounter {
       : max_errors_(max_errors), report_first_(report_first) {}
 
   void record(std::string_view file, uint64_t line, std::string_view reason);
+  // A message that already says where (e.g. an Error from a reader).
+  void record(std::string_view located_message);
   uint64_t count() const { return count_; }
 
  private:

@@ -127,7 +127,11 @@ struct MediaWikiDumpReader::State {
       if (parser == nullptr) create_parser();
       int rc = xmlParseChunk(parser, buffer.data(), static_cast<int>(n), n == 0 ? 1 : 0);
       if (rc != 0 && error.empty()) record_error(xmlCtxtGetLastError(parser));
-      if (n == 0) finished = true;
+      if (n == 0) {
+        finished = true;
+        // libxml2 words an early end of input as "Extra content at the end of the document".
+        if (!error.empty() && depth > 0) error = "the input ends inside an element (truncated?); libxml2: " + error;
+      }
     }
   }
 

@@ -25,6 +25,7 @@ constexpr size_t kMaxPagesPerBatch = 4096;
 struct PageError {
   uint64_t line;
   std::string reason;
+  bool located = false;  // reason already starts with "file:line: "
 };
 
 struct Batch {
@@ -62,7 +63,7 @@ class BatchSource {
         if (more) return true;
       } catch (const Error& e) {
         if (pages_in_file_ == 0 && batch.pages.empty()) throw;  // not a dump at all: unusable input
-        batch.input_error = PageError{0, e.what()};
+        batch.input_error = PageError{0, e.what(), true};
       }
       close_current();
       if (!batch.pages.empty() || batch.input_error || batch.pages_seen > 0) return true;
@@ -274,7 +275,12 @@ Stats extract_wiki(const WikiExtractOptions& options) {
       [&](BatchResult& result) {
         out.write(result.records);
         if (redirects) redirects->write(result.redirects);
-        for (const PageError& e : result.errors) errors.record(result.file, e.line, e.reason);
+        for (const PageError& e : result.errors) {
+          if (e.located)
+            errors.record(e.reason);
+          else
+            errors.record(result.file, e.line, e.reason);
+        }
         stats.merge(result.stats);
         input_bytes += result.input_bytes;
         if (progress) progress->update(static_cast<uint64_t>(stats.get("articles")), source.raw_bytes());
