@@ -68,10 +68,12 @@ int main(int argc, char** argv) {
     cli.require_inputs();
     const CommonOptions& common = cli.common();
     o.format = choose<text::WikiExtractOptions::Format>(
-        "--format", format, {{"json", text::WikiExtractOptions::Format::json}, {"plain", text::WikiExtractOptions::Format::plain}});
-    o.input_format = choose<text::WikiExtractOptions::Input>(
-        "--input-format", input_format,
-        {{"xml", text::WikiExtractOptions::Input::xml}, {"wikiextractor", text::WikiExtractOptions::Input::wikiextractor}});
+        "--format", format,
+        {{"json", text::WikiExtractOptions::Format::json}, {"plain", text::WikiExtractOptions::Format::plain}});
+    o.input_format =
+        choose<text::WikiExtractOptions::Input>("--input-format", input_format,
+                                                {{"xml", text::WikiExtractOptions::Input::xml},
+                                                 {"wikiextractor", text::WikiExtractOptions::Input::wikiextractor}});
     if (o.max_depth == 0) throw UsageError("--max-depth must be at least 1");
     fill_run_options(common, batch_mb, o);
     o.namespaces = parse_namespaces(ns);

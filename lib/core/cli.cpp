@@ -36,7 +36,10 @@ void report_stats(const CommonOptions& common, const Stats& stats) {
 }
 
 ToolCli::ToolCli(std::string tool, std::string usage, std::string summary)
-    : tool_(std::move(tool)), usage_(std::move(usage)), summary_(std::move(summary)), own_(tool_ + " options", kHelpWidth, kHelpWidth / 2) {
+    : tool_(std::move(tool)),
+      usage_(std::move(usage)),
+      summary_(std::move(summary)),
+      own_(tool_ + " options", kHelpWidth, kHelpWidth / 2) {
   set_log_tool_name(tool_);
 }
 

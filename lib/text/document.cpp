@@ -44,10 +44,17 @@ namespace {
 void append_xml_attribute(std::string& out, std::string_view value) {
   for (char c : value) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '<': out += "&lt;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
 }
@@ -149,8 +156,8 @@ Document parse_document_json(std::string_view line) {
   for (simdjson::dom::element s : sections) {
     simdjson::dom::array a;
     if (s.get(a) != simdjson::SUCCESS || a.size() != 4) throw Error("a section is not [begin, end, title, level]");
-    doc.sections.push_back({as_u32(a.at(0), "section"), as_u32(a.at(1), "section"),
-                            as_string(a.at(2), "section title"), static_cast<int>(as_u32(a.at(3), "level"))});
+    doc.sections.push_back({as_u32(a.at(0), "section"), as_u32(a.at(1), "section"), as_string(a.at(2), "section title"),
+                            static_cast<int>(as_u32(a.at(3), "level"))});
   }
   doc.root_end = as_u32(root["root_end"], "root_end");
   check_document(doc);
@@ -164,8 +171,8 @@ void check_document(const Document& doc) {
   };
   auto check_span = [&](uint32_t b, uint32_t e, const char* what) {
     if (b > e || e > size || !on_boundary(b) || !on_boundary(e))
-      throw Error(std::string(what) + " [" + std::to_string(b) + ", " + std::to_string(e) +
-                  ") is not a span of the " + std::to_string(size) + "-byte text");
+      throw Error(std::string(what) + " [" + std::to_string(b) + ", " + std::to_string(e) + ") is not a span of the " +
+                  std::to_string(size) + "-byte text");
   };
   uint32_t previous_end = 0;
   for (const Link& l : doc.links) {

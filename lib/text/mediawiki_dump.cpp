@@ -140,9 +140,8 @@ struct MediaWikiDumpReader::State {
     std::memset(&sax, 0, sizeof sax);
     sax.initialized = XML_SAX2_MAGIC;
     sax.startElementNs = [](void* ctx, const xmlChar* localname, const xmlChar*, const xmlChar*, int, const xmlChar**,
-                            int nb_attributes, int, const xmlChar** attributes) {
-      self(ctx).start(localname, nb_attributes, attributes);
-    };
+                            int nb_attributes, int,
+                            const xmlChar** attributes) { self(ctx).start(localname, nb_attributes, attributes); };
     sax.endElementNs = [](void* ctx, const xmlChar* localname, const xmlChar*, const xmlChar*) {
       self(ctx).end(localname);
     };

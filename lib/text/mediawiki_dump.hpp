@@ -16,10 +16,10 @@ struct WikiPage {
   std::string id;
   int64_t ns = 0;
   std::string title;
-  std::string text;             // wikitext of the last revision
-  bool redirect = false;        // a <redirect/> element was present
-  std::string redirect_title;   // its title attribute
-  uint64_t line = 0;            // line of <page> in the XML
+  std::string text;            // wikitext of the last revision
+  bool redirect = false;       // a <redirect/> element was present
+  std::string redirect_title;  // its title attribute
+  uint64_t line = 0;           // line of <page> in the XML
 };
 
 class MediaWikiDumpReader {

@@ -12,11 +12,10 @@ namespace kglm::text {
 namespace {
 
 // Titles and abbreviations common in English Wikipedia that CLDR's suppression list lacks.
-constexpr const char* kEnglishAbbreviations[] = {"Dr.",  "St.",  "Mt.",  "Ft.",  "Gen.", "Col.", "Lt.", "Sgt.",
-                                                 "Capt.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "Fr.", "Sr.",
-                                                 "No.",  "Nos.", "Vol.", "vs.",  "approx.", "ca.", "Inc.", "Ltd.",
-                                                 "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.",
-                                                 "Nov.", "Dec."};
+constexpr const char* kEnglishAbbreviations[] = {
+    "Dr.",  "St.",   "Mt.",   "Ft.",  "Gen.", "Col.", "Lt.",   "Sgt.", "Capt.",   "Gov.", "Sen.", "Rep.",
+    "Rev.", "Hon.",  "Fr.",   "Sr.",  "No.",  "Nos.", "Vol.",  "vs.",  "approx.", "ca.",  "Inc.", "Ltd.",
+    "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.", "Nov.",    "Dec."};
 
 }  // namespace
 

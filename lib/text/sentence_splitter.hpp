@@ -15,7 +15,7 @@ namespace kglm::text {
 struct Sentence {
   uint32_t begin = 0;  // byte offsets into Document::text, without surrounding whitespace
   uint32_t end = 0;
-  int section = -1;  // index into Document::sections, -1 = root (lead) section
+  int section = -1;         // index into Document::sections, -1 = root (lead) section
   uint32_t first_link = 0;  // Document::links[first_link, last_link) lie inside the sentence
   uint32_t last_link = 0;
 };

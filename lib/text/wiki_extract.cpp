@@ -59,7 +59,7 @@ class BatchSource {
       size_t bytes = 0;
       try {
         bool more = options_.input_format == WikiExtractOptions::Input::xml ? fill_from_xml(batch, bytes)
-                                                                          : fill_from_lines(batch, bytes);
+                                                                            : fill_from_lines(batch, bytes);
         if (more) return true;
       } catch (const Error& e) {
         if (pages_in_file_ == 0 && batch.pages.empty()) throw;  // not a dump at all: unusable input
@@ -292,7 +292,8 @@ Stats extract_wiki(const WikiExtractOptions& options) {
   stats.set("bytes", static_cast<int64_t>(input_bytes));
   stats.set("errors", static_cast<int64_t>(errors.count()));
   stats.set("milliseconds", static_cast<int64_t>(seconds * 1000));
-  stats.set("articles_per_s", seconds > 0 ? static_cast<int64_t>(static_cast<double>(stats.get("articles")) / seconds) : 0);
+  stats.set("articles_per_s",
+            seconds > 0 ? static_cast<int64_t>(static_cast<double>(stats.get("articles")) / seconds) : 0);
   return stats;
 }
 

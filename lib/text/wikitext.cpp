@@ -19,18 +19,55 @@ using detail::LinkKind;
 LinkNamespaces LinkNamespaces::english() {
   LinkNamespaces ns;
   ns.dropped = {"file", "image", "category"};
-  for (const char* name :
-       {"media", "special", "talk", "user", "user talk", "wikipedia", "wikipedia talk", "wp", "project", "file talk",
-        "image talk", "mediawiki", "mediawiki talk", "template", "template talk", "help", "help talk",
-        "category talk", "portal", "portal talk", "book", "book talk", "draft", "draft talk", "education program",
-        "education program talk", "timedtext", "timedtext talk", "module", "module talk", "gadget", "gadget talk",
-        "gadget definition", "gadget definition talk", "topic", "mos", "wt", "t", "h", "cat", "p"})
+  for (const char* name : {"media",
+                           "special",
+                           "talk",
+                           "user",
+                           "user talk",
+                           "wikipedia",
+                           "wikipedia talk",
+                           "wp",
+                           "project",
+                           "file talk",
+                           "image talk",
+                           "mediawiki",
+                           "mediawiki talk",
+                           "template",
+                           "template talk",
+                           "help",
+                           "help talk",
+                           "category talk",
+                           "portal",
+                           "portal talk",
+                           "book",
+                           "book talk",
+                           "draft",
+                           "draft talk",
+                           "education program",
+                           "education program talk",
+                           "timedtext",
+                           "timedtext talk",
+                           "module",
+                           "module talk",
+                           "gadget",
+                           "gadget talk",
+                           "gadget definition",
+                           "gadget definition talk",
+                           "topic",
+                           "mos",
+                           "wt",
+                           "t",
+                           "h",
+                           "cat",
+                           "p"})
     ns.other.insert(name);
   // Interwiki prefixes of the sister projects: inline links shown as text.
-  for (const char* name : {"w", "wikt", "wiktionary", "wikipedia", "commons", "c", "s", "wikisource", "q",
-                           "wikiquote", "b", "wikibooks", "n", "wikinews", "v", "wikiversity", "voy", "wikivoyage",
-                           "d", "wikidata", "species", "wikispecies", "meta", "m", "mw", "mediawikiwiki", "phab",
-                           "foundation", "wmf", "outreach", "incubator", "doi", "arxiv", "google", "imdb", "oclc"})
+  for (const char* name :
+       {"w",     "wikt",          "wiktionary", "wikipedia",  "commons", "c",           "s",         "wikisource",
+        "q",     "wikiquote",     "b",          "wikibooks",  "n",       "wikinews",    "v",         "wikiversity",
+        "voy",   "wikivoyage",    "d",          "wikidata",   "species", "wikispecies", "meta",      "m",
+        "mw",    "mediawikiwiki", "phab",       "foundation", "wmf",     "outreach",    "incubator", "doi",
+        "arxiv", "google",        "imdb",       "oclc"})
     ns.other.insert(name);
   return ns;
 }
@@ -157,10 +194,11 @@ std::string redirect_target(std::string_view wikitext) {
 namespace {
 
 bool is_url_start(std::string_view s) {
-  static const char* kProtocols[] = {"http://", "https://", "ftp://", "ftps://", "//", "mailto:", "irc://",
-                                     "ircs://", "news:", "gopher://", "telnet://", "nntp://", "svn://", "git://",
-                                     "mms://", "sftp://", "ssh://", "urn:", "geo:", "tel:", "sms:", "xmpp:",
-                                     "worldwind://", "magnet:", "bitcoin:"};
+  static const char* kProtocols[] = {"http://",   "https://", "ftp://",       "ftps://", "//",
+                                     "mailto:",   "irc://",   "ircs://",      "news:",   "gopher://",
+                                     "telnet://", "nntp://",  "svn://",       "git://",  "mms://",
+                                     "sftp://",   "ssh://",   "urn:",         "geo:",    "tel:",
+                                     "sms:",      "xmpp:",    "worldwind://", "magnet:", "bitcoin:"};
   for (const char* p : kProtocols) {
     std::string_view proto(p);
     if (s.size() >= proto.size() && ascii_lower(s.substr(0, proto.size())) == proto) return true;

@@ -27,13 +27,13 @@ struct LinkNamespaces {
 };
 
 struct CleanOptions {
-  unsigned max_depth = 100;  // deepest nesting of templates, tables or links before a page fails
+  unsigned max_depth = 100;                    // deepest nesting of templates, tables or links before a page fails
   const LinkNamespaces* namespaces = nullptr;  // nullptr: LinkNamespaces::english()
 };
 
 // Counters of recoverable markup problems, summed into the tool's statistics.
 struct CleanReport {
-  uint64_t unterminated = 0;  // templates, tables, tags, comments or links left open
+  uint64_t unterminated = 0;   // templates, tables, tags, comments or links left open
   uint64_t stray_closers = 0;  // }} or ]] without an opener
 };
 

@@ -13,28 +13,53 @@ namespace {
 
 // Tags whose content is not article text: removed with it.
 const StringSet& tags_without_text() {
-  static const StringSet set = {"ref",      "references",  "gallery",         "math",       "chem",
-                                "ce",       "timeline",    "imagemap",        "score",      "graph",
-                                "syntaxhighlight", "source", "pre",           "templatedata", "templatestyles",
-                                "mapframe", "maplink",     "indicator",       "hiero",      "inputbox",
-                                "categorytree", "noinclude", "includeonly",   "table",      "charinsert",
-                                "dynamicpagelist", "poll",  "style",          "script",     "object"};
+  static const StringSet set = {"ref",
+                                "references",
+                                "gallery",
+                                "math",
+                                "chem",
+                                "ce",
+                                "timeline",
+                                "imagemap",
+                                "score",
+                                "graph",
+                                "syntaxhighlight",
+                                "source",
+                                "pre",
+                                "templatedata",
+                                "templatestyles",
+                                "mapframe",
+                                "maplink",
+                                "indicator",
+                                "hiero",
+                                "inputbox",
+                                "categorytree",
+                                "noinclude",
+                                "includeonly",
+                                "table",
+                                "charinsert",
+                                "dynamicpagelist",
+                                "poll",
+                                "style",
+                                "script",
+                                "object"};
   return set;
 }
 
 // Tags that are removed while their content stays; block-level ones become a line break.
 const StringSet& inline_tags() {
-  static const StringSet set = {"span", "small", "big",  "sup",  "sub",  "b",    "i",    "u",    "s",
-                                "strike", "del", "ins",  "em",   "strong", "font", "cite", "abbr", "code",
-                                "tt",   "var",   "kbd",  "samp", "q",    "nowiki", "onlyinclude", "section",
-                                "bdi",  "bdo",   "mark", "time", "data", "wbr",  "rb",   "rp",   "rt",
-                                "ruby", "dfn",   "img",  "translate", "tvar", "languages", "a"};
+  static const StringSet set = {
+      "span", "small",  "big",         "sup",     "sub",  "b",         "i",    "u",         "s",    "strike", "del",
+      "ins",  "em",     "strong",      "font",    "cite", "abbr",      "code", "tt",        "var",  "kbd",    "samp",
+      "q",    "nowiki", "onlyinclude", "section", "bdi",  "bdo",       "mark", "time",      "data", "wbr",    "rb",
+      "rp",   "rt",     "ruby",        "dfn",     "img",  "translate", "tvar", "languages", "a"};
   return set;
 }
 const StringSet& block_tags() {
-  static const StringSet set = {"div", "p",  "br", "hr", "center", "blockquote", "poem", "li", "ul", "ol",
-                                "dl",  "dt", "dd", "h1", "h2",     "h3",         "h4",   "h5", "h6", "caption",
-                                "tr",  "td", "th", "tbody", "thead", "tfoot", "figure", "figcaption"};
+  static const StringSet set = {"div", "p",  "br",    "hr",    "center", "blockquote", "poem",
+                                "li",  "ul", "ol",    "dl",    "dt",     "dd",         "h1",
+                                "h2",  "h3", "h4",    "h5",    "h6",     "caption",    "tr",
+                                "td",  "th", "tbody", "thead", "tfoot",  "figure",     "figcaption"};
   return set;
 }
 
@@ -286,8 +311,8 @@ LinkKind classify_link_target(std::string_view target, const LinkNamespaces& nam
   return LinkKind::article;
 }
 
-void strip_dropped_links(std::string_view in, std::string& out, const LinkNamespaces& namespaces,
-                         unsigned max_depth, CleanReport& report) {
+void strip_dropped_links(std::string_view in, std::string& out, const LinkNamespaces& namespaces, unsigned max_depth,
+                         CleanReport& report) {
   Cuts cuts;
   size_t pos = 0;
   for (;;) {

@@ -22,8 +22,8 @@ void strip_tables(std::string_view in, std::string& out, unsigned max_depth, Cle
 
 // Removes [[File:…]], [[Image:…]], [[Category:…]] and interlanguage links, with nested links
 // in their captions.
-void strip_dropped_links(std::string_view in, std::string& out, const LinkNamespaces& namespaces,
-                         unsigned max_depth, CleanReport& report);
+void strip_dropped_links(std::string_view in, std::string& out, const LinkNamespaces& namespaces, unsigned max_depth,
+                         CleanReport& report);
 
 // What a link's target prefix means.
 enum class LinkKind { article, text_only, dropped };

@@ -224,7 +224,6 @@ TEST(Stats, JsonRoundTrip) {
 }  // namespace
 }  // namespace kglm
 
-
 TEST(ByteScan, AgreesWithScalarSearchAtEveryOffsetAndLength) {
   kglm::Rng rng(7, 0, 0);
   const kglm::ByteSet set("[]'&", false);

@@ -35,10 +35,12 @@ TEST(Document, JsonRoundTrip) {
 }
 
 TEST(Document, JsonRejectsBadSpans) {
-  EXPECT_THROW(parse_document_json(R"({"id":"1","title":"t","text":"ab","links":[[0,3,"X"]],"sections":[],"root_end":2})"),
-               kglm::Error);
-  EXPECT_THROW(parse_document_json(R"({"id":"1","title":"t","text":"é","links":[[0,1,"X"]],"sections":[],"root_end":2})"),
-               kglm::Error);
+  EXPECT_THROW(
+      parse_document_json(R"({"id":"1","title":"t","text":"ab","links":[[0,3,"X"]],"sections":[],"root_end":2})"),
+      kglm::Error);
+  EXPECT_THROW(
+      parse_document_json(R"({"id":"1","title":"t","text":"é","links":[[0,1,"X"]],"sections":[],"root_end":2})"),
+      kglm::Error);
   EXPECT_THROW(parse_document_json(R"({"id":"1","title":"t","text":"ab","links":[],"sections":[]})"), kglm::Error);
 }
 

@@ -45,10 +45,12 @@ TEST(WikiExtract, DemoSample) {
   const Document& einstein = docs[0];
   EXPECT_EQ(einstein.title, "Albert Einstein");
   EXPECT_EQ(einstein.id, "101");
-  EXPECT_EQ(einstein.text.substr(0, einstein.root_end).find("He was born in Ulm, in Germany, and studied at ETH Zurich."),
-            130u);
+  EXPECT_EQ(
+      einstein.text.substr(0, einstein.root_end).find("He was born in Ulm, in Germany, and studied at ETH Zurich."),
+      130u);
   bool ulm = false;
-  for (const Link& l : einstein.links) ulm |= l.target == "Ulm" && einstein.text.substr(l.begin, l.end - l.begin) == "Ulm";
+  for (const Link& l : einstein.links)
+    ulm |= l.target == "Ulm" && einstein.text.substr(l.begin, l.end - l.begin) == "Ulm";
   EXPECT_TRUE(ulm);
   ASSERT_EQ(einstein.sections.size(), 6u);
   EXPECT_EQ(einstein.sections[1].title, "Early life");
