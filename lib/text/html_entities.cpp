@@ -2,18 +2,13 @@
 
 #include <libxml/HTMLparser.h>
 
+#include "text/unicode.hpp"
+
 namespace kglm::text {
 
 namespace {
 
 constexpr size_t kMaxEntityName = 32;
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 size_t decode_numeric(std::string_view s, uint32_t& cp) {
   // s = "&#..."
@@ -23,7 +18,7 @@ size_t decode_numeric(std::string_view s, uint32_t& cp) {
   uint64_t value = 0;
   size_t digits = 0;
   for (; i < s.size() && digits < 8; ++i, ++digits) {
-    int d = hex ? hex_digit(s[i]) : (s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
+    int d = hex ? hex_digit_value(s[i]) : (s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
     if (d < 0) break;
     value = value * (hex ? 16 : 10) + static_cast<uint64_t>(d);
   }
@@ -54,6 +49,19 @@ size_t decode_entity(std::string_view s, uint32_t& cp) {
     name[n++] = c;
   }
   return 0;
+}
+
+void append_entities_decoded(std::string& out, std::string_view s, bool nbsp_as_space) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp;
+    size_t n = s[i] == '&' ? decode_entity(s.substr(i), cp) : 0;
+    if (n == 0) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    append_utf8(out, nbsp_as_space && cp == 0xA0 ? ' ' : cp);
+    i += n;
+  }
 }
 
 }  // namespace kglm::text

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace kglm::text {
@@ -11,5 +12,8 @@ namespace kglm::text {
 // in bytes and sets cp, or returns 0 when s does not start with a valid reference. Named
 // references are looked up in libxml2's HTML 4 entity table.
 size_t decode_entity(std::string_view s, uint32_t& cp);
+
+// Appends s with every character reference decoded; with nbsp_as_space, U+00A0 becomes ' '.
+void append_entities_decoded(std::string& out, std::string_view s, bool nbsp_as_space = false);
 
 }  // namespace kglm::text

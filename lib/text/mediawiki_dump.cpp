@@ -10,7 +10,6 @@
 
 #include "core/error.hpp"
 #include "text/html_entities.hpp"
-#include "text/unicode.hpp"
 
 namespace kglm::text {
 
@@ -104,16 +103,7 @@ struct MediaWikiDumpReader::State {
       // Entity references in attribute values arrive as character references ("&#38;").
       std::string_view raw(reinterpret_cast<const char*>(a[3]), static_cast<size_t>(a[4] - a[3]));
       std::string value;
-      for (size_t k = 0; k < raw.size();) {
-        uint32_t cp;
-        size_t used = raw[k] == '&' ? decode_entity(raw.substr(k), cp) : 0;
-        if (used == 0) {
-          value.push_back(raw[k++]);
-        } else {
-          append_utf8(value, cp);
-          k += used;
-        }
-      }
+      append_entities_decoded(value, raw);
       return value;
     }
     return {};

@@ -37,6 +37,24 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  int32_t i = 0;
+  const int32_t n = static_cast<int32_t>(s.size());
+  while (i < n) {
+    UChar32 c;
+    U8_NEXT(s.data(), i, n, c);
+    if (c < 0) return false;
+  }
+  return true;
+}
+
 std::string_view trim(std::string_view s) {
   auto blank = [](char c) { return is_space(c) || c == '\n'; };
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);

@@ -21,6 +21,12 @@ inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c ==
 inline bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool is_ascii_alnum(char c) { return is_ascii_alpha(c) || (c >= '0' && c <= '9'); }
 
+// The value of a hexadecimal digit, or -1.
+int hex_digit_value(char c);
+
+// True when s is well-formed UTF-8.
+bool is_valid_utf8(std::string_view s);
+
 // s without leading and trailing spaces, tabs and newlines.
 std::string_view trim(std::string_view s);
 

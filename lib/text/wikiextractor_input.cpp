@@ -4,28 +4,9 @@
 
 #include "core/error.hpp"
 #include "text/html_entities.hpp"
-#include "text/unicode.hpp"
 #include "text/wikitext.hpp"
 
 namespace kglm::text {
-
-namespace {
-
-// Text with character references decoded, appended to out.
-void append_decoded(std::string& out, std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    uint32_t cp;
-    size_t n = s[i] == '&' ? decode_entity(s.substr(i), cp) : 0;
-    if (n > 0) {
-      append_utf8(out, cp);
-      i += n;
-    } else {
-      out.push_back(s[i++]);
-    }
-  }
-}
-
-}  // namespace
 
 void convert_wikiextractor_text(std::string_view html, Document& doc) {
   doc.text.clear();
@@ -37,15 +18,15 @@ void convert_wikiextractor_text(std::string_view html, Document& doc) {
     size_t href_end = open == std::string_view::npos ? open : html.find("\">", open + 9);
     size_t close = href_end == std::string_view::npos ? href_end : html.find("</a>", href_end + 2);
     if (close == std::string_view::npos) {
-      append_decoded(doc.text, html.substr(pos));
+      append_entities_decoded(doc.text, html.substr(pos));
       break;
     }
-    append_decoded(doc.text, html.substr(pos, open - pos));
+    append_entities_decoded(doc.text, html.substr(pos, open - pos));
     std::string href;
-    append_decoded(href, html.substr(open + 9, href_end - open - 9));
+    append_entities_decoded(href, html.substr(open + 9, href_end - open - 9));
     Link link;
     link.begin = static_cast<uint32_t>(doc.text.size());
-    append_decoded(doc.text, html.substr(href_end + 2, close - href_end - 2));
+    append_entities_decoded(doc.text, html.substr(href_end + 2, close - href_end - 2));
     pos = close + 4;
     size_t trail = pos;
     while (trail < html.size() && html[trail] >= 'a' && html[trail] <= 'z') ++trail;

@@ -1,7 +1,5 @@
 #include "text/wikitext.hpp"
 
-#include <unicode/utf8.h>
-
 #include <algorithm>
 #include <array>
 
@@ -101,38 +99,21 @@ bool is_language_prefix(std::string_view lower) {
 
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool valid_utf8(std::string_view s) {
-  int32_t i = 0;
-  const int32_t n = static_cast<int32_t>(s.size());
-  while (i < n) {
-    UChar32 c;
-    U8_NEXT(s.data(), i, n, c);
-    if (c < 0) return false;
-  }
-  return true;
-}
-
 // %XX sequences decoded when the result is valid UTF-8 (as MediaWiki does for link targets).
 std::string percent_decode(std::string_view s) {
   if (s.find('%') == std::string_view::npos) return std::string(s);
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     int hi = 0, lo = 0;
-    if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 && (lo = hex_value(s[i + 2])) >= 0) {
+    if (s[i] == '%' && i + 2 < s.size() && (hi = hex_digit_value(s[i + 1])) >= 0 &&
+        (lo = hex_digit_value(s[i + 2])) >= 0) {
       out.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
     } else {
       out.push_back(s[i]);
     }
   }
-  return valid_utf8(out) ? out : std::string(s);
+  return is_valid_utf8(out) ? out : std::string(s);
 }
 
 }  // namespace
@@ -140,17 +121,7 @@ std::string percent_decode(std::string_view s) {
 std::string normalize_title(std::string_view raw) {
   std::string decoded;
   if (raw.find('&') != std::string_view::npos) {
-    decoded.reserve(raw.size());
-    for (size_t i = 0; i < raw.size();) {
-      uint32_t cp;
-      size_t n = raw[i] == '&' ? decode_entity(raw.substr(i), cp) : 0;
-      if (n > 0) {
-        append_utf8(decoded, cp == 0xA0 ? ' ' : cp);
-        i += n;
-      } else {
-        decoded.push_back(raw[i++]);
-      }
-    }
+    append_entities_decoded(decoded, raw, true);
     raw = decoded;
   }
   std::string percent;
@@ -223,12 +194,6 @@ std::string pipe_trick(std::string_view target) {
   return std::string(trim(target));
 }
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // Accumulates text with collapsed spaces, lines created lazily so empty lines never appear.
 class Sink {
  public:
@@ -255,7 +220,7 @@ class Sink {
     static const ByteSet kOtherBlanks("\t\r\f\v");
     bool leading = !s.empty() && is_space(s.front());
     bool trailing = !s.empty() && is_space(s.back());
-    std::string_view middle = trim_blanks(s);
+    std::string_view middle = trim(s);  // s holds no line breaks
     if (!middle.empty() && kOtherBlanks.find_padded(middle, 0) == middle.size() &&
         find_repeated_padded(middle, ' ') == middle.size()) {
       if (leading) pending_space_ = true;

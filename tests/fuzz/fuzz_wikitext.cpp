@@ -1,35 +1,19 @@
 // libFuzzer target: wikitext through the cleaner and the sentence splitter, and text through the
 // WikiExtractor and plain-form readers. Any exception other than WikitextError, any broken span
 // invariant, or any sanitizer report is a bug. Seeds in tests/fuzz/wikitext-corpus.
-#include <unicode/utf8.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "text/sentence_splitter.hpp"
+#include "text/unicode.hpp"
 #include "text/wikiextractor_input.hpp"
 #include "text/wikitext.hpp"
 
-namespace {
-
-// The dump reader only ever hands over valid UTF-8 (libxml2 converts and validates).
-bool valid_utf8(const uint8_t* data, size_t size) {
-  int32_t i = 0;
-  const int32_t n = static_cast<int32_t>(size);
-  while (i < n) {
-    UChar32 c;
-    U8_NEXT(data, i, n, c);
-    if (c < 0) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > (1 << 20) || !valid_utf8(data, size)) return 0;
   std::string_view input(reinterpret_cast<const char*>(data), size);
+  // The dump reader only ever hands over valid UTF-8 (libxml2 converts and validates).
+  if (size > (1 << 20) || !kglm::text::is_valid_utf8(input)) return 0;
   static kglm::text::SentenceSplitter splitter("en");
   kglm::text::Document doc;
   kglm::text::CleanOptions options;
