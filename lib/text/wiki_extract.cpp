@@ -1,5 +1,6 @@
 #include "text/wiki_extract.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -52,6 +53,16 @@ class BatchSource {
   explicit BatchSource(const WikiExtractOptions& o) : options_(o) {}
 
   bool next(Batch& batch) {
+    bool more = fill(batch);
+    raw_progress_.store(raw_done_ + (input_ ? input_->raw_bytes_read() : 0), std::memory_order_relaxed);
+    return more;
+  }
+
+  // Compressed bytes read so far; safe to call from any thread (for the progress line).
+  uint64_t raw_bytes() const { return raw_progress_.load(std::memory_order_relaxed); }
+
+ private:
+  bool fill(Batch& batch) {
     for (;;) {
       if (!input_ && !open_next()) return false;
       batch.file = input_->name();
@@ -70,9 +81,6 @@ class BatchSource {
     }
   }
 
-  uint64_t raw_bytes() const { return raw_done_ + (input_ ? input_->raw_bytes_read() : 0); }
-
- private:
   bool open_next() {
     if (next_input_ >= options_.inputs.size()) return false;
     input_ = std::make_unique<InputStream>(options_.inputs[next_input_++]);
@@ -144,6 +152,7 @@ class BatchSource {
   std::shared_ptr<const LinkNamespaces> namespaces_;
   uint64_t pages_in_file_ = 0;
   uint64_t raw_done_ = 0;
+  std::atomic<uint64_t> raw_progress_{0};
 };
 
 // Per-worker state: the sentence splitter and reusable buffers.

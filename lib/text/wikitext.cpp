@@ -281,7 +281,6 @@ class Renderer {
 
  private:
   void render_line(std::string_view line, bool& in_paragraph) {
-    while (!line.empty() && (is_space(line.back()))) line.remove_suffix(1);
     std::string_view content = trim(line);
     if (content.empty()) {
       in_paragraph = false;
