@@ -1,0 +1,52 @@
+#include "gen/annotated_text.hpp"
+
+#include <cstring>
+
+#include "core/json_writer.hpp"
+
+namespace kglm::gen {
+
+void AnnotatedText::append_span(std::string_view s, const char* kind, std::string_view id) {
+  Span span;
+  span.begin = static_cast<uint32_t>(text_.size());
+  text_.append(s);
+  span.end = static_cast<uint32_t>(text_.size());
+  span.kind = kind;
+  span.id = std::string(id);
+  spans_.push_back(std::move(span));
+}
+
+void AnnotatedText::append_json(std::string& out, std::string_view lang, std::string_view extra) const {
+  out += "{\"text\":";
+  append_json_string(out, text_);
+  out += ",\"lang\":";
+  append_json_string(out, lang);
+  out += ",\"spans\":[";
+  for (size_t i = 0; i < spans_.size(); ++i) {
+    const Span& s = spans_[i];
+    if (i > 0) out.push_back(',');
+    out += '[' + std::to_string(s.begin) + ',' + std::to_string(s.end) + ",\"" + s.kind + "\",";
+    append_json_string(out, s.id);
+    out.push_back(']');
+  }
+  out.push_back(']');
+  out.append(extra);
+  out += "}\n";
+}
+
+std::string AnnotatedText::with_entity_markers() const {
+  std::string out;
+  size_t pos = 0;
+  for (const Span& s : spans_) {
+    if (std::strcmp(s.kind, "entity") != 0) continue;
+    out.append(text_, pos, s.begin - pos);
+    out += "<e>";
+    out.append(text_, s.begin, s.end - s.begin);
+    out += "</e>";
+    pos = s.end;
+  }
+  out.append(text_, pos, std::string::npos);
+  return out;
+}
+
+}  // namespace kglm::gen

@@ -1,0 +1,267 @@
+#include "gen/kmlm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "core/rng.hpp"
+#include "gen/annotated_text.hpp"
+#include "gen/labels.hpp"
+#include "gen/record_writer.hpp"
+#include "kg/entity.hpp"
+#include "kg/kg_store.hpp"
+
+namespace kglm::gen {
+
+namespace {
+
+constexpr size_t kTriplesPerTask = 8192;
+constexpr size_t kEnglish = 0;  // languages()[0] of the label index
+constexpr std::array<const char*, 3> kItemNames = {"head", "relation", "tail"};
+
+// RNG streams of one triple (record = triple row).
+constexpr uint32_t kLanguageStream = 0;
+constexpr uint32_t kSwitchStream = 1;      // + target language index
+constexpr uint32_t kAliasStream = 1 << 16;  // + language index
+
+struct Triple {
+  uint64_t row;                   // in /triples
+  std::array<uint32_t, 3> items;  // entity rows of h, r (the property entity), t
+};
+
+struct TaskResult {
+  std::string records;                                        // in triple order (one output)
+  std::map<std::string, std::string, std::less<>> by_lang;  // --split-by-lang
+  Stats stats;
+};
+
+class KmlmGenerator {
+ public:
+  explicit KmlmGenerator(const KmlmOptions& o) : options_(o), store_(o.kg) {
+    std::vector<std::string> langs = {"en"};
+    for (const std::string& l : o.langs)
+      if (l != "en") langs.push_back(l);
+    if (langs.size() == 1 && o.mode == KmlmOptions::Mode::code_switch)
+      throw UsageError("--langs needs a language other than English to code-switch into");
+    labels_ = std::make_unique<LabelIndex>(store_, langs, o.alias);
+    ids_ = store_.entity_ids();
+    select_triples();
+  }
+
+  const std::vector<Triple>& triples() const { return triples_; }
+  const Stats& selection_stats() const { return selection_; }
+  const std::vector<std::string>& languages() const { return labels_->languages(); }
+
+  void generate(const Triple* begin, const Triple* end, TaskResult& result) const {
+    for (const Triple* t = begin; t != end; ++t) {
+      if (options_.mode == KmlmOptions::Mode::parallel)
+        parallel(*t, result);
+      else
+        code_switch(*t, result);
+    }
+  }
+
+ private:
+  void select_triples() {
+    kg::TripleTable table = store_.triples();
+    std::vector<int64_t> relation_entity = store_.relation_entities();
+    std::vector<uint64_t> relation_number = store_.relation_numbers();
+    std::vector<uint64_t> numbers = store_.entity_numbers();
+    std::vector<uint32_t> per_subject(options_.max_per_subject > 0 ? store_.entity_count() : 0, 0);
+    for (uint64_t i = 0; i < table.subject.size(); ++i) {
+      selection_.add("triples_in_store");
+      uint32_t rel = table.relation[i];
+      if (options_.relations && !options_.relations->count(relation_number[rel])) continue;
+      uint32_t s = table.subject[i], o = table.object[i];
+      if (options_.entities && (!options_.entities->count(numbers[s]) || !options_.entities->count(numbers[o])))
+        continue;
+      if (relation_entity[rel] < 0) {
+        selection_.add("skipped_relation_not_in_store");
+        continue;
+      }
+      if (!per_subject.empty() && per_subject[s]++ >= options_.max_per_subject) {
+        selection_.add("skipped_subject_cap");
+        continue;
+      }
+      triples_.push_back({i, {s, static_cast<uint32_t>(relation_entity[rel]), o}});
+    }
+    selection_.set("triples_selected", static_cast<int64_t>(triples_.size()));
+  }
+
+  // The three surface forms in their languages, rendered as "h [mask] r [mask] t.".
+  void render(const Triple& t, const std::array<std::string_view, 3>& forms, AnnotatedText& text) const {
+    text.clear();
+    text.append_span(forms[0], "entity", ids_[t.items[0]]);
+    text.append(" ");
+    text.append_span("[mask]", "link", "");
+    text.append(" ");
+    text.append_span(forms[1], "relation", ids_[t.items[1]]);
+    text.append(" ");
+    text.append_span("[mask]", "link", "");
+    text.append(" ");
+    text.append_span(forms[2], "entity", ids_[t.items[2]]);
+    text.append(".");
+  }
+
+  void emit(const Triple& t, const AnnotatedText& text, const std::string& lang,
+            const std::array<size_t, 3>& item_langs, std::string_view extra_fields, TaskResult& result) const {
+    std::string& out = options_.split_dir.empty() ? result.records : result.by_lang[lang];
+    result.stats.add("records." + lang);
+    if (options_.plain) {
+      out += text.text();
+      out.push_back('\n');
+      return;
+    }
+    std::string extra = ",\"triple\":[";
+    for (size_t k = 0; k < 3; ++k) {
+      if (k > 0) extra.push_back(',');
+      append_json_string(extra, ids_[t.items[k]]);
+    }
+    extra += "],\"langs\":[";
+    for (size_t k = 0; k < 3; ++k) {
+      if (k > 0) extra.push_back(',');
+      append_json_string(extra, languages()[item_langs[k]]);
+    }
+    extra += "]";
+    extra.append(extra_fields);
+    text.append_json(out, lang, extra);
+  }
+
+  // English labels of h, r, t; false (and counted) when one is missing.
+  bool english_forms(const Triple& t, std::array<std::string_view, 3>& forms, TaskResult& result) const {
+    for (size_t k = 0; k < 3; ++k) {
+      auto label = labels_->label(kEnglish, t.items[k]);
+      if (!label) {
+        result.stats.add("missing_label.en");
+        result.stats.add("skipped_no_english_label");
+        return false;
+      }
+      forms[k] = *label;
+    }
+    return true;
+  }
+
+  // The alias record: each item's label replaced by a uniformly drawn alias in its language.
+  void alias_record(const Triple& t, const std::array<size_t, 3>& item_langs, const std::string& lang,
+                    std::array<std::string_view, 3> forms, std::string_view extra, TaskResult& result) const {
+    bool any = false;
+    for (size_t k = 0; k < 3; ++k) {
+      auto [first, last] = labels_->aliases(item_langs[k], t.items[k]);
+      if (first == last) continue;
+      Rng rng(options_.seed, t.row, kAliasStream + static_cast<uint32_t>(item_langs[k] * 3 + k));
+      forms[k] = labels_->alias(item_langs[k], first + rng.below(last - first));
+      any = true;
+    }
+    if (!any) return;
+    AnnotatedText text;
+    render(t, forms, text);
+    emit(t, text, lang, item_langs, std::string(extra) + ",\"alias\":true", result);
+  }
+
+  void code_switch(const Triple& t, TaskResult& result) const {
+    std::array<std::string_view, 3> english;
+    if (!english_forms(t, english, result)) return;
+    const size_t targets = languages().size() - 1;
+    size_t first = 1, last = languages().size();
+    if (!options_.all_pairs) {
+      Rng pick(options_.seed, t.row, kLanguageStream);
+      first = 1 + pick.below(targets);
+      last = first + 1;
+    }
+    AnnotatedText text;
+    for (size_t l = first; l < last; ++l) {
+      const std::string& lang = languages()[l];
+      Rng rng(options_.seed, t.row, kSwitchStream + static_cast<uint32_t>(l));
+      std::array<std::string_view, 3> forms = english;
+      std::array<size_t, 3> item_langs = {kEnglish, kEnglish, kEnglish};
+      for (size_t k = 0; k < 3; ++k) {
+        auto label = labels_->label(l, t.items[k]);
+        if (!label) {
+          result.stats.add("missing_label." + lang);
+          continue;
+        }
+        result.stats.add(std::string("switch_candidates.") + kItemNames[k]);
+        if (rng.uniform() < options_.switch_prob) {
+          result.stats.add(std::string("switched.") + kItemNames[k]);
+          forms[k] = *label;
+          item_langs[k] = l;
+        }
+      }
+      render(t, forms, text);
+      emit(t, text, lang, item_langs, "", result);
+      if (options_.alias) alias_record(t, item_langs, lang, forms, "", result);
+    }
+  }
+
+  void parallel(const Triple& t, TaskResult& result) const {
+    std::array<std::string_view, 3> english;
+    if (!english_forms(t, english, result)) return;
+    const std::string group = ",\"group\":" + std::to_string(t.row);
+    AnnotatedText text;
+    for (size_t l = 0; l < languages().size(); ++l) {
+      std::array<std::string_view, 3> forms;
+      bool complete = true;
+      for (size_t k = 0; k < 3 && complete; ++k) {
+        auto label = labels_->label(l, t.items[k]);
+        if (label)
+          forms[k] = *label;
+        else
+          complete = false;
+      }
+      if (!complete) {
+        result.stats.add("missing_label." + languages()[l]);
+        continue;
+      }
+      const std::array<size_t, 3> item_langs = {l, l, l};
+      render(t, forms, text);
+      emit(t, text, languages()[l], item_langs, group, result);
+      if (options_.alias) alias_record(t, item_langs, languages()[l], forms, group, result);
+    }
+  }
+
+  const KmlmOptions& options_;
+  kg::KgStore store_;
+  std::unique_ptr<LabelIndex> labels_;
+  std::vector<std::string> ids_;
+  std::vector<Triple> triples_;
+  Stats selection_;
+};
+
+}  // namespace
+
+Stats generate_kmlm(const KmlmOptions& options) {
+  if (options.switch_prob < 0 || options.switch_prob > 1) throw UsageError("--switch-prob must be in [0, 1]");
+  KmlmGenerator generator(options);
+  RecordWriter writer(options.output, options.split_dir, options.plain ? ".txt" : ".jsonl");
+  const std::vector<Triple>& triples = generator.triples();
+  Stats stats = generator.selection_stats();
+  size_t next = 0;
+  const unsigned workers = std::max(1u, options.threads);
+  run_ordered_pipeline<std::pair<size_t, size_t>, TaskResult>(
+      workers, 2 * workers + 2,
+      [&](std::pair<size_t, size_t>& range) {
+        if (next >= triples.size()) return false;
+        range = {next, std::min(triples.size(), next + kTriplesPerTask)};
+        next = range.second;
+        return true;
+      },
+      [&](unsigned, std::pair<size_t, size_t>& range, TaskResult& result) {
+        generator.generate(triples.data() + range.first, triples.data() + range.second, result);
+      },
+      [&](TaskResult& result) {
+        writer.write("", result.records);
+        for (const auto& [lang, records] : result.by_lang) writer.write(lang, records);
+        stats.merge(result.stats);
+      });
+  writer.close();
+  int64_t records = 0;
+  for (const auto& [key, value] : stats.values())
+    if (key.rfind("records.", 0) == 0) records += value;
+  stats.set("records", records);
+  return stats;
+}
+
+}  // namespace kglm::gen

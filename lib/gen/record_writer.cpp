@@ -1,0 +1,37 @@
+#include "gen/record_writer.hpp"
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace kglm::gen {
+
+RecordWriter::RecordWriter(std::string output, std::string split_dir, std::string suffix)
+    : split_dir_(std::move(split_dir)), suffix_(std::move(suffix)) {
+  if (split_dir_.empty())
+    single_ = std::make_unique<OutputStream>(output);
+  else
+    make_directories(split_dir_);
+}
+
+void RecordWriter::write(std::string_view lang, std::string_view records) {
+  if (records.empty()) return;
+  if (single_) {
+    single_->write(records);
+    return;
+  }
+  auto it = per_lang_.find(lang);
+  if (it == per_lang_.end()) {
+    if (lang.empty() || lang.find('/') != std::string_view::npos || lang[0] == '.')
+      throw Error("language code '" + std::string(lang) + "' cannot name a file");
+    std::string path = split_dir_ + "/" + std::string(lang) + suffix_;
+    it = per_lang_.emplace(std::string(lang), std::make_unique<OutputStream>(path)).first;
+  }
+  it->second->write(records);
+}
+
+void RecordWriter::close() {
+  if (single_) single_->close();
+  for (auto& [lang, stream] : per_lang_) stream->close();
+}
+
+}  // namespace kglm::gen

@@ -1,0 +1,28 @@
+// Where generated records go: one stream (-o), or one file per language (--split-by-lang DIR,
+// files LANG.jsonl or LANG.txt). Files are atomic: all appear at close(), none on failure.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/output_stream.hpp"
+
+namespace kglm::gen {
+
+class RecordWriter {
+ public:
+  // output: a path or "-" (used when split_dir is empty); suffix: ".jsonl" or ".txt".
+  RecordWriter(std::string output, std::string split_dir, std::string suffix);
+  void write(std::string_view lang, std::string_view records);
+  void close();
+
+ private:
+  std::string split_dir_;
+  std::string suffix_;
+  std::unique_ptr<OutputStream> single_;
+  std::map<std::string, std::unique_ptr<OutputStream>, std::less<>> per_lang_;
+};
+
+}  // namespace kglm::gen
