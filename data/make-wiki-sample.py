@@ -145,7 +145,7 @@ article("Germany", """'''Germany''',{{efn|{{lang-de|Deutschland}}}} officially t
 == Cities ==
 Besides Berlin, the largest cities are [[Hamburg]] and [[Munich]]. The city of [[Ulm]] lies on the [[Danube]].""")
 
-article("Ulm", """'''Ulm''' ({{IPA-de|ʊlm}}) is a city in the German state of [[Baden-Württemberg]], on the [[Danube|River Danube]]. [[Albert Einstein]] was born in Ulm in 1879. The city is known for [[Ulm Minster]], the church with the tallest steeple in the world.""")
+article("Ulm", """'''Ulm''' ({{IPA-de|ʊlm}}) is a city in the German state of [[Baden-Württemberg]], on the [[Danube|River Danube]]. [[Einstein|Albert Einstein]] was born in Ulm in 1879. The city is known for [[Ulm Minster]], the church with the tallest steeple in the world.""")
 
 article("ETH Zurich", """'''ETH Zurich''' ({{lang-de|Eidgenössische Technische Hochschule Zürich}}) is a public research university in [[Zurich]], [[Switzerland]]. It was founded in 1854. [[Albert Einstein]] studied there from 1896 to 1900.""")
 
@@ -159,7 +159,7 @@ article("Google", """'''Google LLC''' ({{IPAc-en|ˈ|ɡ|uː|ɡ|əl}}) is an Ameri
 article("Nobel Prize in Physics", """The '''Nobel Prize in Physics''' is a yearly award given by the [[Royal Swedish Academy of Sciences]]. It is one of the five [[Nobel Prize]]s established by the will of [[Alfred Nobel]] in 1895.
 
 == Laureates ==
-Laureates include [[Pierre Curie]] and [[Marie Curie]] (1903), [[Albert Einstein]] (1921), [[Niels Bohr]] (1922) and [[Hideki Yukawa]] (1949), the first Japanese laureate.""")
+Laureates include [[Pierre Curie]] and [[Madame Curie|Marie Curie]] (1903), [[Einstein]] (1921), [[Niels Bohr]] (1922) and [[Hideki Yukawa]] (1949), the first Japanese laureate.""")
 
 article("Tokyo", """'''Tokyo''' ({{lang-ja|東京}}), officially the '''Tokyo Metropolis''', is the capital of [[Japan]]. With over 14 million residents, it is the most populous city of Japan. The [[University of Tokyo]] was founded there in 1877.""")
 

@@ -1,5 +1,5 @@
 // libFuzzer target: wikitext through the cleaner and the sentence splitter, and text through the
-// WikiExtractor and plain-form readers. Any exception other than WikitextError, any broken span
+// WikiExtractor, plain-form and JSONL document readers. Any exception other than WikitextError, any broken span
 // invariant, or any sanitizer report is a bug. Seeds in tests/fuzz/wikitext-corpus.
 #include <cstdint>
 #include <cstdlib>
@@ -37,5 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kglm::text::check_document(converted);
   kglm::text::parse_linked_text(input, converted);
   kglm::text::check_document(converted);
+  try {  // the JSONL reader of cs-gen and kg-align: Error for bad records, never a crash
+    kglm::text::check_document(kglm::text::parse_document_json(input));
+  } catch (const kglm::Error&) {
+  }
   return 0;
 }
