@@ -13,7 +13,7 @@ struct Span {
   uint32_t begin = 0;
   uint32_t end = 0;
   const char* kind = "entity";  // entity, relation, link, answer
-  std::string id;                // Q.../P... ("" for link slots)
+  std::string id;               // Q.../P... ("" for link slots)
 };
 
 // Builds a text and its spans piece by piece.

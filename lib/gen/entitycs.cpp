@@ -158,7 +158,8 @@ class EntityCsGenerator {
     if (candidates.size() > options_.max_cs) {
       // A seeded partial Fisher-Yates draw, then back to --langs order.
       Rng rng(options_.seed, doc_ordinal, index);
-      for (size_t i = 0; i < options_.max_cs; ++i) std::swap(candidates[i], candidates[i + rng.below(candidates.size() - i)]);
+      for (size_t i = 0; i < options_.max_cs; ++i)
+        std::swap(candidates[i], candidates[i + rng.below(candidates.size() - i)]);
       candidates.resize(options_.max_cs);
       std::sort(candidates.begin(), candidates.end());
     }

@@ -24,7 +24,7 @@ constexpr std::array<const char*, 3> kItemNames = {"head", "relation", "tail"};
 
 // RNG streams of one triple (record = triple row).
 constexpr uint32_t kLanguageStream = 0;
-constexpr uint32_t kSwitchStream = 1;      // + target language index
+constexpr uint32_t kSwitchStream = 1;       // + target language index
 constexpr uint32_t kAliasStream = 1 << 16;  // + language index
 
 struct Triple {
@@ -33,7 +33,7 @@ struct Triple {
 };
 
 struct TaskResult {
-  std::string records;                                        // in triple order (one output)
+  std::string records;                                      // in triple order (one output)
   std::map<std::string, std::string, std::less<>> by_lang;  // --split-by-lang
   Stats stats;
 };

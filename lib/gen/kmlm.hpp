@@ -20,7 +20,7 @@ struct KmlmOptions : RunOptions {
   std::vector<std::string> langs;  // target languages; English is the source and is skipped here
   bool all_pairs = false;          // code-switch into every language, not one drawn per triple
   double switch_prob = 0.5;
-  bool alias = false;  // also alias-replaced records
+  bool alias = false;                                       // also alias-replaced records
   const std::unordered_set<uint64_t>* relations = nullptr;  // P numbers kept (nullptr: all)
   const std::unordered_set<uint64_t>* entities = nullptr;   // Q numbers kept as subject and object
   uint64_t max_per_subject = 0;                             // 0: no cap

@@ -4,8 +4,7 @@
 
 namespace kglm::gen {
 
-LabelIndex::LabelIndex(const kg::KgStore& store, const std::vector<std::string>& langs, bool aliases)
-    : langs_(langs) {
+LabelIndex::LabelIndex(const kg::KgStore& store, const std::vector<std::string>& langs, bool aliases) : langs_(langs) {
   for (const std::string& lang : langs_) {
     labels_.push_back(store.terms("labels", lang));
     aliases_.push_back(aliases ? store.terms("aliases", lang) : kg::TermTable{});

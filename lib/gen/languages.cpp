@@ -11,12 +11,12 @@ const std::vector<std::string>& xlmr_languages() {
   // Conneau et al. 2020, Table 6 (CC-100), mapped to Wikidata codes: "no" is Norwegian Bokmål
   // ("nb" in Wikidata), Traditional Chinese is "zh-hant".
   static const std::vector<std::string> langs = {
-      "af", "am", "ar", "as", "az", "be", "bg", "bn", "br", "bs", "ca", "cs",      "cy", "da", "de", "el",
-      "en", "eo", "es", "et", "eu", "fa", "fi", "fr", "fy", "ga", "gd", "gl",      "gu", "ha", "he", "hi",
-      "hr", "hu", "hy", "id", "is", "it", "ja", "jv", "ka", "kk", "km", "kn",      "ko", "ku", "ky", "la",
-      "lo", "lt", "lv", "mg", "mk", "ml", "mn", "mr", "ms", "my", "ne", "nl",      "nb", "om", "or", "pa",
-      "pl", "ps", "pt", "ro", "ru", "sa", "sd", "si", "sk", "sl", "so", "sq",      "sr", "su", "sv", "sw",
-      "ta", "te", "th", "tl", "tr", "ug", "uk", "ur", "uz", "vi", "xh", "yi",      "zh", "zh-hant"};
+      "af", "am", "ar", "as", "az", "be", "bg", "bn", "br", "bs", "ca", "cs", "cy", "da",     "de", "el",
+      "en", "eo", "es", "et", "eu", "fa", "fi", "fr", "fy", "ga", "gd", "gl", "gu", "ha",     "he", "hi",
+      "hr", "hu", "hy", "id", "is", "it", "ja", "jv", "ka", "kk", "km", "kn", "ko", "ku",     "ky", "la",
+      "lo", "lt", "lv", "mg", "mk", "ml", "mn", "mr", "ms", "my", "ne", "nl", "nb", "om",     "or", "pa",
+      "pl", "ps", "pt", "ro", "ru", "sa", "sd", "si", "sk", "sl", "so", "sq", "sr", "su",     "sv", "sw",
+      "ta", "te", "th", "tl", "tr", "ug", "uk", "ur", "uz", "vi", "xh", "yi", "zh", "zh-hant"};
   return langs;
 }
 

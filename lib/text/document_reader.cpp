@@ -5,7 +5,7 @@
 
 namespace kglm::text {
 
-DocumentReader::DocumentReader(InputStream& input) : input_(input), batcher_(input) {}
+DocumentReader::DocumentReader(InputStream& input) : batcher_(input) {}
 
 bool DocumentReader::next_line(std::string_view& line, uint64_t& number) {
   while (offset_ >= batch_.size) {

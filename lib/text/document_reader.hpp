@@ -23,7 +23,6 @@ class DocumentReader {
   bool next_line(std::string_view& line, uint64_t& number);
   bool read_plain(std::string_view header, Document& doc, std::string& error);
 
-  InputStream& input_;
   LineBatcher batcher_;
   LineBatch batch_;
   size_t offset_ = 0;

@@ -74,8 +74,9 @@ TEST(AnnotatedText, SpansMarkersAndJson) {
   EXPECT_EQ(t.with_entity_markers(), "Born in <e>Ulm</e> [x].");
   std::string json;
   t.append_json(json, "en", ",\"id\":1");
-  EXPECT_EQ(json, "{\"text\":\"Born in Ulm [x].\",\"lang\":\"en\",\"spans\":[[8,11,\"entity\",\"Q3820\"],"
-                  "[13,14,\"link\",\"\"]],\"id\":1}\n");
+  EXPECT_EQ(json,
+            "{\"text\":\"Born in Ulm [x].\",\"lang\":\"en\",\"spans\":[[8,11,\"entity\",\"Q3820\"],"
+            "[13,14,\"link\",\"\"]],\"id\":1}\n");
 }
 
 TEST(Kmlm, DemoTriplesAndDeterminism) {
@@ -123,7 +124,8 @@ TEST(EntityCs, DemoSentencesRedirectsAndCapitalisation) {
   }
   EXPECT_TRUE(found);
   // A plain-form document with a lower-case target resolves by capitalising it.
-  std::ofstream(dir.file("plain.txt")) << "<doc id=\"1\" title=\"T\">\nHe lived in [[berlin|Berlin]] for years.\n</doc>\n";
+  std::ofstream(dir.file("plain.txt"))
+      << "<doc id=\"1\" title=\"T\">\nHe lived in [[berlin|Berlin]] for years.\n</doc>\n";
   o.inputs = {dir.file("plain.txt")};
   o.output = dir.file("plain.jsonl");
   stats = gen::generate_entitycs(o);
