@@ -20,6 +20,15 @@ echo "== wiki-extract: data/enwiki-sample.xml -> $out/docs.jsonl, $out/sentences
 "$bin/wiki-extract" "$here/data/enwiki-sample.xml" -o "$out/sentences.jsonl" --sentences --quiet
 printf '   %-12s %6d\n' articles "$(wc -l < "$out/docs.jsonl")" redirects "$(( $(wc -l < "$out/redirects.tsv") - 1 ))" \
   sentences "$(wc -l < "$out/sentences.jsonl")"
-# Later stages ( cs-gen, kg-cycles, kg-align, verbalize, sample-lang, pretrain, ...)
+
+echo "== cs-gen: KMLM code-switched + parallel sentences, EntityCS corpus -> $out/kmlm-*.jsonl, $out/entitycs.jsonl"
+demo_langs=de,fr,es,it,nl,vi,ja,zh,ko,ru,ar
+"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs $demo_langs --alias -o "$out/kmlm-cs.jsonl" --quiet
+"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs $demo_langs --mode parallel -o "$out/kmlm-parallel.jsonl" --quiet
+"$bin/cs-gen" entitycs --kg "$out/kg.h5" --redirects "$out/redirects.tsv" --langs $demo_langs \
+  -o "$out/entitycs.jsonl" --stats "$out/entitycs.stats.json" --quiet "$out/docs.jsonl"
+printf '   %-12s %6d\n' kmlm-cs "$(wc -l < "$out/kmlm-cs.jsonl")" kmlm-parallel "$(wc -l < "$out/kmlm-parallel.jsonl")" \
+  entitycs "$(wc -l < "$out/entitycs.jsonl")"
+# Later stages (kg-cycles, kg-align, verbalize, sample-lang, pretrain, ...)
 # are added here as they land.
 echo "demo finished: outputs in $out"
