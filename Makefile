@@ -27,6 +27,7 @@ demo: build
 bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py
 
 install: build
 	cmake --install $(BUILD)

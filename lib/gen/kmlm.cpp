@@ -32,6 +32,26 @@ struct Triple {
   std::array<uint32_t, 3> items;  // entity rows of h, r (the property entity), t
 };
 
+// Per-task counters, indexed by language (Stats keys are built once per task, not per record).
+struct Counters {
+  std::vector<int64_t> records, missing;
+  std::array<int64_t, 3> candidates{}, switched{};
+  int64_t skipped_no_english = 0;
+
+  explicit Counters(size_t languages) : records(languages), missing(languages) {}
+  void add_to(Stats& stats, const std::vector<std::string>& langs) const {
+    for (size_t l = 0; l < langs.size(); ++l) {
+      if (records[l]) stats.add("records." + langs[l], records[l]);
+      if (missing[l]) stats.add("missing_label." + langs[l], missing[l]);
+    }
+    for (size_t k = 0; k < 3; ++k) {
+      if (candidates[k]) stats.add(std::string("switch_candidates.") + kItemNames[k], candidates[k]);
+      if (switched[k]) stats.add(std::string("switched.") + kItemNames[k], switched[k]);
+    }
+    if (skipped_no_english) stats.add("skipped_no_english_label", skipped_no_english);
+  }
+};
+
 struct TaskResult {
   std::string records;                                      // in triple order (one output)
   std::map<std::string, std::string, std::less<>> by_lang;  // --split-by-lang
@@ -56,12 +76,14 @@ class KmlmGenerator {
   const std::vector<std::string>& languages() const { return labels_->languages(); }
 
   void generate(const Triple* begin, const Triple* end, TaskResult& result) const {
+    Counters counters(languages().size());
     for (const Triple* t = begin; t != end; ++t) {
       if (options_.mode == KmlmOptions::Mode::parallel)
-        parallel(*t, result);
+        parallel(*t, counters, result);
       else
-        code_switch(*t, result);
+        code_switch(*t, counters, result);
     }
+    counters.add_to(result.stats, languages());
   }
 
  private:
@@ -106,10 +128,11 @@ class KmlmGenerator {
     text.append(".");
   }
 
-  void emit(const Triple& t, const AnnotatedText& text, const std::string& lang,
-            const std::array<size_t, 3>& item_langs, std::string_view extra_fields, TaskResult& result) const {
-    std::string& out = options_.split_dir.empty() ? result.records : result.by_lang[lang];
-    result.stats.add("records." + lang);
+  void emit(const Triple& t, const AnnotatedText& text, size_t lang, const std::array<size_t, 3>& item_langs,
+            std::string_view extra_fields, Counters& counters, TaskResult& result) const {
+    const std::string& code = languages()[lang];
+    std::string& out = options_.split_dir.empty() ? result.records : result.by_lang[code];
+    ++counters.records[lang];
     if (options_.plain) {
       out += text.text();
       out.push_back('\n');
@@ -127,16 +150,16 @@ class KmlmGenerator {
     }
     extra += "]";
     extra.append(extra_fields);
-    text.append_json(out, lang, extra);
+    text.append_json(out, code, extra);
   }
 
   // English labels of h, r, t; false (and counted) when one is missing.
-  bool english_forms(const Triple& t, std::array<std::string_view, 3>& forms, TaskResult& result) const {
+  bool english_forms(const Triple& t, std::array<std::string_view, 3>& forms, Counters& counters) const {
     for (size_t k = 0; k < 3; ++k) {
       auto label = labels_->label(kEnglish, t.items[k]);
       if (!label) {
-        result.stats.add("missing_label.en");
-        result.stats.add("skipped_no_english_label");
+        ++counters.missing[kEnglish];
+        ++counters.skipped_no_english;
         return false;
       }
       forms[k] = *label;
@@ -145,8 +168,9 @@ class KmlmGenerator {
   }
 
   // The alias record: each item's label replaced by a uniformly drawn alias in its language.
-  void alias_record(const Triple& t, const std::array<size_t, 3>& item_langs, const std::string& lang,
-                    std::array<std::string_view, 3> forms, std::string_view extra, TaskResult& result) const {
+  void alias_record(const Triple& t, const std::array<size_t, 3>& item_langs, size_t lang,
+                    std::array<std::string_view, 3> forms, std::string_view extra, Counters& counters,
+                    TaskResult& result) const {
     bool any = false;
     for (size_t k = 0; k < 3; ++k) {
       auto [first, last] = labels_->aliases(item_langs[k], t.items[k]);
@@ -158,12 +182,12 @@ class KmlmGenerator {
     if (!any) return;
     AnnotatedText text;
     render(t, forms, text);
-    emit(t, text, lang, item_langs, std::string(extra) + ",\"alias\":true", result);
+    emit(t, text, lang, item_langs, std::string(extra) + ",\"alias\":true", counters, result);
   }
 
-  void code_switch(const Triple& t, TaskResult& result) const {
+  void code_switch(const Triple& t, Counters& counters, TaskResult& result) const {
     std::array<std::string_view, 3> english;
-    if (!english_forms(t, english, result)) return;
+    if (!english_forms(t, english, counters)) return;
     const size_t targets = languages().size() - 1;
     size_t first = 1, last = languages().size();
     if (!options_.all_pairs) {
@@ -173,32 +197,31 @@ class KmlmGenerator {
     }
     AnnotatedText text;
     for (size_t l = first; l < last; ++l) {
-      const std::string& lang = languages()[l];
       Rng rng(options_.seed, t.row, kSwitchStream + static_cast<uint32_t>(l));
       std::array<std::string_view, 3> forms = english;
       std::array<size_t, 3> item_langs = {kEnglish, kEnglish, kEnglish};
       for (size_t k = 0; k < 3; ++k) {
         auto label = labels_->label(l, t.items[k]);
         if (!label) {
-          result.stats.add("missing_label." + lang);
+          ++counters.missing[l];
           continue;
         }
-        result.stats.add(std::string("switch_candidates.") + kItemNames[k]);
+        ++counters.candidates[k];
         if (rng.uniform() < options_.switch_prob) {
-          result.stats.add(std::string("switched.") + kItemNames[k]);
+          ++counters.switched[k];
           forms[k] = *label;
           item_langs[k] = l;
         }
       }
       render(t, forms, text);
-      emit(t, text, lang, item_langs, "", result);
-      if (options_.alias) alias_record(t, item_langs, lang, forms, "", result);
+      emit(t, text, l, item_langs, "", counters, result);
+      if (options_.alias) alias_record(t, item_langs, l, forms, "", counters, result);
     }
   }
 
-  void parallel(const Triple& t, TaskResult& result) const {
+  void parallel(const Triple& t, Counters& counters, TaskResult& result) const {
     std::array<std::string_view, 3> english;
-    if (!english_forms(t, english, result)) return;
+    if (!english_forms(t, english, counters)) return;
     const std::string group = ",\"group\":" + std::to_string(t.row);
     AnnotatedText text;
     for (size_t l = 0; l < languages().size(); ++l) {
@@ -212,13 +235,13 @@ class KmlmGenerator {
           complete = false;
       }
       if (!complete) {
-        result.stats.add("missing_label." + languages()[l]);
+        ++counters.missing[l];
         continue;
       }
       const std::array<size_t, 3> item_langs = {l, l, l};
       render(t, forms, text);
-      emit(t, text, languages()[l], item_langs, group, result);
-      if (options_.alias) alias_record(t, item_langs, languages()[l], forms, group, result);
+      emit(t, text, l, item_langs, group, counters, result);
+      if (options_.alias) alias_record(t, item_langs, l, forms, group, counters, result);
     }
   }
 
