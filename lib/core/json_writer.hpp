@@ -2,6 +2,7 @@
 // records are flat and hot; reading is done with simdjson.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +13,10 @@ namespace kglm {
 // control characters, '"' and '\\' escaped.
 void append_json_string(std::string& out, std::string_view s);
 
-inline void append_json_uint(std::string& out, uint64_t v) { out += std::to_string(v); }
+inline void append_json_uint(std::string& out, uint64_t v) {
+  char digits[20];
+  auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  out.append(digits, static_cast<size_t>(end - digits));
+}
 
 }  // namespace kglm

@@ -16,7 +16,7 @@ void AnnotatedText::append_span(std::string_view s, const char* kind, std::strin
   spans_.push_back(std::move(span));
 }
 
-void AnnotatedText::append_json(std::string& out, std::string_view lang, std::string_view extra) const {
+void AnnotatedText::append_json_open(std::string& out, std::string_view lang) const {
   out += "{\"text\":";
   append_json_string(out, text_);
   out += ",\"lang\":";
@@ -25,11 +25,21 @@ void AnnotatedText::append_json(std::string& out, std::string_view lang, std::st
   for (size_t i = 0; i < spans_.size(); ++i) {
     const Span& s = spans_[i];
     if (i > 0) out.push_back(',');
-    out += '[' + std::to_string(s.begin) + ',' + std::to_string(s.end) + ",\"" + s.kind + "\",";
+    out.push_back('[');
+    append_json_uint(out, s.begin);
+    out.push_back(',');
+    append_json_uint(out, s.end);
+    out += ",\"";
+    out += s.kind;
+    out += "\",";
     append_json_string(out, s.id);
     out.push_back(']');
   }
   out.push_back(']');
+}
+
+void AnnotatedText::append_json(std::string& out, std::string_view lang, std::string_view extra) const {
+  append_json_open(out, lang);
   out.append(extra);
   out += "}\n";
 }

@@ -29,6 +29,9 @@ class AnnotatedText {
   const std::string& text() const { return text_; }
   const std::vector<Span>& spans() const { return spans_; }
 
+  // {"text":…,"lang":…,"spans":[[b,e,kind,id],…] without the closing brace: the caller appends
+  // its own members and "}\n".
+  void append_json_open(std::string& out, std::string_view lang) const;
   // {"text":…,"lang":…,"spans":[[b,e,kind,id],…] followed by `extra` (",\"k\":v…" JSON members,
   // possibly empty) and "}\n".
   void append_json(std::string& out, std::string_view lang, std::string_view extra) const;
