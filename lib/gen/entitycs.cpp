@@ -13,6 +13,7 @@
 #include "core/string_hash.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/labels.hpp"
+#include "gen/languages.hpp"
 #include "gen/record_writer.hpp"
 #include "kg/kg_store.hpp"
 #include "text/document_reader.hpp"
@@ -38,8 +39,7 @@ struct DocTask {
 
 struct TaskResult {
   std::string file;
-  std::string records;
-  std::map<std::string, std::string, std::less<>> by_lang;
+  RecordBatch records;
   std::vector<std::pair<uint64_t, std::string>> errors;
   Stats stats;
 };
@@ -65,9 +65,7 @@ RedirectMap read_redirects(const std::string& path) {
 class EntityCsGenerator {
  public:
   explicit EntityCsGenerator(const EntityCsOptions& o) : options_(o), store_(o.kg) {
-    std::vector<std::string> langs = {"en"};
-    for (const std::string& l : o.langs)
-      if (l != "en") langs.push_back(l);
+    std::vector<std::string> langs = english_then(o.langs);
     labels_ = std::make_unique<LabelIndex>(store_, langs, false);
     ids_ = store_.entity_ids();
     kg::TermTable enwiki = store_.terms("sitelinks", "enwiki");
@@ -205,7 +203,7 @@ class EntityCsGenerator {
   void emit(const AnnotatedText& text, size_t lang, const std::string& id, const std::string& en_marked,
             const std::string& cs_marked, TaskResult& result) const {
     const std::string& code = labels_->languages()[lang];
-    std::string& out = options_.split_dir.empty() ? result.records : result.by_lang[code];
+    std::string& out = result.records.out(code, !options_.split_dir.empty());
     if (options_.plain) {
       out += lang == kEnglish ? en_marked : cs_marked;
       out.push_back('\n');
@@ -286,8 +284,7 @@ Stats generate_entitycs(const EntityCsOptions& options) {
       workers, 2 * workers + 2, [&](DocTask& task) { return source.next(task); },
       [&](unsigned w, DocTask& task, TaskResult& result) { generator.process(*splitters[w], task, result); },
       [&](TaskResult& result) {
-        writer.write("", result.records);
-        for (const auto& [lang, records] : result.by_lang) writer.write(lang, records);
+        writer.write(result.records);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         int64_t max_cs = std::max(stats.get("max_cs_per_sentence"), result.stats.get("max_cs_per_sentence"));
         stats.merge(result.stats);

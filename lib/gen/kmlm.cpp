@@ -10,6 +10,7 @@
 #include "core/rng.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/labels.hpp"
+#include "gen/languages.hpp"
 #include "gen/record_writer.hpp"
 #include "kg/entity.hpp"
 #include "kg/kg_store.hpp"
@@ -53,17 +54,14 @@ struct Counters {
 };
 
 struct TaskResult {
-  std::string records;                                      // in triple order (one output)
-  std::map<std::string, std::string, std::less<>> by_lang;  // --split-by-lang
+  RecordBatch records;
   Stats stats;
 };
 
 class KmlmGenerator {
  public:
   explicit KmlmGenerator(const KmlmOptions& o) : options_(o), store_(o.kg) {
-    std::vector<std::string> langs = {"en"};
-    for (const std::string& l : o.langs)
-      if (l != "en") langs.push_back(l);
+    std::vector<std::string> langs = english_then(o.langs);
     if (langs.size() == 1 && o.mode == KmlmOptions::Mode::code_switch)
       throw UsageError("--langs needs a language other than English to code-switch into");
     labels_ = std::make_unique<LabelIndex>(store_, langs, o.alias);
@@ -80,7 +78,7 @@ class KmlmGenerator {
     // About 260 bytes a record: growing the buffer by doubling would copy it twice over.
     const size_t per_triple =
         options_.mode == KmlmOptions::Mode::parallel || options_.all_pairs ? languages().size() : 1;
-    if (options_.split_dir.empty()) result.records.reserve(static_cast<size_t>(end - begin) * per_triple * 320);
+    if (options_.split_dir.empty()) result.records.all.reserve(static_cast<size_t>(end - begin) * per_triple * 320);
     for (const Triple* t = begin; t != end; ++t) {
       if (options_.mode == KmlmOptions::Mode::parallel)
         parallel(*t, counters, result);
@@ -135,7 +133,7 @@ class KmlmGenerator {
   void emit(const Triple& t, const AnnotatedText& text, size_t lang, const std::array<size_t, 3>& item_langs,
             std::string_view extra_fields, Counters& counters, TaskResult& result) const {
     const std::string& code = languages()[lang];
-    std::string& out = options_.split_dir.empty() ? result.records : result.by_lang[code];
+    std::string& out = result.records.out(code, !options_.split_dir.empty());
     ++counters.records[lang];
     if (options_.plain) {
       out += text.text();
@@ -280,8 +278,7 @@ Stats generate_kmlm(const KmlmOptions& options) {
         generator.generate(triples.data() + range.first, triples.data() + range.second, result);
       },
       [&](TaskResult& result) {
-        writer.write("", result.records);
-        for (const auto& [lang, records] : result.by_lang) writer.write(lang, records);
+        writer.write(result.records);
         stats.merge(result.stats);
       });
   writer.close();

@@ -34,4 +34,11 @@ std::vector<std::string> parse_language_list(const std::string& list) {
   return out;
 }
 
+std::vector<std::string> english_then(const std::vector<std::string>& targets) {
+  std::vector<std::string> langs = {"en"};
+  for (const std::string& l : targets)
+    if (l != "en") langs.push_back(l);
+  return langs;
+}
+
 }  // namespace kglm::gen

@@ -14,4 +14,8 @@ const std::vector<std::string>& xlmr_languages();
 // Throws UsageError on an empty list or an empty item.
 std::vector<std::string> parse_language_list(const std::string& list);
 
+// {"en"} followed by targets without "en": the label-index order the generators use (English,
+// the source language, at index 0).
+std::vector<std::string> english_then(const std::vector<std::string>& targets);
+
 }  // namespace kglm::gen

@@ -29,6 +29,11 @@ void RecordWriter::write(std::string_view lang, std::string_view records) {
   it->second->write(records);
 }
 
+void RecordWriter::write(const RecordBatch& batch) {
+  write("", batch.all);
+  for (const auto& [lang, records] : batch.by_lang) write(lang, records);
+}
+
 void RecordWriter::close() {
   if (single_) single_->close();
   for (auto& [lang, stream] : per_lang_) stream->close();

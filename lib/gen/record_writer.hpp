@@ -11,11 +11,20 @@
 
 namespace kglm::gen {
 
+// The records of one worker task: in input order for one output, or grouped by language.
+struct RecordBatch {
+  std::string all;
+  std::map<std::string, std::string, std::less<>> by_lang;
+  // Where a record of `lang` goes.
+  std::string& out(const std::string& lang, bool split) { return split ? by_lang[lang] : all; }
+};
+
 class RecordWriter {
  public:
   // output: a path or "-" (used when split_dir is empty); suffix: ".jsonl" or ".txt".
   RecordWriter(std::string output, std::string split_dir, std::string suffix);
   void write(std::string_view lang, std::string_view records);
+  void write(const RecordBatch& batch);
   void close();
 
  private:
