@@ -286,6 +286,13 @@ Stats generate_kmlm(const KmlmOptions& options) {
   for (const auto& [key, value] : stats.values())
     if (key.rfind("records.", 0) == 0) records += value;
   stats.set("records", records);
+  // The measured switch rate per item kind, in thousandths (Stats holds integers).
+  for (const char* kind : kItemNames) {
+    int64_t candidates = stats.get(std::string("switch_candidates.") + kind);
+    if (candidates > 0)
+      stats.set(std::string("switch_rate_x1000.") + kind,
+                stats.get(std::string("switched.") + kind) * 1000 / candidates);
+  }
   return stats;
 }
 
