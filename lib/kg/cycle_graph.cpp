@@ -1,0 +1,113 @@
+#include "kg/cycle_graph.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace kglm::kg {
+
+CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree,
+                             Stats& stats) {
+  struct Directed {
+    uint32_t u, v, relation;
+    uint8_t direction;
+  };
+  std::vector<Directed> all;
+  all.reserve(edges.size());
+  for (const GraphEdge& e : edges) {
+    if (e.subject == e.object) {
+      stats.add("self_loops");
+      continue;
+    }
+    bool forward = e.subject < e.object;
+    all.push_back({forward ? e.subject : e.object, forward ? e.object : e.subject, e.relation,
+                   static_cast<uint8_t>(forward ? 0 : 1)});
+  }
+  std::sort(all.begin(), all.end(), [](const Directed& a, const Directed& b) {
+    return std::tie(a.u, a.v, a.relation, a.direction) < std::tie(b.u, b.v, b.relation, b.direction);
+  });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const Directed& a, const Directed& b) {
+                          return a.u == b.u && a.v == b.v && a.relation == b.relation && a.direction == b.direction;
+                        }),
+            all.end());
+  // Degrees over distinct pairs, then the hub cap.
+  std::vector<uint32_t> degree(nodes, 0);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i > 0 && all[i].u == all[i - 1].u && all[i].v == all[i - 1].v) continue;
+    ++degree[all[i].u];
+    ++degree[all[i].v];
+  }
+  std::vector<bool> excluded(nodes, false);
+  if (max_degree > 0) {
+    for (uint32_t u = 0; u < nodes; ++u) {
+      if (degree[u] > max_degree) {
+        excluded[u] = true;
+        stats.add("excluded_hubs");
+      }
+    }
+  }
+  CycleGraph g;
+  std::vector<uint32_t> kept_degree(nodes, 0);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Directed& d = all[i];
+    if (excluded[d.u] || excluded[d.v]) continue;
+    if (g.pair_u_.empty() || g.pair_u_.back() != d.u || g.pair_v_.back() != d.v) {
+      if (!g.pair_u_.empty()) g.relation_offsets_.push_back(static_cast<uint32_t>(g.relations_.size()));
+      g.pair_u_.push_back(d.u);
+      g.pair_v_.push_back(d.v);
+      ++kept_degree[d.u];
+      ++kept_degree[d.v];
+    }
+    g.relations_.push_back(d.relation);
+    g.directions_.push_back(d.direction);
+  }
+  if (!g.pair_u_.empty()) g.relation_offsets_.push_back(static_cast<uint32_t>(g.relations_.size()));
+  // CSR adjacency, both directions; pairs are sorted by (u, v), so each list comes out sorted
+  // when the smaller-endpoint entries are placed before the larger-endpoint ones per node.
+  g.offsets_.assign(static_cast<size_t>(nodes) + 1, 0);
+  for (uint32_t u = 0; u < nodes; ++u) g.offsets_[u + 1] = g.offsets_[u] + kept_degree[u];
+  g.neighbors_.resize(g.offsets_.back());
+  g.pair_of_.resize(g.offsets_.back());
+  std::vector<uint64_t> fill(g.offsets_.begin(), g.offsets_.end() - 1);
+  for (uint32_t p = 0; p < g.pair_u_.size(); ++p) {  // neighbours smaller than the node: v's lists
+    uint64_t at = fill[g.pair_v_[p]]++;
+    g.neighbors_[at] = g.pair_u_[p];
+    g.pair_of_[at] = p;
+  }
+  for (uint32_t p = 0; p < g.pair_u_.size(); ++p) {  // then the larger ones: u's lists
+    uint64_t at = fill[g.pair_u_[p]]++;
+    g.neighbors_[at] = g.pair_v_[p];
+    g.pair_of_[at] = p;
+  }
+  int64_t multi = 0;
+  for (uint32_t p = 0; p < g.pair_u_.size(); ++p) multi += g.relations_end(p) - g.relations_begin(p) > 1;
+  stats.set("graph_nodes", std::count_if(kept_degree.begin(), kept_degree.end(), [](uint32_t d) { return d > 0; }));
+  stats.set("graph_edges", static_cast<int64_t>(g.pair_u_.size()));
+  stats.set("multi_relation_pairs", multi);
+  return g;
+}
+
+CycleGraph CycleGraph::from_store(const KgStore& store, const GraphOptions& options, Stats& stats) {
+  TripleTable t = store.triples();
+  std::vector<uint64_t> numbers = store.relation_numbers();
+  std::vector<GraphEdge> edges;
+  edges.reserve(t.subject.size());
+  for (size_t i = 0; i < t.subject.size(); ++i) {
+    uint64_t p = numbers[t.relation[i]];
+    if (options.allow_relations && !options.allow_relations->count(p)) continue;
+    if (options.deny_relations && options.deny_relations->count(p)) continue;
+    edges.push_back({t.subject[i], t.object[i], t.relation[i]});
+  }
+  stats.set("triples_used", static_cast<int64_t>(edges.size()));
+  return build(static_cast<uint32_t>(store.entity_count()), edges, options.max_degree, stats);
+}
+
+uint32_t CycleGraph::pair(uint32_t u, uint32_t v) const {
+  const uint32_t* begin = neighbors_begin(u);
+  const uint32_t* end = neighbors_end(u);
+  const uint32_t* it = std::lower_bound(begin, end, v);
+  if (it == end || *it != v) return UINT32_MAX;
+  return pair_of_[offsets_[u] + static_cast<uint64_t>(it - begin)];
+}
+
+}  // namespace kglm::kg

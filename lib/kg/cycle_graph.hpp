@@ -1,0 +1,58 @@
+// The KG's item triples as an undirected simple graph for cycle search (KMLM §3.2): self-loops
+// dropped, each unordered pair once with its list of (relation, direction), hub nodes above a
+// degree cap left out, adjacency in CSR form sorted by node.
+#pragma once
+
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "kg/kg_store.hpp"
+
+namespace kglm::kg {
+
+struct GraphOptions {
+  const std::unordered_set<uint64_t>* allow_relations = nullptr;  // P numbers; nullptr: all
+  const std::unordered_set<uint64_t>* deny_relations = nullptr;
+  uint64_t max_degree = 0;  // nodes with more neighbours are left out; 0: no cap
+};
+
+// One directed labelled edge of the input.
+struct GraphEdge {
+  uint32_t subject, object, relation;
+};
+
+class CycleGraph {
+ public:
+  // nodes: node ids are 0..nodes-1 (entity rows).
+  static CycleGraph build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree, Stats& stats);
+  // The store's item triples with options' relation filters.
+  static CycleGraph from_store(const KgStore& store, const GraphOptions& options, Stats& stats);
+
+  uint32_t node_count() const { return static_cast<uint32_t>(offsets_.size() - 1); }
+  uint64_t pair_count() const { return pair_u_.size(); }
+  // Neighbours of u (sorted ascending) and, in parallel, the pair index of each edge.
+  const uint32_t* neighbors_begin(uint32_t u) const { return neighbors_.data() + offsets_[u]; }
+  const uint32_t* neighbors_end(uint32_t u) const { return neighbors_.data() + offsets_[u + 1]; }
+  const uint32_t* pairs_begin(uint32_t u) const { return pair_of_.data() + offsets_[u]; }
+  uint32_t degree(uint32_t u) const { return static_cast<uint32_t>(offsets_[u + 1] - offsets_[u]); }
+  // The pair index of {u, v}, or UINT32_MAX when they are not adjacent (binary search).
+  uint32_t pair(uint32_t u, uint32_t v) const;
+  // Pair p = {u, v} with u < v; its relations [first, last) with relation() and direction()
+  // (0: u is the subject, 1: v is the subject).
+  uint32_t pair_u(uint32_t p) const { return pair_u_[p]; }
+  uint32_t pair_v(uint32_t p) const { return pair_v_[p]; }
+  uint32_t relations_begin(uint32_t p) const { return relation_offsets_[p]; }
+  uint32_t relations_end(uint32_t p) const { return relation_offsets_[p + 1]; }
+  uint32_t relation(uint32_t i) const { return relations_[i]; }
+  uint8_t direction(uint32_t i) const { return directions_[i]; }
+
+ private:
+  std::vector<uint64_t> offsets_{0};
+  std::vector<uint32_t> neighbors_, pair_of_;
+  std::vector<uint32_t> pair_u_, pair_v_, relation_offsets_{0}, relations_;
+  std::vector<uint8_t> directions_;
+};
+
+}  // namespace kglm::kg
