@@ -1,0 +1,47 @@
+// kg-cycles: 3-cycles and 4-cycles with a diagonal of the KG's item graph (KMLM reasoning data).
+// See man 1 kg-cycles.
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "kg/kg_cycles.hpp"
+#include "kg/wd_extract.hpp"
+
+using namespace kglm;
+
+int main(int argc, char** argv) {
+  return run_tool("kg-cycles", [&] {
+    ToolCli cli("kg-cycles", "kg-cycles --kg kg.h5 [options] -o cycles.h5",
+                "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
+                "triples as an undirected graph, with one relation per edge, into a cycles table.");
+    kg::CyclesOptions o;
+    std::string relations, deny;
+    // clang-format off
+    cli.add()
+        ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract)")
+        ("relations", po::value(&relations), "use only the relations listed in FILE (P ids)")
+        ("deny-relations", po::value(&deny), "leave out the relations listed in FILE (P ids)")
+        ("max-degree", po::value(&o.graph.max_degree)->default_value(0),
+         "leave out nodes with more than D neighbours (hubs); 0 = no cap")
+        ("max-cycles", po::value(&o.max_cycles)->default_value(0), "write at most N cycles; 0 = all")
+        ("max-per-node", po::value(&o.max_per_node)->default_value(0), "a node is in at most N written cycles")
+        ("sample", po::value(&o.sample)->default_value(0), "write a seeded uniform sample of N cycles")
+        ("exclude", po::value(&o.exclude), "drop the cycles listed in FILE (entity ids per line, e.g. XLR test)")
+        ("compression", po::value(&o.compression_level)->default_value(1), "deflate level 0..12");
+    // clang-format on
+    if (!cli.parse(argc, argv)) return 0;
+    cli.require_output();
+    if (cli.common().output == "-") throw UsageError("-o -: the cycles table is an HDF5 file and needs a path");
+    if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
+    std::unordered_set<uint64_t> allow, denied;
+    if (!relations.empty()) {
+      allow = kg::read_id_list(relations, kg::EntityType::property);
+      o.graph.allow_relations = &allow;
+    }
+    if (!deny.empty()) {
+      denied = kg::read_id_list(deny, kg::EntityType::property);
+      o.graph.deny_relations = &denied;
+    }
+    fill_run_options(cli.common(), 1, o);
+    report_stats(cli.common(), kg::find_cycles(o));
+    return 0;
+  });
+}
