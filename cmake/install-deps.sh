@@ -13,7 +13,7 @@ packages=(
   zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2
   libgtest-dev librandom123-dev libabsl-dev
-  python3
+  python3 python3-networkx
   "$@"
 )
 

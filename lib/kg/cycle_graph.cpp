@@ -5,8 +5,7 @@
 
 namespace kglm::kg {
 
-CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree,
-                             Stats& stats) {
+CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree, Stats& stats) {
   struct Directed {
     uint32_t u, v, relation;
     uint8_t direction;

@@ -9,9 +9,8 @@ CycleFinder::CycleFinder(const CycleGraph& graph) : g_(graph) {
   const uint32_t n = g_.node_count();
   order_.resize(n);
   std::iota(order_.begin(), order_.end(), 0u);
-  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-    return g_.degree(a) != g_.degree(b) ? g_.degree(a) < g_.degree(b) : a < b;
-  });
+  std::sort(order_.begin(), order_.end(),
+            [&](uint32_t a, uint32_t b) { return g_.degree(a) != g_.degree(b) ? g_.degree(a) < g_.degree(b) : a < b; });
   rank_.resize(n);
   for (uint32_t i = 0; i < n; ++i) rank_[order_[i]] = i;
   out_offsets_.assign(static_cast<size_t>(n) + 1, 0);

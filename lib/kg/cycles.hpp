@@ -16,7 +16,7 @@
 namespace kglm::kg {
 
 struct Cycle {
-  uint8_t kind = 3;  // 3 or 4
+  uint8_t kind = 3;            // 3 or 4
   bool two_diagonals = false;  // a K4: the other diagonal n0-n2 exists too (not listed)
   // Cycle order n0-n1-n2(-n3)-n0; for 4-cycles n1-n3 is the diagonal.
   std::array<uint32_t, 4> nodes{};

@@ -76,7 +76,7 @@ TEST(Cycles, AgreeWithBruteForceOnRandomGraphs) {
     for (uint32_t a = 0; a < n; ++a)
       for (uint32_t b = 0; b < n; ++b) {
         if (a == b ? rng.below(10) != 0 : rng.uniform() > density / 2) continue;  // a few self-loops
-        uint32_t relations = 1 + static_cast<uint32_t>(rng.below(3));  // multi-relation pairs
+        uint32_t relations = 1 + static_cast<uint32_t>(rng.below(3));             // multi-relation pairs
         for (uint32_t r = 0; r < relations; ++r) edges.push_back({a, b, static_cast<uint32_t>(rng.below(4))});
         if (rng.below(5) == 0) edges.push_back(edges.back());  // duplicate triples
       }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# CLI tests of kg-cycles: the demo KG's known counts, the dev KG's triangles against networkx,
+# determinism, hub cap, sample, caps and exclusions.
+# Usage: kg-cycles.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
+set -euo pipefail
+bin=$1
+fx=$2
+src=$3
+source "$src/tests/cli/common.sh" "$fx/xfactr-kg-dev.json.gz"
+kc=$bin/kg-cycles
+dump_cycles() { h5dump -g /cycles "$1" | grep -v "HDF5 \"" ; }
+
+# 1. The demo KG: 144 triangles and 271 four-node sets with a 4-cycle and a diagonal (counted
+#    independently when the sample was written; WdExtract.SampleGraphHasCycles).
+"$bin/wd-extract" "$src/data/wikidata-sample.json" -o "$tmp/demo.h5" --langs all -q
+"$kc" --kg "$tmp/demo.h5" -o "$tmp/demo-cycles.h5" --stats "$tmp/demo.json" -q
+[ "$(stat_of "$tmp/demo.json" triangles)" = 144 ] || fail "demo triangles"
+[ "$(stat_of "$tmp/demo.json" cycles4)" = 271 ] || fail "demo 4-cycles"
+[ "$(stat_of "$tmp/demo.json" written)" = 415 ] || fail "demo written"
+ok "demo KG: 144 triangles, 271 4-cycles with a diagonal"
+
+# 2. The dev KG's triangles equal networkx's count, with and without a hub cap.
+"$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en --tsv "$tmp/tsv" -q
+for cap in 0 20; do
+  "$kc" --kg "$tmp/kg.h5" -o "$tmp/c$cap.h5" --max-degree $cap --stats "$tmp/c$cap.json" -q --threads 2
+  expected=$(python3 - "$tmp/tsv/triples.tsv" $cap <<'PY'
+import sys
+import networkx as nx
+g = nx.Graph()
+with open(sys.argv[1]) as f:
+    next(f)
+    for line in f:
+        s, r, o, _ = line.rstrip("\n").split("\t")
+        if s != o:
+            g.add_edge(s, o)
+cap = int(sys.argv[2])
+if cap:
+    g.remove_nodes_from([n for n, d in list(g.degree()) if d > cap])
+print(sum(nx.triangles(g).values()) // 3)
+PY
+)
+  [ "$(stat_of "$tmp/c$cap.json" triangles)" = "$expected" ] || fail "max-degree $cap: triangles != networkx $expected"
+done
+[ "$(stat_of "$tmp/c20.json" excluded_hubs)" -gt 0 ] || fail "no hub excluded"
+ok "dev KG triangles equal networkx's ($(stat_of "$tmp/c0.json" triangles); $(stat_of "$tmp/c20.json" triangles) with --max-degree 20)"
+
+# 3. Identical tables for any --threads; caps and the sample keep the full counts.
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/t1.h5" --max-degree 20 -q --threads 1
+[ "$(dump_cycles "$tmp/t1.h5" | md5sum)" = "$(dump_cycles "$tmp/c20.h5" | md5sum)" ] || fail "--threads 1 and 2 differ"
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/s1.h5" --sample 1000 --stats "$tmp/s1.json" -q --threads 1
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/s2.h5" --sample 1000 -q --threads 2
+[ "$(stat_of "$tmp/s1.json" written)" = 1000 ] || fail "sample size"
+[ "$(stat_of "$tmp/s1.json" triangles)" = "$(stat_of "$tmp/c0.json" triangles)" ] || fail "counts under --sample"
+[ "$(dump_cycles "$tmp/s1.h5" | md5sum)" = "$(dump_cycles "$tmp/s2.h5" | md5sum)" ] || fail "sample differs by threads"
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/m.h5" --max-cycles 100 --max-degree 20 --stats "$tmp/m.json" -q
+[ "$(stat_of "$tmp/m.json" written)" = 100 ] || fail "--max-cycles"
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/n.h5" --max-per-node 1 --max-degree 20 --stats "$tmp/n.json" -q
+[ "$(stat_of "$tmp/n.json" skipped_node_cap)" -gt 0 ] || fail "--max-per-node"
+ok "deterministic tables; --sample, --max-cycles and --max-per-node keep the full counts"
+
+# 4. --exclude drops listed cycles: exclude the demo's first three triangles.
+python3 - "$tmp/demo-cycles.h5" "$tmp/demo.h5" > "$tmp/exclude.txt" <<'PY'
+import subprocess, sys
+def column(path, name):
+    out = subprocess.run(["h5dump", "-d", name, "-y", "-w", "0", path], capture_output=True, text=True).stdout
+    body = out[out.index("DATA {") + 6:out.rindex("}")]
+    return [int(x) for x in body.replace("\n", " ").replace(",", " ").split() if x.strip().isdigit()]
+nodes = [column(sys.argv[1], f"/cycles/node{i}")[:3] for i in range(3)]
+numbers = column(sys.argv[2], "/entities/number")
+for k in range(3):
+    print(" ".join("Q%d" % numbers[nodes[i][k]] for i in range(3)))
+PY
+"$kc" --kg "$tmp/demo.h5" -o "$tmp/ex.h5" --exclude "$tmp/exclude.txt" --stats "$tmp/ex.json" -q
+[ "$(stat_of "$tmp/ex.json" excluded_cycles)" = 3 ] || fail "--exclude: $(stat_of "$tmp/ex.json" excluded_cycles)"
+[ "$(stat_of "$tmp/ex.json" written)" = 412 ] || fail "--exclude written"
+ok "--exclude drops exactly the listed cycles"
+
+# 5. Usage and input errors.
+set +e
+"$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
+"$kc" --kg "$tmp/tsv/triples.tsv" -o "$tmp/x.h5" 2> /dev/null; rc2=$?
+echo "Q1 Q2" > "$tmp/bad-exclude.txt"
+"$kc" --kg "$tmp/demo.h5" -o "$tmp/x.h5" --exclude "$tmp/bad-exclude.txt" 2> "$tmp/x.err"; rc3=$?
+set -e
+[ $rc1 = 2 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ] || fail "exit codes $rc1 $rc2 $rc3"
+grep -q "bad-exclude.txt:1:" "$tmp/x.err" || fail "exclusion error location"
+[ ! -e "$tmp/x.h5" ] || fail "output left behind"
+ok "usage errors exit 2, unusable inputs exit 1 with their location"
+
+echo "$pass checks passed"
