@@ -2,6 +2,8 @@
 // See man 1 kg-cycles.
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "gen/languages.hpp"
+#include "gen/reasoning.hpp"
 #include "kg/kg_cycles.hpp"
 #include "kg/wd_extract.hpp"
 
@@ -13,7 +15,7 @@ int main(int argc, char** argv) {
                 "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
                 "triples as an undirected graph, with one relation per edge, into a cycles table.");
     kg::CyclesOptions o;
-    std::string relations, deny;
+    std::string relations, deny, text_dir, langs;
     // clang-format off
     cli.add()
         ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract)")
@@ -25,7 +27,9 @@ int main(int argc, char** argv) {
         ("max-per-node", po::value(&o.max_per_node)->default_value(0), "a node is in at most N written cycles")
         ("sample", po::value(&o.sample)->default_value(0), "write a seeded uniform sample of N cycles")
         ("exclude", po::value(&o.exclude), "drop the cycles listed in FILE (entity ids per line, e.g. XLR test)")
-        ("compression", po::value(&o.compression_level)->default_value(1), "deflate level 0..12");
+        ("compression", po::value(&o.compression_level)->default_value(1), "deflate level 0..12")
+        ("text", po::value(&text_dir), "also write KMLM reasoning samples to DIR/LANG.jsonl")
+        ("langs", po::value(&langs)->default_value("en"), "languages of the --text samples, comma-separated");
     // clang-format on
     if (!cli.parse(argc, argv)) return 0;
     cli.require_output();
@@ -41,7 +45,12 @@ int main(int argc, char** argv) {
       o.graph.deny_relations = &denied;
     }
     fill_run_options(cli.common(), 1, o);
-    report_stats(cli.common(), kg::find_cycles(o));
+    Stats stats = kg::find_cycles(o);
+    if (!text_dir.empty()) {
+      gen::ReasoningTextOptions t{o.kg, o.output, gen::parse_language_list(langs), text_dir};
+      stats.merge(gen::write_reasoning_text(t));
+    }
+    report_stats(cli.common(), stats);
     return 0;
   });
 }

@@ -16,6 +16,20 @@ void AnnotatedText::append_span(std::string_view s, const char* kind, std::strin
   spans_.push_back(std::move(span));
 }
 
+void AnnotatedText::append_triple(const std::array<std::string_view, 3>& forms,
+                                  const std::array<std::string_view, 3>& ids) {
+  append_span(forms[0], "entity", ids[0]);
+  append(" ");
+  append_span("[mask]", "link", "");
+  append(" ");
+  append_span(forms[1], "relation", ids[1]);
+  append(" ");
+  append_span("[mask]", "link", "");
+  append(" ");
+  append_span(forms[2], "entity", ids[2]);
+  append(".");
+}
+
 void AnnotatedText::append_json_open(std::string& out, std::string_view lang) const {
   out += "{\"text\":";
   append_json_string(out, text_);

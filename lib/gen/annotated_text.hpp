@@ -2,6 +2,7 @@
 // offsets, the record every generator writes and pretrain's data preparation reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ class AnnotatedText {
   void append(std::string_view s) { text_.append(s); }
   // Appends s as a span of kind with id.
   void append_span(std::string_view s, const char* kind, std::string_view id);
+  // KMLM's sentence for a triple: "h [mask] r [mask] t." with entity, link, relation, link,
+  // entity spans. ids: the entity, relation and entity ids.
+  void append_triple(const std::array<std::string_view, 3>& forms, const std::array<std::string_view, 3>& ids);
   void clear() {
     text_.clear();
     spans_.clear();

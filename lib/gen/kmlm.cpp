@@ -118,16 +118,7 @@ class KmlmGenerator {
   // The three surface forms in their languages, rendered as "h [mask] r [mask] t.".
   void render(const Triple& t, const std::array<std::string_view, 3>& forms, AnnotatedText& text) const {
     text.clear();
-    text.append_span(forms[0], "entity", ids_[t.items[0]]);
-    text.append(" ");
-    text.append_span("[mask]", "link", "");
-    text.append(" ");
-    text.append_span(forms[1], "relation", ids_[t.items[1]]);
-    text.append(" ");
-    text.append_span("[mask]", "link", "");
-    text.append(" ");
-    text.append_span(forms[2], "entity", ids_[t.items[2]]);
-    text.append(".");
+    text.append_triple(forms, {ids_[t.items[0]], ids_[t.items[1]], ids_[t.items[2]]});
   }
 
   void emit(const Triple& t, const AnnotatedText& text, size_t lang, const std::array<size_t, 3>& item_langs,

@@ -75,7 +75,45 @@ PY
 [ "$(stat_of "$tmp/ex.json" written)" = 412 ] || fail "--exclude written"
 ok "--exclude drops exactly the listed cycles"
 
-# 5. Usage and input errors.
+# 5. --text: each sample is its cycle's 3 or 5 triples, real triples of the KG, in one language.
+"$bin/wd-extract" "$src/data/wikidata-sample.json" -o "$tmp/demo2.h5" --langs all --tsv "$tmp/demo-tsv" -q
+"$kc" --kg "$tmp/demo2.h5" -o "$tmp/dc.h5" --text "$tmp/text" --langs en,de,ja --stats "$tmp/text.json" -q
+python3 - "$tmp/demo-tsv" "$tmp/text" "$tmp/text.json" <<'PY'
+import collections, json, sys
+tsv, text, stats = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+triples = set()
+for line in open(f"{tsv}/triples.tsv"):
+    if not line.startswith("#"):
+        s, r, o, _ = line.rstrip("\n").split("\t")
+        triples.add((s, r, o))
+labels = collections.defaultdict(dict)
+for line in open(f"{tsv}/labels.tsv"):
+    if not line.startswith("#"):
+        e, lang, t = line.rstrip("\n").split("\t", 2)
+        labels[lang][e] = t
+for lang in ("en", "de", "ja"):
+    n = 0
+    for line in open(f"{text}/{lang}.jsonl"):
+        r = json.loads(line)
+        assert r["lang"] == lang and len(r["triples"]) == (3 if r["kind"] == 3 else 5)
+        nodes = {x for t in r["triples"] for x in (t[0], t[2])}
+        assert len(nodes) == r["kind"], "a cycle's triples join its nodes"
+        raw = r["text"].encode()
+        spans = [(raw[b:e].decode(), k, i) for b, e, k, i in r["spans"]]
+        assert len(spans) == 5 * len(r["triples"])
+        for k, t in enumerate(r["triples"]):
+            assert tuple(t) in triples, t
+            h, _, rel, _, tail = spans[5 * k:5 * k + 5]
+            assert (h[2], rel[2], tail[2]) == tuple(t)
+            assert h[0] == labels[lang][t[0]] and rel[0] == labels[lang][t[1]] and tail[0] == labels[lang][t[2]]
+        n += 1
+    assert n == stats[f"samples.{lang}"]
+    assert n + stats.get(f"skipped_missing_label.{lang}", 0) == stats["written"]
+print("reasoning samples check out")
+PY
+ok "--text: every sample renders its cycle's real triples with the language's labels"
+
+# 6. Usage and input errors.
 set +e
 "$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
 "$kc" --kg "$tmp/tsv/triples.tsv" -o "$tmp/x.h5" 2> /dev/null; rc2=$?
