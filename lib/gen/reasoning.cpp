@@ -7,6 +7,7 @@
 #include "gen/labels.hpp"
 #include "gen/record_writer.hpp"
 #include "h5/h5.hpp"
+#include "kg/cycles.hpp"
 #include "kg/entity.hpp"
 #include "kg/kg_store.hpp"
 
@@ -15,14 +16,6 @@ namespace kglm::gen {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-
-// The ends of edge e of a cycle (the order of man 5 kglm-cycles).
-std::pair<int, int> edge_ends(uint8_t kind, size_t e) {
-  static const int kTri[3][2] = {{0, 1}, {1, 2}, {2, 0}};
-  static const int kQuad[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 3}};
-  const int* ends = kind == 3 ? kTri[e] : kQuad[e];
-  return {ends[0], ends[1]};
-}
 
 }  // namespace
 
@@ -58,7 +51,7 @@ Stats write_reasoning_text(const ReasoningTextOptions& options) {
           ",\"cycle\":" + std::to_string(c) + ",\"kind\":" + std::to_string(kind[c]) + ",\"triples\":[";
       bool complete = true;
       for (size_t e = 0; e < edges && complete; ++e) {
-        auto [a, b] = edge_ends(kind[c], e);
+        auto [a, b] = kg::cycle_edge_ends(kind[c], e);
         uint32_t first = nodes[a][c], second = nodes[b][c];
         uint32_t subject = directions[e][c] == 0 ? first : second, object = directions[e][c] == 0 ? second : first;
         int64_t rel = relations[e][c] == kNone ? -1 : relation_entity[relations[e][c]];

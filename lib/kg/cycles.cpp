@@ -5,6 +5,13 @@
 
 namespace kglm::kg {
 
+std::pair<int, int> cycle_edge_ends(uint8_t kind, size_t e) {
+  static const int kTriangle[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+  static const int kQuad[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 3}};
+  const int* ends = kind == 3 ? kTriangle[e] : kQuad[e];
+  return {ends[0], ends[1]};
+}
+
 CycleFinder::CycleFinder(const CycleGraph& graph) : g_(graph) {
   const uint32_t n = g_.node_count();
   order_.resize(n);

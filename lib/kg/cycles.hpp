@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "kg/cycle_graph.hpp"
@@ -24,6 +25,10 @@ struct Cycle {
   std::array<uint32_t, 5> pairs{};
   size_t edge_count() const { return kind == 3 ? 3 : 5; }
 };
+
+// Which positions of Cycle::nodes edge e joins: (0,1) (1,2) (2,0) for triangles; (0,1) (1,2)
+// (2,3) (3,0) and the diagonal (1,3) for 4-cycles (man 5 kglm-cycles).
+std::pair<int, int> cycle_edge_ends(uint8_t kind, size_t e);
 
 class CycleFinder {
  public:

@@ -51,10 +51,8 @@ uint64_t node_set_key(const Cycle& c) {
 
 // The node pair each listed edge joins.
 std::pair<uint32_t, uint32_t> edge_ends(const Cycle& c, size_t e) {
-  static const int kTri[3][2] = {{0, 1}, {1, 2}, {2, 0}};
-  static const int kQuad[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 3}};
-  const int* ends = c.kind == 3 ? kTri[e] : kQuad[e];
-  return {c.nodes[ends[0]], c.nodes[ends[1]]};
+  auto [a, b] = cycle_edge_ends(c.kind, e);
+  return {c.nodes[a], c.nodes[b]};
 }
 
 LabelledCycle label(const CycleGraph& g, const Cycle& c, uint64_t seed) {

@@ -29,12 +29,9 @@ Found enumerate(const CycleGraph& g, uint32_t chunk) {
     auto record = [&](const Cycle& c) {
       NodeSet nodes(c.nodes.begin(), c.nodes.begin() + c.kind);
       // The listed edges are the cycle's: pair p joins the two nodes it is listed between.
-      static const int kTri[3][2] = {{0, 1}, {1, 2}, {2, 0}};
-      static const int kQuad[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 3}};
       for (size_t e = 0; e < c.edge_count(); ++e) {
-        const int* ends = c.kind == 3 ? kTri[e] : kQuad[e];
-        uint32_t a = c.nodes[ends[0]], b = c.nodes[ends[1]];
-        EXPECT_EQ(g.pair(a, b), c.pairs[e]);
+        auto [i, j] = cycle_edge_ends(c.kind, e);
+        EXPECT_EQ(g.pair(c.nodes[i], c.nodes[j]), c.pairs[e]);
       }
       if (c.kind == 4) {
         EXPECT_EQ(c.two_diagonals, g.pair(c.nodes[0], c.nodes[2]) != UINT32_MAX);
