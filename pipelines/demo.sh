@@ -29,6 +29,13 @@ demo_langs=de,fr,es,it,nl,vi,ja,zh,ko,ru,ar
   -o "$out/entitycs.jsonl" --stats "$out/entitycs.stats.json" --quiet "$out/docs.jsonl"
 printf '   %-12s %6d\n' kmlm-cs "$(wc -l < "$out/kmlm-cs.jsonl")" kmlm-parallel "$(wc -l < "$out/kmlm-parallel.jsonl")" \
   entitycs "$(wc -l < "$out/entitycs.jsonl")"
-# Later stages (kg-cycles, kg-align, verbalize, sample-lang, pretrain, ...)
+
+echo "== kg-cycles: triangles and 4-cycles with a diagonal -> $out/cycles.h5, reasoning samples -> $out/reasoning/"
+"$bin/kg-cycles" --kg "$out/kg.h5" -o "$out/cycles.h5" --text "$out/reasoning" --langs en,$demo_langs \
+  --stats "$out/kg-cycles.stats.json" --quiet
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('   triangles %6d\n   cycles4   %6d' % (s['triangles'], s['cycles4']))" \
+  "$out/kg-cycles.stats.json"
+printf '   %-12s %6d\n' reasoning-en "$(wc -l < "$out/reasoning/en.jsonl")"
+# Later stages (kg-align, verbalize, sample-lang, pretrain, ...)
 # are added here as they land.
 echo "demo finished: outputs in $out"
