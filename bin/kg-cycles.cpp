@@ -11,14 +11,18 @@ using namespace kglm;
 
 int main(int argc, char** argv) {
   return run_tool("kg-cycles", [&] {
-    ToolCli cli("kg-cycles", "kg-cycles --kg kg.h5 [options] -o cycles.h5",
-                "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
-                "triples as an undirected graph, with one relation per edge, into a cycles table.");
+    ToolCli cli(
+        "kg-cycles",
+        "kg-cycles --kg kg.h5 [options] -o cycles.h5\n       kg-cycles --edges edges.tsv [options] -o cycles.h5",
+        "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
+        "triples as an undirected graph, with one relation per edge, into a cycles table.");
     kg::CyclesOptions o;
-    std::string relations, deny, text_dir, langs;
+    std::string relations, deny, text_dir, langs, kinds;
     // clang-format off
     cli.add()
-        ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract)")
+        ("kg", po::value(&o.kg), "the KG store (wd-extract)")
+        ("edges", po::value(&o.edges), "instead of --kg: a TSV edge list (subject [relation] object per line)")
+        ("kinds", po::value(&kinds)->default_value("3,4"), "cycles to list: 3 (triangles), 4 (with a diagonal), or 3,4")
         ("relations", po::value(&relations), "use only the relations listed in FILE (P ids)")
         ("deny-relations", po::value(&deny), "leave out the relations listed in FILE (P ids)")
         ("max-degree", po::value(&o.graph.max_degree)->default_value(0),
@@ -33,6 +37,13 @@ int main(int argc, char** argv) {
     // clang-format on
     if (!cli.parse(argc, argv)) return 0;
     cli.require_output();
+    if (o.kg.empty() == o.edges.empty()) throw UsageError("give either --kg or --edges");
+    if (!o.edges.empty() && (!relations.empty() || !deny.empty() || !text_dir.empty()))
+      throw UsageError("--relations, --deny-relations and --text need --kg");
+    if (kinds != "3" && kinds != "4" && kinds != "3,4" && kinds != "4,3")
+      throw UsageError("--kinds must be 3, 4 or 3,4");
+    o.triangles = kinds.find('3') != std::string::npos;
+    o.quads = kinds.find('4') != std::string::npos;
     if (cli.common().output == "-") throw UsageError("-o -: the cycles table is an HDF5 file and needs a path");
     if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
     std::unordered_set<uint64_t> allow, denied;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -29,6 +30,11 @@ class CycleGraph {
   static CycleGraph build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree, Stats& stats);
   // The store's item triples with options' relation filters.
   static CycleGraph from_store(const KgStore& store, const GraphOptions& options, Stats& stats);
+  // A TSV edge list, "subject<TAB>object" or "subject<TAB>relation<TAB>object" per line ('#' lines
+  // skipped); node and relation names are numbered in order of first appearance into names and
+  // relation_names. Throws Error with file:line on a malformed line.
+  static CycleGraph from_edge_list(const std::string& path, uint64_t max_degree, Stats& stats,
+                                   std::vector<std::string>& names, std::vector<std::string>& relation_names);
 
   uint32_t node_count() const { return static_cast<uint32_t>(offsets_.size() - 1); }
   uint64_t pair_count() const { return pair_u_.size(); }

@@ -83,13 +83,12 @@ struct TaskResult {
   int64_t two_diagonals = 0;
 };
 
-// Node sets to drop, from a file of entity ids (one cycle per line).
-std::set<std::vector<uint32_t>> read_exclusions(const std::string& path, const KgStore& store) {
+// Node sets to drop, from a file of node names (entity ids; one cycle per line).
+std::set<std::vector<uint32_t>> read_exclusions(const std::string& path, const std::vector<std::string>& names) {
   std::set<std::vector<uint32_t>> out;
   if (path.empty()) return out;
-  std::vector<std::string> ids = store.entity_ids();
   std::unordered_map<std::string, uint32_t> row;
-  for (uint32_t i = 0; i < ids.size(); ++i) row.emplace(ids[i], i);
+  for (uint32_t i = 0; i < names.size(); ++i) row.emplace(names[i], i);
   InputStream in(path);
   LineBatcher batcher(in);
   LineBatch batch;
@@ -105,7 +104,7 @@ std::set<std::vector<uint32_t>> read_exclusions(const std::string& path, const K
           auto it = row.find(std::string(text.substr(pos, end - pos)));
           if (it == row.end())
             throw Error(location(path, line) + "'" + std::string(text.substr(pos, end - pos)) +
-                        "' is not an entity of the KG store");
+                        "' is not a node of the graph");
           nodes.push_back(it->second);
         }
         pos = end + 1;
@@ -154,11 +153,18 @@ class CycleTableWriter {
 }  // namespace
 
 Stats find_cycles(const CyclesOptions& options) {
-  KgStore store(options.kg);
   Stats stats;
-  CycleGraph graph = CycleGraph::from_store(store, options.graph, stats);
+  std::vector<std::string> names, relation_names;
+  CycleGraph graph;
+  if (options.edges.empty()) {
+    KgStore store(options.kg);
+    graph = CycleGraph::from_store(store, options.graph, stats);
+    if (!options.exclude.empty()) names = store.entity_ids();
+  } else {
+    graph = CycleGraph::from_edge_list(options.edges, options.graph.max_degree, stats, names, relation_names);
+  }
   CycleFinder finder(graph);
-  const auto exclusions = read_exclusions(options.exclude, store);
+  const auto exclusions = read_exclusions(options.exclude, names);
 
   h5::set_compression(std::max(1u, options.threads), options.compression_level);
   AtomicPath atomic(options.output);
@@ -166,7 +172,9 @@ Stats find_cycles(const CyclesOptions& options) {
   const h5::Group& root = file.root();
   root.set_attribute("format", "kglm-cycles");
   root.set_attribute("format_version", int64_t{1});
-  h5::write_provenance(root, make_provenance("kg-cycles", options.command_line, {options.kg}, options.seed));
+  const std::string& input = options.edges.empty() ? options.kg : options.edges;
+  h5::write_provenance(root, make_provenance("kg-cycles", options.command_line, {input}, options.seed));
+  root.set_attribute("nodes", options.edges.empty() ? "kg" : "edges");
   h5::Group cycles_group = root.create_group("cycles");
   CycleTableWriter table(cycles_group);
 
@@ -214,8 +222,9 @@ Stats find_cycles(const CyclesOptions& options) {
   run_ordered_pipeline<Task, TaskResult>(
       workers, 2 * workers + 2,
       [&](Task& task) {
+        if (!options.triangles && !diamonds) diamonds = true;
         if (next_rank >= finder.node_count()) {
-          if (diamonds) return false;
+          if (diamonds || !options.quads) return false;
           diamonds = true;
           next_rank = 0;
           if (finder.node_count() == 0) return false;

@@ -12,8 +12,11 @@
 namespace kglm::kg {
 
 struct CyclesOptions : RunOptions {
-  std::string kg;
+  std::string kg;     // the KG store, or
+  std::string edges;  // a TSV edge list (kg-cycles --edges): node columns are its node numbers
   GraphOptions graph;
+  bool triangles = true;  // --kinds
+  bool quads = true;
   uint64_t max_cycles = 0;    // keep at most N (the first in enumeration order); 0: all
   uint64_t max_per_node = 0;  // a node takes part in at most N kept cycles; 0: no cap
   uint64_t sample = 0;        // keep a seeded uniform sample of N cycles; 0: all

@@ -42,6 +42,12 @@ PY
   [ "$(stat_of "$tmp/c$cap.json" triangles)" = "$expected" ] || fail "max-degree $cap: triangles != networkx $expected"
 done
 [ "$(stat_of "$tmp/c20.json" excluded_hubs)" -gt 0 ] || fail "no hub excluded"
+# The same graph as a TSV edge list (--edges), triangles only (--kinds 3).
+tail -n +2 "$tmp/tsv/triples.tsv" | cut -f1-3 > "$tmp/edges.tsv"
+"$kc" --edges "$tmp/edges.tsv" --kinds 3 -o "$tmp/e.h5" --stats "$tmp/e.json" -q
+[ "$(stat_of "$tmp/e.json" triangles)" = "$(stat_of "$tmp/c0.json" triangles)" ] || fail "--edges triangles"
+[ "$(stat_of "$tmp/e.json" cycles4)" = 0 ] || fail "--kinds 3 listed 4-cycles"
+[ "$(stat_of "$tmp/e.json" multi_relation_pairs)" = "$(stat_of "$tmp/c0.json" multi_relation_pairs)" ] || fail "--edges relations"
 ok "dev KG triangles equal networkx's ($(stat_of "$tmp/c0.json" triangles); $(stat_of "$tmp/c20.json" triangles) with --max-degree 20)"
 
 # 3. Identical tables for any --threads; caps and the sample keep the full counts.
@@ -116,11 +122,15 @@ ok "--text: every sample renders its cycle's real triples with the language's la
 # 6. Usage and input errors.
 set +e
 "$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
+"$kc" --kg "$tmp/demo.h5" --edges "$tmp/edges.tsv" -o "$tmp/x.h5" 2> /dev/null; rc4=$?
+printf 'a\n' > "$tmp/bad-edges.tsv"
+"$kc" --edges "$tmp/bad-edges.tsv" -o "$tmp/x.h5" 2> "$tmp/e.err"; rc5=$?
 "$kc" --kg "$tmp/tsv/triples.tsv" -o "$tmp/x.h5" 2> /dev/null; rc2=$?
 echo "Q1 Q2" > "$tmp/bad-exclude.txt"
 "$kc" --kg "$tmp/demo.h5" -o "$tmp/x.h5" --exclude "$tmp/bad-exclude.txt" 2> "$tmp/x.err"; rc3=$?
 set -e
-[ $rc1 = 2 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ] || fail "exit codes $rc1 $rc2 $rc3"
+[ $rc1 = 2 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ] && [ $rc4 = 2 ] && [ $rc5 = 1 ] || fail "exit codes $rc1 $rc2 $rc3 $rc4 $rc5"
+grep -q "bad-edges.tsv:1:" "$tmp/e.err" || fail "edge list error location"
 grep -q "bad-exclude.txt:1:" "$tmp/x.err" || fail "exclusion error location"
 [ ! -e "$tmp/x.h5" ] || fail "output left behind"
 ok "usage errors exit 2, unusable inputs exit 1 with their location"
