@@ -28,6 +28,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-cycles.py
 
 install: build
 	cmake --install $(BUILD)
