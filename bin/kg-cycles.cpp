@@ -4,13 +4,47 @@
 #include "core/error.hpp"
 #include "gen/languages.hpp"
 #include "gen/reasoning.hpp"
+#include "gen/xlr.hpp"
 #include "kg/kg_cycles.hpp"
 #include "kg/wd_extract.hpp"
 
 using namespace kglm;
 
+namespace {
+
+int xlr_main(int argc, char** argv) {
+  ToolCli cli("kg-cycles xlr", "kg-cycles xlr --kg kg.h5 --cycles cycles.h5 --langs L1,... -o DIR",
+              "The XLR multiple-choice reasoning dataset (KMLM Appendix A.2) from a cycles table: train/dev/test\n"
+              "questions asking for the relation between two entities of a cycle, rendered per language.");
+  gen::XlrOptions o;
+  std::string langs;
+  // clang-format off
+  cli.add()
+      ("kg", po::value(&o.kg)->required(), "the KG store the cycles come from")
+      ("cycles", po::value(&o.cycles)->required(), "the cycles table (kg-cycles)")
+      ("langs", po::value(&langs)->default_value("en"), "languages to render, comma-separated")
+      ("train", po::value(&o.train)->default_value(3000), "questions in the train split")
+      ("dev", po::value(&o.dev)->default_value(1000), "questions in the dev split")
+      ("test", po::value(&o.test)->default_value(1050), "questions in the test split")
+      ("max-entity-share", po::value(&o.max_entity_share)->default_value(0.02),
+       "at most this share of a split's questions mention one entity")
+      ("max-answer-share", po::value(&o.max_answer_share)->default_value(0.2),
+       "at most this share of a split's questions have one answer");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  o.dir = cli.common().output;
+  o.langs = gen::parse_language_list(langs);
+  o.seed = cli.common().seed;
+  report_stats(cli.common(), gen::make_xlr(o));
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return run_tool("kg-cycles", [&] {
+    if (argc > 1 && std::string(argv[1]) == "xlr") return xlr_main(argc - 1, argv + 1);
     ToolCli cli(
         "kg-cycles",
         "kg-cycles --kg kg.h5 [options] -o cycles.h5\n       kg-cycles --edges edges.tsv [options] -o cycles.h5",

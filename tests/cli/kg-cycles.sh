@@ -119,7 +119,54 @@ print("reasoning samples check out")
 PY
 ok "--text: every sample renders its cycle's real triples with the language's labels"
 
-# 6. Usage and input errors.
+# 6. XLR: answers among 6 distinct choices, real triples, no second right answer, no cycle in
+#    two splits, the test cycles excluded from a reasoning-data run, deterministic.
+"$kc" xlr --kg "$tmp/kg.h5" --cycles "$tmp/c0.h5" --langs en -o "$tmp/xlr" --train 1000 --dev 300 --test 350 \
+  --stats "$tmp/xlr.json" -q
+"$kc" xlr --kg "$tmp/kg.h5" --cycles "$tmp/c0.h5" --langs en -o "$tmp/xlr2" --train 1000 --dev 300 --test 350 -q
+diff -r "$tmp/xlr" "$tmp/xlr2" > /dev/null || fail "xlr is not deterministic"
+python3 - "$tmp/tsv" "$tmp/xlr" "$tmp/xlr.json" <<'PY'
+import json, sys
+tsv, out, stats = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+triples, between = set(), {}
+for line in open(f"{tsv}/triples.tsv"):
+    if not line.startswith("#"):
+        s, r, o, _ = line.rstrip("\n").split("\t")
+        triples.add((s, r, o))
+        between.setdefault(frozenset((s, o)), set()).add(r)
+seen = {}
+for split in ("train", "dev", "test"):
+    n = 0
+    for line in open(f"{out}/{split}.en.jsonl"):
+        q = json.loads(line)
+        ids = q["choice_ids"]
+        assert len(ids) == 6 == len(set(ids)) == len(q["choices"]) and 0 <= q["label"] < 6
+        answer = ids[q["label"]]
+        assert (q["head"], answer, q["tail"]) in triples, "the answer is not a KG triple"
+        assert between[frozenset((q["head"], q["tail"]))] & set(ids) == {answer}, "two right answers"
+        raw = q["text"].encode()
+        spans = [(raw[b:e].decode(), k, i) for b, e, k, i in q["spans"]]
+        context = [tuple(x[2] for x in spans[k:k + 5:2]) for k in range(0, len(spans), 5)]
+        assert len(context) == (2 if q["kind"] == 3 else 4) and all(t in triples for t in context)
+        nodes = {x for t in context for x in (t[0], t[2])} | {q["head"], q["tail"]}
+        assert len(nodes) == q["kind"]
+        key = frozenset(nodes)
+        assert seen.setdefault(key, split) == split, "a cycle in two splits"
+        n += 1
+    assert n == stats[f"questions.{split}"] and n > 0
+test = {frozenset(line.split()) for line in open(f"{out}/test-cycles.txt")}
+assert test == {k for k, v in seen.items() if v == "test"}
+print("XLR invariants hold:", {s: stats[f"questions.{s}"] for s in ("train", "dev", "test")})
+PY
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/ex2.h5" --exclude "$tmp/xlr/test-cycles.txt" --stats "$tmp/ex2.json" -q
+[ "$(stat_of "$tmp/ex2.json" excluded_cycles)" = "$(stat_of "$tmp/xlr.json" questions.test)" ] || fail "test exclusion"
+"$kc" xlr --kg "$tmp/demo2.h5" --cycles "$tmp/dc.h5" --langs en,ja -o "$tmp/xlr-demo" --train 60 --dev 20 --test 20 \
+  --max-entity-share 0.3 --max-answer-share 0.4 --stats "$tmp/xd.json" -q
+[ "$(stat_of "$tmp/xd.json" records.test.ja)" -gt 0 ] || fail "no Japanese XLR records"
+grep -q '"lang":"ja"' "$tmp/xlr-demo/test.ja.jsonl" || fail "ja rendering"
+ok "XLR: 6 distinct choices, answer a KG triple and the only right one, disjoint splits, test exclusion honoured"
+
+# 7. Usage and input errors.
 set +e
 "$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
 "$kc" --kg "$tmp/demo.h5" --edges "$tmp/edges.tsv" -o "$tmp/x.h5" 2> /dev/null; rc4=$?
