@@ -36,6 +36,9 @@ echo "== kg-cycles: triangles and 4-cycles with a diagonal -> $out/cycles.h5, re
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('   triangles %6d\n   cycles4   %6d' % (s['triangles'], s['cycles4']))" \
   "$out/kg-cycles.stats.json"
 printf '   %-12s %6d\n' reasoning-en "$(wc -l < "$out/reasoning/en.jsonl")"
+"$bin/kg-cycles" xlr --kg "$out/kg.h5" --cycles "$out/cycles.h5" --langs en,$demo_langs -o "$out/xlr" \
+  --train 60 --dev 20 --test 20 --max-entity-share 0.3 --max-answer-share 0.4 --quiet
+printf '   %-12s %6d\n' xlr-test-en "$(wc -l < "$out/xlr/test.en.jsonl")"
 # Later stages (kg-align, verbalize, sample-lang, pretrain, ...)
 # are added here as they land.
 echo "demo finished: outputs in $out"
