@@ -35,3 +35,14 @@ def arguments(extra):
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     return args
+
+
+def dev_kg(args, name, langs):
+    """The dev KG fixture through wd-extract: (kg.h5, TSV dir) under args.work."""
+    dev = os.path.join(args.fixtures, "xfactr-kg-dev.json.gz")
+    if not os.path.exists(dev):
+        sys.exit("fixtures not found: " + args.fixtures)
+    kg, tsv = os.path.join(args.work, name + ".h5"), os.path.join(args.work, name + "-tsv")
+    subprocess.run([os.path.join(args.bin, "wd-extract"), dev, "-o", kg, "--langs", langs, "--tsv", tsv, "--quiet"],
+                   check=True)
+    return kg, tsv

@@ -11,20 +11,17 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, here, run, warm  # noqa: E402
+from benchlib import arguments, dev_kg, here, run, warm  # noqa: E402
 
 LANGS = "bn,fr,el,he,hu,ko,mr,ru,es,tr,vi,yo"  # the dev KG's label languages besides English
 
 
 def main():
     args = arguments(lambda ap: ap.add_argument("--copies", type=int, default=20))
-    dev = os.path.join(args.fixtures, "xfactr-kg-dev.json.gz")
     wiki = os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2")
-    if not os.path.exists(dev) or not os.path.exists(wiki):
+    if not os.path.exists(wiki):
         sys.exit("fixtures not found: " + args.fixtures)
-    kg, tsv = os.path.join(args.work, "cs-kg.h5"), os.path.join(args.work, "cs-kg-tsv")
-    subprocess.run([os.path.join(args.bin, "wd-extract"), dev, "-o", kg, "--langs", "all", "--tsv", tsv, "--quiet"],
-                   check=True)
+    kg, tsv = dev_kg(args, "cs-kg", "all")
     cs = os.path.join(args.bin, "cs-gen")
     stats = os.path.join(args.work, "cs-gen.stats.json")
     out = os.path.join(args.work, "kmlm.jsonl")

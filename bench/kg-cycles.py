@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, here, run, warm  # noqa: E402
+from benchlib import arguments, dev_kg, here, run, warm  # noqa: E402
 
 
 def peer(edges):
@@ -58,12 +58,7 @@ def compare(name, kc, edges_tsv, work):
 def main():
     args = arguments(lambda ap: (ap.add_argument("--nodes", type=int, default=1_000_000),
                                  ap.add_argument("--edges", type=int, default=10_000_000)))
-    dev = os.path.join(args.fixtures, "xfactr-kg-dev.json.gz")
-    if not os.path.exists(dev):
-        sys.exit("fixtures not found: " + args.fixtures)
-    kg, tsv = os.path.join(args.work, "cycles-kg.h5"), os.path.join(args.work, "cycles-kg-tsv")
-    subprocess.run([os.path.join(args.bin, "wd-extract"), dev, "-o", kg, "--langs", "en", "--tsv", tsv, "--quiet"],
-                   check=True)
+    kg, tsv = dev_kg(args, "cycles-kg", "en")
     kc = os.path.join(args.bin, "kg-cycles")
     dev_edges = os.path.join(args.work, "dev-edges.tsv")
     with open(os.path.join(tsv, "triples.tsv")) as f, open(dev_edges, "w") as out:

@@ -68,4 +68,17 @@ bool LineBatcher::next(LineBatch& batch) {
   return true;
 }
 
+void for_each_data_line(const std::string& path, const std::function<void(uint64_t, std::string_view)>& fn) {
+  InputStream in(path);
+  LineBatcher batcher(in);
+  LineBatch batch;
+  while (batcher.next(batch)) {
+    batch.for_each_line([&](uint64_t number, std::string_view line) {
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (!line.empty() && line[0] != '#') fn(number, line);
+    });
+  }
+  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+}
+
 }  // namespace kglm

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,5 +62,10 @@ class LineBatcher {
   std::mutex pool_mutex_;
   std::vector<LineBatch> pool_;
 };
+
+// Calls fn(line_number, line) for every line of the file (or "-") at path, without '\n' and a
+// trailing '\r', skipping empty lines and '#' comments: the shape of kglm's list and table
+// inputs. Throws Error on a corrupt or truncated compressed stream.
+void for_each_data_line(const std::string& path, const std::function<void(uint64_t, std::string_view)>& fn);
 
 }  // namespace kglm

@@ -47,18 +47,10 @@ struct TaskResult {
 RedirectMap read_redirects(const std::string& path) {
   RedirectMap map;
   if (path.empty()) return map;
-  InputStream in(path);
-  LineBatcher batcher(in);
-  LineBatch batch;
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t, std::string_view line) {
-      if (line.empty() || line[0] == '#') return;
-      size_t tab = line.find('\t');
-      if (tab == std::string_view::npos) return;
-      map.emplace(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
-    });
-  }
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+  for_each_data_line(path, [&](uint64_t, std::string_view line) {
+    size_t tab = line.find('\t');
+    if (tab != std::string_view::npos) map.emplace(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
+  });
   return map;
 }
 

@@ -119,27 +119,20 @@ CycleGraph CycleGraph::from_edge_list(const std::string& path, uint64_t max_degr
     return id;
   };
   std::vector<GraphEdge> edges;
-  InputStream in(path);
-  LineBatcher batcher(in);
-  LineBatch batch;
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t line, std::string_view text) {
-      if (text.empty() || text[0] == '#') return;
-      std::string_view fields[3];
-      size_t n = 0, pos = 0;
-      while (n < 3) {
-        size_t tab = text.find('\t', pos);
-        fields[n++] = text.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
-        if (tab == std::string_view::npos) break;
-        pos = tab + 1;
-      }
-      if (n < 2 || fields[0].empty() || fields[n - 1].empty())
-        throw Error(location(path, line) + "expected subject<TAB>object or subject<TAB>relation<TAB>object");
-      uint32_t relation = n == 3 ? number(relation_ids, relation_names, fields[1]) : 0;
-      edges.push_back({number(node_ids, names, fields[0]), number(node_ids, names, fields[n - 1]), relation});
-    });
-  }
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+  for_each_data_line(path, [&](uint64_t line, std::string_view text) {
+    std::string_view fields[3];
+    size_t n = 0, pos = 0;
+    while (n < 3) {
+      size_t tab = text.find('\t', pos);
+      fields[n++] = text.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
+      if (tab == std::string_view::npos) break;
+      pos = tab + 1;
+    }
+    if (n < 2 || fields[0].empty() || fields[n - 1].empty())
+      throw Error(location(path, line) + "expected subject<TAB>object or subject<TAB>relation<TAB>object");
+    uint32_t relation = n == 3 ? number(relation_ids, relation_names, fields[1]) : 0;
+    edges.push_back({number(node_ids, names, fields[0]), number(node_ids, names, fields[n - 1]), relation});
+  });
   if (relation_names.empty()) relation_names.emplace_back("");
   stats.set("edges_read", static_cast<int64_t>(edges.size()));
   return build(static_cast<uint32_t>(names.size()), edges, max_degree, stats);

@@ -89,32 +89,25 @@ std::set<std::vector<uint32_t>> read_exclusions(const std::string& path, const s
   if (path.empty()) return out;
   std::unordered_map<std::string, uint32_t> row;
   for (uint32_t i = 0; i < names.size(); ++i) row.emplace(names[i], i);
-  InputStream in(path);
-  LineBatcher batcher(in);
-  LineBatch batch;
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t line, std::string_view text) {
-      if (text.empty() || text[0] == '#') return;
-      std::vector<uint32_t> nodes;
-      size_t pos = 0;
-      while (pos < text.size()) {
-        size_t end = text.find_first_of(" \t", pos);
-        if (end == std::string_view::npos) end = text.size();
-        if (end > pos) {
-          auto it = row.find(std::string(text.substr(pos, end - pos)));
-          if (it == row.end())
-            throw Error(location(path, line) + "'" + std::string(text.substr(pos, end - pos)) +
-                        "' is not a node of the graph");
-          nodes.push_back(it->second);
-        }
-        pos = end + 1;
+  for_each_data_line(path, [&](uint64_t line, std::string_view text) {
+    std::vector<uint32_t> nodes;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find_first_of(" \t", pos);
+      if (end == std::string_view::npos) end = text.size();
+      if (end > pos) {
+        auto it = row.find(std::string(text.substr(pos, end - pos)));
+        if (it == row.end())
+          throw Error(location(path, line) + "'" + std::string(text.substr(pos, end - pos)) +
+                      "' is not a node of the graph");
+        nodes.push_back(it->second);
       }
-      if (nodes.size() != 3 && nodes.size() != 4) throw Error(location(path, line) + "a cycle has 3 or 4 entities");
-      std::sort(nodes.begin(), nodes.end());
-      out.insert(nodes);
-    });
-  }
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+      pos = end + 1;
+    }
+    if (nodes.size() != 3 && nodes.size() != 4) throw Error(location(path, line) + "a cycle has 3 or 4 entities");
+    std::sort(nodes.begin(), nodes.end());
+    out.insert(nodes);
+  });
   return out;
 }
 

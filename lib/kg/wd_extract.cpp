@@ -321,24 +321,17 @@ void parse_shard(const std::string& spec, uint32_t& index, uint32_t& count) {
 }
 
 std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType expected) {
-  InputStream in(path);
-  LineBatcher batcher(in);
-  LineBatch batch;
   std::unordered_set<uint64_t> ids;
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t line_no, std::string_view line) {
-      line = line.substr(0, line.find_first_of("\t \r"));
-      if (line.empty() || line[0] == '#') return;
-      EntityType type;
-      uint64_t number;
-      if (!parse_entity_id(line, type, number) || type != expected) {
-        throw Error(location(in.name(), line_no) + "expected a " + (expected == EntityType::item ? "Q" : "P") +
-                    " id, got '" + std::string(line) + "'");
-      }
-      ids.insert(number);
-    });
-  }
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+  for_each_data_line(path, [&](uint64_t line_no, std::string_view line) {
+    line = line.substr(0, line.find_first_of("\t "));
+    EntityType type;
+    uint64_t number;
+    if (!parse_entity_id(line, type, number) || type != expected) {
+      throw Error(location(path, line_no) + "expected a " + (expected == EntityType::item ? "Q" : "P") + " id, got '" +
+                  std::string(line) + "'");
+    }
+    ids.insert(number);
+  });
   return ids;
 }
 
