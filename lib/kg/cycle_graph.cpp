@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
-#include <unordered_map>
+#include <absl/container/flat_hash_map.h>
 
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
@@ -109,7 +109,8 @@ CycleGraph CycleGraph::from_store(const KgStore& store, const GraphOptions& opti
 
 CycleGraph CycleGraph::from_edge_list(const std::string& path, uint64_t max_degree, Stats& stats,
                                       std::vector<std::string>& names, std::vector<std::string>& relation_names) {
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> node_ids, relation_ids;
+  // A flat table: a million names' lookups are the bulk of reading a large edge list.
+  absl::flat_hash_map<std::string, uint32_t, StringHash, std::equal_to<>> node_ids, relation_ids;
   auto number = [](auto& ids, std::vector<std::string>& list, std::string_view name) {
     auto it = ids.find(name);
     if (it != ids.end()) return it->second;
