@@ -46,3 +46,8 @@ def dev_kg(args, name, langs):
     subprocess.run([os.path.join(args.bin, "wd-extract"), dev, "-o", kg, "--langs", langs, "--tsv", tsv, "--quiet"],
                    check=True)
     return kg, tsv
+
+
+def runs_by_threads(label, command):
+    """[(label --threads N, wall, cpu, peak MB)] for N = 1 and 2; command(N) gives the argv."""
+    return [("%s --threads %d" % (label, n),) + run(command(n)) for n in (1, 2)]

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, dev_kg, here, run, warm  # noqa: E402
+from benchlib import arguments, dev_kg, here, run, runs_by_threads, warm  # noqa: E402
 
 LANGS = "bn,fr,el,he,hu,ko,mr,ru,es,tr,vi,yo"  # the dev KG's label languages besides English
 
@@ -25,11 +25,9 @@ def main():
     cs = os.path.join(args.bin, "cs-gen")
     stats = os.path.join(args.work, "cs-gen.stats.json")
     out = os.path.join(args.work, "kmlm.jsonl")
-    rows = []
-    for threads in (1, 2):
-        rows.append(("cs-gen kmlm --threads %d" % threads,) +
-                    run([cs, "kmlm", "--kg", kg, "--langs", LANGS, "--pairs", "all", "-o", out, "--threads",
-                         str(threads), "--stats", stats, "--quiet"]))
+    rows = runs_by_threads("cs-gen kmlm", lambda n: [
+        cs, "kmlm", "--kg", kg, "--langs", LANGS, "--pairs", "all", "-o", out, "--threads", str(n), "--stats", stats,
+        "--quiet"])
     records = json.load(open(stats))["records"]
     ref_out = os.path.join(args.work, "kmlm-ref.jsonl")
     rows.append(("python3 stdlib reference",) +

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, dev_kg, here, run, warm  # noqa: E402
+from benchlib import arguments, dev_kg, here, run, runs_by_threads, warm  # noqa: E402
 
 
 def peer(edges):
@@ -30,11 +30,9 @@ def peer(edges):
 def compare(name, kc, edges_tsv, work):
     warm(edges_tsv)
     stats = os.path.join(work, "kg-cycles.stats.json")
-    rows = []
-    for threads in (1, 2):
-        wall, cpu, rss = run([kc, "--edges", edges_tsv, "--kinds", "3", "-o", os.path.join(work, "triangles.h5"),
-                              "--threads", str(threads), "--stats", stats, "--quiet"])
-        rows.append(("kg-cycles --threads %d" % threads, wall, cpu, rss))
+    rows = runs_by_threads("kg-cycles", lambda n: [
+        kc, "--edges", edges_tsv, "--kinds", "3", "-o", os.path.join(work, "triangles.h5"), "--threads", str(n),
+        "--stats", stats, "--quiet"])
     s = json.load(open(stats))
     nx_cpu, nx_rss, nx = peer(edges_tsv)
     assert nx["triangles"] == s["triangles"] == nx["listed"], (nx, s["triangles"])

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, here, run, warm  # noqa: E402
+from benchlib import arguments, here, run, runs_by_threads, warm  # noqa: E402
 
 
 def same_text(a_path, b_path):
@@ -38,11 +38,9 @@ def main():
     we = os.path.join(args.bin, "wiki-extract")
     stats = os.path.join(args.work, "wiki-extract.stats.json")
     docs = os.path.join(args.work, "wiki-docs.jsonl")
-    rows = []
-    for threads in (1, 2):
-        rows.append(("wiki-extract --threads %d" % threads,) +
-                    run([we, dump, "-o", docs, "--redirects", os.path.join(args.work, "wiki-redirects.tsv"),
-                         "--threads", str(threads), "--stats", stats, "--quiet"]))
+    rows = runs_by_threads("wiki-extract", lambda n: [
+        we, dump, "-o", docs, "--redirects", os.path.join(args.work, "wiki-redirects.tsv"), "--threads", str(n),
+        "--stats", stats, "--quiet"])
     articles = json.load(open(stats))["articles"]
     # The floor set by the XML parser: no page is in namespace 999, so nothing is cleaned or written.
     rows.append(("wiki-extract --ns 999 (XML only)",) +
