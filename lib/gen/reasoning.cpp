@@ -6,35 +6,15 @@
 #include "gen/annotated_text.hpp"
 #include "gen/labels.hpp"
 #include "gen/record_writer.hpp"
-#include "h5/h5.hpp"
-#include "kg/cycles.hpp"
+#include "kg/cycle_table.hpp"
 #include "kg/entity.hpp"
 #include "kg/kg_store.hpp"
 
 namespace kglm::gen {
 
-namespace {
-
-constexpr uint32_t kNone = UINT32_MAX;
-
-}  // namespace
-
 Stats write_reasoning_text(const ReasoningTextOptions& options) {
   kg::KgStore store(options.kg);
-  h5::File file = h5::File::open(options.cycles);
-  const h5::Group& root = file.root();
-  if (!root.has_attribute("format") || root.string_attribute("format") != "kglm-cycles")
-    throw Error(options.cycles + ": not a kg-cycles table");
-  h5::Group g = root.open_group("cycles");
-  auto kind = h5::read_column<uint8_t>(g, "kind");
-  std::array<std::vector<uint32_t>, 4> nodes;
-  std::array<std::vector<uint32_t>, 5> relations;
-  std::array<std::vector<uint8_t>, 5> directions;
-  for (size_t i = 0; i < 4; ++i) nodes[i] = h5::read_column<uint32_t>(g, "node" + std::to_string(i));
-  for (size_t i = 0; i < 5; ++i) {
-    relations[i] = h5::read_column<uint32_t>(g, "relation" + std::to_string(i));
-    directions[i] = h5::read_column<uint8_t>(g, "direction" + std::to_string(i));
-  }
+  const kg::CycleTable cycles = kg::CycleTable::read_kg_table(options.cycles);
   const std::vector<std::string> ids = store.entity_ids();
   const std::vector<int64_t> relation_entity = store.relation_entities();
   LabelIndex labels(store, options.langs, false);
@@ -44,17 +24,15 @@ Stats write_reasoning_text(const ReasoningTextOptions& options) {
   for (size_t l = 0; l < options.langs.size(); ++l) {
     const std::string& lang = options.langs[l];
     std::string out;
-    for (size_t c = 0; c < kind.size(); ++c) {
-      const size_t edges = kind[c] == 3 ? 3 : 5;
+    for (size_t c = 0; c < cycles.size(); ++c) {
+      const size_t edges = cycles.edge_count(c);
       text.clear();
       std::string triples =
-          ",\"cycle\":" + std::to_string(c) + ",\"kind\":" + std::to_string(kind[c]) + ",\"triples\":[";
+          ",\"cycle\":" + std::to_string(c) + ",\"kind\":" + std::to_string(cycles.kind(c)) + ",\"triples\":[";
       bool complete = true;
       for (size_t e = 0; e < edges && complete; ++e) {
-        auto [a, b] = kg::cycle_edge_ends(kind[c], e);
-        uint32_t first = nodes[a][c], second = nodes[b][c];
-        uint32_t subject = directions[e][c] == 0 ? first : second, object = directions[e][c] == 0 ? second : first;
-        int64_t rel = relations[e][c] == kNone ? -1 : relation_entity[relations[e][c]];
+        const auto [subject, relation, object] = cycles.triple(c, e);
+        int64_t rel = relation_entity[relation];
         auto h = labels.label(l, subject);
         auto t = labels.label(l, object);
         auto r = rel < 0 ? std::nullopt : labels.label(l, static_cast<uint32_t>(rel));

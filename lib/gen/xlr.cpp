@@ -16,8 +16,7 @@
 #include "core/rng.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/labels.hpp"
-#include "h5/h5.hpp"
-#include "kg/cycles.hpp"
+#include "kg/cycle_table.hpp"
 #include "kg/kg_store.hpp"
 
 namespace kglm::gen {
@@ -27,9 +26,7 @@ namespace {
 constexpr uint32_t kChoices = 6;
 constexpr const char* kSplits[3] = {"train", "dev", "test"};
 
-struct Triple {
-  uint32_t subject, relation, object;  // entity rows, relation row
-};
+using Triple = kg::CycleTriple;
 
 struct Question {
   uint64_t cycle;
@@ -45,7 +42,8 @@ uint64_t pair_key(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(std::m
 
 class XlrBuilder {
  public:
-  explicit XlrBuilder(const XlrOptions& o) : options_(o), store_(o.kg) {
+  explicit XlrBuilder(const XlrOptions& o)
+      : options_(o), store_(o.kg), cycles_(kg::CycleTable::read_kg_table(o.cycles)) {
     kg::TripleTable t = store_.triples();
     relation_entity_ = store_.relation_entities();
     for (size_t i = 0; i < t.subject.size(); ++i) {
@@ -54,7 +52,6 @@ class XlrBuilder {
       attached_[t.subject[i]].insert(t.relation[i]);
       attached_[t.object[i]].insert(t.relation[i]);
     }
-    read_cycles();
     labels_ = std::make_unique<LabelIndex>(store_, options_.langs, false);
     ids_ = store_.entity_ids();
   }
@@ -62,7 +59,7 @@ class XlrBuilder {
   Stats build() {
     Stats stats;
     // A seeded order of the cycles; each is offered once, so no cycle lands in two splits.
-    std::vector<uint64_t> order(kind_.size());
+    std::vector<uint64_t> order(cycles_.size());
     std::iota(order.begin(), order.end(), 0);
     Rng shuffle(options_.seed, 0, 1);
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
@@ -167,34 +164,13 @@ class XlrBuilder {
     std::unordered_map<uint32_t, uint64_t> entities_, answers_, relations_;
   };
 
-  void read_cycles() {
-    h5::File file = h5::File::open(options_.cycles);
-    const h5::Group& root = file.root();
-    if (!root.has_attribute("format") || root.string_attribute("format") != "kglm-cycles" ||
-        root.string_attribute("nodes") != "kg")
-      throw Error(options_.cycles + ": not a kg-cycles table of a KG store");
-    h5::Group g = root.open_group("cycles");
-    kind_ = h5::read_column<uint8_t>(g, "kind");
-    for (size_t i = 0; i < 4; ++i) nodes_[i] = h5::read_column<uint32_t>(g, "node" + std::to_string(i));
-    for (size_t i = 0; i < 5; ++i) {
-      relations_[i] = h5::read_column<uint32_t>(g, "relation" + std::to_string(i));
-      directions_[i] = h5::read_column<uint8_t>(g, "direction" + std::to_string(i));
-    }
-  }
-
   bool make_question(uint64_t c, Question& q, Stats& stats) const {
     q.cycle = c;
-    q.kind = kind_[c];
-    q.nodes.assign({nodes_[0][c], nodes_[1][c], nodes_[2][c]});
-    if (q.kind == 4) q.nodes.push_back(nodes_[3][c]);
-    const size_t edges = q.kind == 3 ? 3 : 5;
+    q.kind = cycles_.kind(c);
+    q.nodes = cycles_.nodes(c);
+    const size_t edges = cycles_.edge_count(c);
     std::vector<Triple> triples;
-    for (size_t e = 0; e < edges; ++e) {
-      auto [a, b] = kg::cycle_edge_ends(q.kind, e);
-      uint32_t first = q.nodes[a], second = q.nodes[b];
-      bool forward = directions_[e][c] == 0;
-      triples.push_back({forward ? first : second, relations_[e][c], forward ? second : first});
-    }
+    for (size_t e = 0; e < edges; ++e) triples.push_back(cycles_.triple(c, e));
     Rng rng(options_.seed, c, 2);
     size_t asked = rng.below(edges);
     q.asked = triples[asked];
@@ -293,10 +269,7 @@ class XlrBuilder {
   std::vector<std::string> ids_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> between_;
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> attached_;
-  std::vector<uint8_t> kind_;
-  std::array<std::vector<uint32_t>, 4> nodes_;
-  std::array<std::vector<uint32_t>, 5> relations_;
-  std::array<std::vector<uint8_t>, 5> directions_;
+  kg::CycleTable cycles_;
   std::array<std::vector<Question>, 3> splits_;
   std::unique_ptr<LabelIndex> labels_;
 };

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -265,9 +266,12 @@ Stats extract_wiki(const WikiExtractOptions& options) {
     redirects = std::make_unique<OutputStream>(options.redirects);
     redirects->write("# from\tto\n");
   }
-  uint64_t total_raw = 0;
+  uint64_t total_raw = 0;  // for the progress line; a missing file fails when it is opened
   for (const std::string& path : options.inputs) {
-    if (path != "-") total_raw += InputStream(path).raw_size();
+    if (path == "-") continue;
+    std::error_code error;
+    uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) total_raw += size;
   }
   BatchSource source(options);
   std::vector<std::unique_ptr<PageProcessor>> processors;

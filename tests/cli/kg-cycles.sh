@@ -170,13 +170,15 @@ ok "XLR: 6 distinct choices, answer a KG triple and the only right one, disjoint
 set +e
 "$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
 "$kc" --kg "$tmp/demo.h5" --edges "$tmp/edges.tsv" -o "$tmp/x.h5" 2> /dev/null; rc4=$?
+"$kc" xlr --kg "$tmp/kg.h5" --cycles "$tmp/e.h5" -o "$tmp/x.h5" 2> /dev/null; rc6=$?
 printf 'a\n' > "$tmp/bad-edges.tsv"
 "$kc" --edges "$tmp/bad-edges.tsv" -o "$tmp/x.h5" 2> "$tmp/e.err"; rc5=$?
 "$kc" --kg "$tmp/tsv/triples.tsv" -o "$tmp/x.h5" 2> /dev/null; rc2=$?
 echo "Q1 Q2" > "$tmp/bad-exclude.txt"
 "$kc" --kg "$tmp/demo.h5" -o "$tmp/x.h5" --exclude "$tmp/bad-exclude.txt" 2> "$tmp/x.err"; rc3=$?
 set -e
-[ $rc1 = 2 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ] && [ $rc4 = 2 ] && [ $rc5 = 1 ] || fail "exit codes $rc1 $rc2 $rc3 $rc4 $rc5"
+[ $rc1 = 2 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ] && [ $rc4 = 2 ] && [ $rc5 = 1 ] && [ $rc6 = 1 ] ||
+  fail "exit codes $rc1 $rc2 $rc3 $rc4 $rc5 $rc6"
 grep -q "bad-edges.tsv:1:" "$tmp/e.err" || fail "edge list error location"
 grep -q "bad-exclude.txt:1:" "$tmp/x.err" || fail "exclusion error location"
 [ ! -e "$tmp/x.h5" ] || fail "output left behind"
