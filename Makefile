@@ -45,7 +45,7 @@ sanitize:
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

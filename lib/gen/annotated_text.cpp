@@ -16,6 +16,16 @@ void AnnotatedText::append_span(std::string_view s, const char* kind, std::strin
   spans_.push_back(std::move(span));
 }
 
+void AnnotatedText::append_text(const AnnotatedText& other) {
+  const uint32_t shift = static_cast<uint32_t>(text_.size());
+  text_.append(other.text_);
+  for (Span s : other.spans_) {
+    s.begin += shift;
+    s.end += shift;
+    spans_.push_back(std::move(s));
+  }
+}
+
 void AnnotatedText::append_triple(const std::array<std::string_view, 3>& forms,
                                   const std::array<std::string_view, 3>& ids) {
   append_span(forms[0], "entity", ids[0]);
@@ -26,7 +36,10 @@ void AnnotatedText::append_triple(const std::array<std::string_view, 3>& forms,
   append(" ");
   append_span("[mask]", "link", "");
   append(" ");
-  append_span(forms[2], "entity", ids[2]);
+  if (ids[2].empty())
+    append(forms[2]);  // a literal value
+  else
+    append_span(forms[2], "entity", ids[2]);
   append(".");
 }
 

@@ -24,8 +24,11 @@ class AnnotatedText {
   // Appends s as a span of kind with id.
   void append_span(std::string_view s, const char* kind, std::string_view id);
   // KMLM's sentence for a triple: "h [mask] r [mask] t." with entity, link, relation, link,
-  // entity spans. ids: the entity, relation and entity ids.
+  // entity spans. ids: the entity, relation and entity ids; an empty object id marks a literal
+  // value, which gets no span.
   void append_triple(const std::array<std::string_view, 3>& forms, const std::array<std::string_view, 3>& ids);
+  // Appends other's text and spans (shifted).
+  void append_text(const AnnotatedText& other);
   void clear() {
     text_.clear();
     spans_.clear();

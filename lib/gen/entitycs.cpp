@@ -6,17 +6,16 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/rng.hpp"
-#include "core/string_hash.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/labels.hpp"
 #include "gen/languages.hpp"
 #include "gen/record_writer.hpp"
 #include "kg/kg_store.hpp"
-#include "text/document_reader.hpp"
+#include "gen/title_resolver.hpp"
+#include "text/document_batches.hpp"
 #include "text/sentence_splitter.hpp"
 #include "text/unicode.hpp"
 
@@ -27,16 +26,6 @@ namespace {
 constexpr size_t kDocsPerTask = 256;
 constexpr size_t kEnglish = 0;
 
-using TitleMap = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
-using RedirectMap = std::unordered_map<std::string, std::string, StringHash, std::equal_to<>>;
-
-struct DocTask {
-  std::string file;
-  std::vector<std::pair<uint64_t, text::Document>> docs;  // (line, document)
-  std::vector<std::pair<uint64_t, std::string>> errors;
-  uint64_t first_ordinal = 0;  // the input-wide number of docs[0], keys the RNG
-};
-
 struct TaskResult {
   std::string file;
   RecordBatch records;
@@ -44,29 +33,16 @@ struct TaskResult {
   Stats stats;
 };
 
-RedirectMap read_redirects(const std::string& path) {
-  RedirectMap map;
-  if (path.empty()) return map;
-  for_each_data_line(path, [&](uint64_t, std::string_view line) {
-    size_t tab = line.find('\t');
-    if (tab != std::string_view::npos) map.emplace(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
-  });
-  return map;
-}
-
 class EntityCsGenerator {
  public:
-  explicit EntityCsGenerator(const EntityCsOptions& o) : options_(o), store_(o.kg) {
+  explicit EntityCsGenerator(const EntityCsOptions& o)
+      : options_(o), store_(o.kg), titles_(store_, o.kg, o.redirects) {
     std::vector<std::string> langs = english_then(o.langs);
     labels_ = std::make_unique<LabelIndex>(store_, langs, false);
     ids_ = store_.entity_ids();
-    kg::TermTable enwiki = store_.terms("sitelinks", "enwiki");
-    if (enwiki.entity.empty()) throw Error(o.kg + ": the KG store has no enwiki sitelinks to resolve links with");
-    for (size_t i = 0; i < enwiki.entity.size(); ++i) titles_.emplace(std::string(enwiki.text[i]), enwiki.entity[i]);
-    redirects_ = read_redirects(o.redirects);
   }
 
-  void process(text::SentenceSplitter& splitter, DocTask& task, TaskResult& result) const {
+  void process(text::SentenceSplitter& splitter, text::DocumentBatch& task, TaskResult& result) const {
     result.file = task.file;
     result.errors = std::move(task.errors);
     std::vector<text::Sentence> sentences;
@@ -79,32 +55,6 @@ class EntityCsGenerator {
   }
 
  private:
-  // Link target -> entity row: the enwiki sitelink title, then through redirects, then with the
-  // first letter capitalised (and its redirect). -1 when unresolved.
-  int64_t resolve(std::string_view target, Stats& stats) const {
-    if (auto it = titles_.find(target); it != titles_.end()) return it->second;
-    if (auto r = redirects_.find(target); r != redirects_.end()) {
-      if (auto it = titles_.find(r->second); it != titles_.end()) {
-        stats.add("links_resolved_via_redirect");
-        return it->second;
-      }
-    }
-    std::string upper = text::upper_first(target);
-    if (upper != target) {
-      if (auto it = titles_.find(upper); it != titles_.end()) {
-        stats.add("links_resolved_via_capitalisation");
-        return it->second;
-      }
-      if (auto r = redirects_.find(upper); r != redirects_.end()) {
-        if (auto it = titles_.find(r->second); it != titles_.end()) {
-          stats.add("links_resolved_via_capitalisation");
-          return it->second;
-        }
-      }
-    }
-    return -1;
-  }
-
   static uint32_t count_words(std::string_view s) {
     uint32_t words = 0;
     bool in_word = false;
@@ -130,7 +80,7 @@ class EntityCsGenerator {
     std::vector<int64_t> rows(links);
     std::vector<uint32_t> entities;
     for (uint32_t l = 0; l < links; ++l) {
-      rows[l] = resolve(doc.links[s.first_link + l].target, stats);
+      rows[l] = titles_.resolve(doc.links[s.first_link + l].target, stats, "links_resolved");
       if (rows[l] < 0) {
         stats.add("links_unresolved");
         continue;
@@ -214,50 +164,9 @@ class EntityCsGenerator {
 
   const EntityCsOptions& options_;
   kg::KgStore store_;
+  TitleResolver titles_;
   std::unique_ptr<LabelIndex> labels_;
   std::vector<std::string> ids_;
-  TitleMap titles_;
-  RedirectMap redirects_;
-};
-
-// Reads the inputs in turn, kDocsPerTask documents per task.
-class DocSource {
- public:
-  explicit DocSource(const std::vector<std::string>& inputs) : inputs_(inputs) {}
-
-  bool next(DocTask& task) {
-    task.first_ordinal = ordinal_;
-    for (;;) {
-      if (!reader_) {
-        if (next_input_ >= inputs_.size()) return !task.docs.empty() || !task.errors.empty();
-        input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
-        reader_ = std::make_unique<text::DocumentReader>(*input_);
-      }
-      task.file = input_->name();
-      text::Document doc;
-      uint64_t line = 0;
-      std::string error;
-      if (!reader_->next(doc, line, error)) {
-        reader_.reset();
-        if (!task.docs.empty() || !task.errors.empty()) return true;  // tasks never span two files
-        continue;
-      }
-      if (!error.empty()) {
-        task.errors.emplace_back(line, std::move(error));
-        continue;
-      }
-      task.docs.emplace_back(line, std::move(doc));
-      ++ordinal_;
-      if (task.docs.size() >= kDocsPerTask) return true;
-    }
-  }
-
- private:
-  const std::vector<std::string>& inputs_;
-  size_t next_input_ = 0;
-  std::unique_ptr<InputStream> input_;
-  std::unique_ptr<text::DocumentReader> reader_;
-  uint64_t ordinal_ = 0;
 };
 
 }  // namespace
@@ -266,15 +175,15 @@ Stats generate_entitycs(const EntityCsOptions& options) {
   if (options.max_cs == 0) throw UsageError("--max-cs must be at least 1");
   EntityCsGenerator generator(options);
   RecordWriter writer(options.output, options.split_dir, options.plain ? ".txt" : ".jsonl");
-  DocSource source(options.inputs);
+  text::DocumentBatches source(options.inputs, kDocsPerTask);
   const unsigned workers = std::max(1u, options.threads);
   std::vector<std::unique_ptr<text::SentenceSplitter>> splitters;
   for (unsigned w = 0; w < workers; ++w) splitters.push_back(std::make_unique<text::SentenceSplitter>(options.locale));
   ErrorCounter errors(options.max_errors);
   Stats stats;
-  run_ordered_pipeline<DocTask, TaskResult>(
-      workers, 2 * workers + 2, [&](DocTask& task) { return source.next(task); },
-      [&](unsigned w, DocTask& task, TaskResult& result) { generator.process(*splitters[w], task, result); },
+  run_ordered_pipeline<text::DocumentBatch, TaskResult>(
+      workers, 2 * workers + 2, [&](text::DocumentBatch& task) { return source.next(task); },
+      [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { generator.process(*splitters[w], task, result); },
       [&](TaskResult& result) {
         writer.write(result.records);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);

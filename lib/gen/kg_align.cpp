@@ -1,0 +1,436 @@
+#include "gen/kg_align.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "core/output_stream.hpp"
+#include "gen/cooccurrence.hpp"
+#include "gen/fact_text.hpp"
+#include "gen/labels.hpp"
+#include "gen/title_resolver.hpp"
+#include "text/case_fold.hpp"
+#include "text/dates.hpp"
+#include "text/document_batches.hpp"
+#include "text/numbers.hpp"
+#include "text/pattern_matcher.hpp"
+#include "text/sentence_splitter.hpp"
+#include "text/unicode.hpp"
+
+namespace kglm::gen {
+
+namespace {
+
+constexpr size_t kDocsPerTask = 64;
+constexpr uint32_t kNoParent = UINT32_MAX;
+constexpr uint32_t kSubjectName = UINT32_MAX;
+constexpr size_t kEnglish = 0;
+
+// A statement or qualifier sub-triple of the article's subject, and how a sentence can write it.
+struct Candidate {
+  FactRef ref;
+  uint32_t parent = kNoParent;  // the statement's candidate, for a qualifier
+  enum class How : uint8_t { name, quantity, date } how = How::name;
+  std::string amount;  // canonical decimal
+  bool has_unit = false;
+  text::DateValue date;
+};
+
+// A name in the article's matcher: of the subject, of a candidate's object, or of a unit.
+struct Pattern {
+  uint32_t candidate = kSubjectName;
+  bool unit = false;
+  bool exact_case = false;
+  std::string name;
+};
+
+struct TaskResult {
+  std::string file;
+  std::string records;
+  std::vector<std::pair<uint64_t, std::string>> errors;
+  std::vector<size_t> aligned_facts;                    // FactStore indexes
+  std::vector<std::pair<uint32_t, uint32_t>> cooc;      // relation rows, one pair per sentence
+  Stats stats;
+};
+
+// Per worker thread.
+struct Scratch {
+  explicit Scratch(const std::string& locale) : splitter(locale) {}
+  text::SentenceSplitter splitter;
+  text::PatternMatcher matcher;
+  text::FoldedText folded;
+  std::vector<Candidate> candidates;
+  std::vector<Pattern> patterns;
+  std::vector<text::Sentence> sentences;
+  std::vector<text::DateMention> dates;
+  std::vector<text::NumberMention> numbers;
+  std::vector<uint8_t> matched;
+  std::vector<std::pair<uint32_t, uint32_t>> unit_starts;  // (byte offset, candidate)
+  bool any_quantity = false;
+  bool any_date = false;
+};
+
+// TEKGEN replaces the first animate third-person pronoun of a sentence that does not name the
+// subject; possessives become "label's". "her" is left out: object or possessive is ambiguous.
+struct Pronoun {
+  const char* word;
+  bool possessive;
+};
+constexpr Pronoun kPronouns[] = {{"he", false}, {"she", false}, {"him", false}, {"his", true}, {"hers", true}};
+
+// The first pronoun of kPronouns in s as a whole word (any case): its offset, length, kind.
+bool find_pronoun(std::string_view s, size_t& at, size_t& length, bool& possessive) {
+  for (size_t i = 0; i < s.size();) {
+    if (!text::is_ascii_alpha(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && text::is_ascii_alpha(s[j])) ++j;
+    if (!text::word_char_before(s, i) && !text::word_char_at(s, j)) {
+      const std::string word = text::ascii_lower(s.substr(i, j - i));
+      for (const Pronoun& p : kPronouns) {
+        if (word == p.word) {
+          at = i;
+          length = j - i;
+          possessive = p.possessive;
+          return true;
+        }
+      }
+    }
+    i = j;
+  }
+  return false;
+}
+
+bool is_unit_gap(std::string_view gap) {
+  return gap.empty() || gap == " " || gap == "\u00a0" || gap == "\u2009" || gap == "\u202f";
+}
+
+class Aligner {
+ public:
+  explicit Aligner(const KgAlignOptions& o)
+      : options_(o),
+        store_(o.kg),
+        facts_(store_, o.kinds),
+        labels_(store_, {"en"}, true),
+        text_(store_, facts_, labels_),
+        titles_(store_, o.kg, o.redirects) {}
+
+  const kg::FactStore& facts() const { return facts_; }
+  const FactText& text() const { return text_; }
+
+  void process(Scratch& s, text::DocumentBatch& task, TaskResult& result) const {
+    result.file = task.file;
+    result.errors = std::move(task.errors);
+    for (auto& [line, doc] : task.docs) article(s, doc, result);
+  }
+
+ private:
+  void article(Scratch& s, text::Document& doc, TaskResult& result) const {
+    Stats& stats = result.stats;
+    stats.add("documents");
+    const int64_t subject = titles_.resolve(doc.title, stats, "articles_mapped");
+    if (subject < 0) return stats.add("articles_unmapped");
+    stats.add("articles_mapped");
+    const auto facts = facts_.facts(static_cast<uint32_t>(subject));
+    if (facts.empty()) return stats.add("articles_without_statements");
+    stats.add("statements_of_mapped_subjects", static_cast<int64_t>(facts.size()));
+    build_matcher(s, static_cast<uint32_t>(subject), facts, stats);
+    if (!options_.all_sections) lead_section_only(doc);
+    s.splitter.split(doc, s.sentences);
+    stats.add("sentences", static_cast<int64_t>(s.sentences.size()));
+    for (size_t k = 0; k < s.sentences.size(); ++k) {
+      const text::Sentence& sentence = s.sentences[k];
+      align_sentence(s, doc, static_cast<uint32_t>(subject),
+                     std::string_view(doc.text).substr(sentence.begin, sentence.end - sentence.begin), k, result);
+    }
+  }
+
+  static void lead_section_only(text::Document& doc) {
+    doc.text.resize(std::min<size_t>(doc.root_end, doc.text.size()));
+    auto beyond = std::find_if(doc.links.begin(), doc.links.end(),
+                               [&](const text::Link& l) { return l.end > doc.text.size(); });
+    doc.links.erase(beyond, doc.links.end());
+    doc.sections.clear();
+  }
+
+  void add_pattern(Scratch& s, std::string_view name, uint32_t candidate, bool unit) const {
+    Pattern p;
+    p.candidate = candidate;
+    p.unit = unit;
+    p.exact_case = text::needs_exact_case(name);
+    p.name = std::string(name);
+    s.matcher.add(text::fold_case(name), static_cast<uint32_t>(s.patterns.size()));
+    s.patterns.push_back(std::move(p));
+  }
+
+  // The English label and aliases of an entity; units also in the plural ("kilometres").
+  size_t add_names(Scratch& s, uint32_t row, uint32_t candidate, bool unit) const {
+    size_t added = 0;
+    auto add = [&](std::string_view name) {
+      add_pattern(s, name, candidate, unit);
+      ++added;
+      const bool plural = unit && name.size() >= 4 && text::is_ascii_alpha(name.back()) && name.back() != 's';
+      if (plural) add_pattern(s, std::string(name) + "s", candidate, unit);
+    };
+    if (auto label = labels_.label(kEnglish, row)) add(*label);
+    auto [first, last] = labels_.aliases(kEnglish, row);
+    for (size_t a = first; a < last; ++a) add(labels_.alias(kEnglish, a));
+    return added;
+  }
+
+  // A quantity (amount and unit item number); false when it cannot be written in a sentence.
+  bool set_quantity(Scratch& s, Candidate& c, std::string_view amount, uint64_t unit, uint32_t index) const {
+    auto canonical = text::canonical_decimal(amount);
+    if (!canonical) return false;
+    c.how = Candidate::How::quantity;
+    c.amount = std::move(*canonical);
+    c.has_unit = unit != 0;
+    s.any_quantity = true;
+    if (unit == 0) return true;
+    const int64_t row = facts_.item_row(unit);
+    return row >= 0 && add_names(s, static_cast<uint32_t>(row), index, true) > 0;
+  }
+
+  bool set_date(Scratch& s, Candidate& c, std::string_view value, int precision) const {
+    auto date = text::parse_wikidata_time(value, precision);
+    if (!date) return false;
+    c.how = Candidate::How::date;
+    c.date = *date;
+    s.any_date = true;
+    return true;
+  }
+
+  bool set_statement(Scratch& s, Candidate& c, uint32_t index) const {
+    const kg::Fact& f = *c.ref.fact;
+    switch (f.kind) {
+      case kg::FactKind::item:
+        return add_names(s, facts_.object(f), index, false) > 0;
+      case kg::FactKind::quantity:
+        return set_quantity(s, c, facts_.amount(f), facts_.unit(f), index);
+      case kg::FactKind::time:
+        return set_date(s, c, facts_.time_value(f), facts_.time_precision(f));
+      case kg::FactKind::monolingualtext: {
+        const std::string_view lang = facts_.language(f);
+        if (lang != "en" && lang.rfind("en-", 0) != 0) return false;
+        add_pattern(s, facts_.text(f), index, false);
+        return true;
+      }
+      case kg::FactKind::string:
+        add_pattern(s, facts_.text(f), index, false);
+        return true;
+      default:
+        return false;  // identifiers and coordinates are not written in prose
+    }
+  }
+
+  bool set_qualifier(Scratch& s, Candidate& c, const kg::QualifierRef& q, uint32_t index) const {
+    switch (q.type) {
+      case kg::QualifierType::item: {
+        const int64_t row = facts_.item_row(facts_.qualifier_number(q));
+        return row >= 0 && add_names(s, static_cast<uint32_t>(row), index, false) > 0;
+      }
+      case kg::QualifierType::quantity:
+        return set_quantity(s, c, facts_.qualifier_value(q), facts_.qualifier_number(q), index);
+      case kg::QualifierType::time:
+        return set_date(s, c, facts_.qualifier_value(q), facts_.qualifier_precision(q));
+      case kg::QualifierType::string:
+      case kg::QualifierType::monolingualtext:
+        add_pattern(s, facts_.qualifier_value(q), index, false);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  void build_matcher(Scratch& s, uint32_t subject, std::span<const kg::Fact> facts, Stats& stats) const {
+    s.candidates.clear();
+    s.patterns.clear();
+    s.matcher.clear();
+    s.any_quantity = s.any_date = false;
+    add_names(s, subject, kSubjectName, false);
+    int64_t unalignable = 0;
+    for (const kg::Fact& f : facts) {
+      const uint32_t parent = static_cast<uint32_t>(s.candidates.size());
+      Candidate c;
+      c.ref = FactRef{&f, -1};
+      if (!set_statement(s, c, parent)) {
+        ++unalignable;
+        continue;
+      }
+      s.candidates.push_back(std::move(c));
+      if (!options_.qualifiers) continue;
+      const auto qualifiers = facts_.qualifiers(f);
+      for (size_t j = 0; j < qualifiers.size(); ++j) {
+        Candidate q;
+        q.ref = FactRef{&f, static_cast<int>(j)};
+        q.parent = parent;
+        if (set_qualifier(s, q, qualifiers[j], static_cast<uint32_t>(s.candidates.size())))
+          s.candidates.push_back(std::move(q));
+      }
+    }
+    if (unalignable > 0) stats.add("statements_unalignable", unalignable);
+    s.matcher.build();
+  }
+
+  void align_sentence(Scratch& s, const text::Document& doc, uint32_t subject, std::string_view body, size_t index,
+                      TaskResult& result) const {
+    s.folded.assign(body);
+    s.matched.assign(s.candidates.size(), 0);
+    s.unit_starts.clear();
+    bool subject_named = false;
+    s.matcher.scan(s.folded.folded(), [&](size_t fb, size_t fe, uint32_t tag) {
+      const Pattern& p = s.patterns[tag];
+      const uint32_t begin = s.folded.original(fb), end = s.folded.original(fe);
+      if (p.exact_case && body.substr(begin, end - begin) != p.name) return;
+      // Whole words only; a unit may follow its amount directly ("5km").
+      if (!p.unit && text::word_char_before(body, begin) && text::word_char_at(body, begin)) return;
+      if (text::word_char_before(body, end) && text::word_char_at(body, end)) return;
+      if (p.candidate == kSubjectName)
+        subject_named = true;
+      else if (p.unit)
+        s.unit_starts.emplace_back(begin, p.candidate);
+      else
+        s.matched[p.candidate] = 1;
+    });
+    if (s.any_quantity) text::find_numbers(body, s.numbers);
+    if (s.any_date) text::find_dates(body, s.dates);
+    std::vector<FactRef> refs;
+    std::vector<uint32_t> relations;
+    for (uint32_t c = 0; c < s.candidates.size(); ++c) {
+      const Candidate& cand = s.candidates[c];
+      if (cand.how == Candidate::How::quantity) s.matched[c] = quantity_written(s, cand, c, body);
+      if (cand.how == Candidate::How::date)
+        s.matched[c] = std::any_of(s.dates.begin(), s.dates.end(),
+                                   [&](const text::DateMention& d) { return text::dates_agree(cand.date, d.date); });
+      if (cand.parent != kNoParent && !s.matched[cand.parent]) s.matched[c] = 0;
+      if (!s.matched[c]) continue;
+      refs.push_back(cand.ref);
+      if (cand.parent == kNoParent) {
+        relations.push_back(cand.ref.fact->relation);
+        result.aligned_facts.push_back(facts_.index(*cand.ref.fact));
+      }
+    }
+    if (refs.empty()) return;
+    Stats& stats = result.stats;
+    stats.add("sentences_aligned");
+    stats.add("alignments", static_cast<int64_t>(relations.size()));
+    stats.add("qualifier_alignments", static_cast<int64_t>(refs.size() - relations.size()));
+    count_cooccurrence(relations, result.cooc);
+
+    std::string sentence(body);
+    size_t at = 0, length = 0;
+    bool possessive = false;
+    if (subject_named) {
+      stats.add("sentences_naming_subject");
+    } else if (options_.replace_pronoun && find_pronoun(sentence, at, length, possessive)) {
+      auto label = labels_.label(kEnglish, subject);
+      std::string name = label ? std::string(*label) : doc.title;
+      if (possessive) name += "'s";
+      sentence.replace(at, length, name);
+      stats.add("pronouns_replaced");
+    }
+    std::string& out = result.records;
+    out += "{\"subject\":";
+    append_json_string(out, text_.entity_id(subject));
+    out += ",\"title\":";
+    append_json_string(out, doc.title);
+    out += ",\"doc\":";
+    append_json_string(out, doc.id);
+    out += ",\"sentence_index\":";
+    append_json_uint(out, index);
+    text_.append_triples_json(out, subject, refs);
+    out += ",\"sentence\":";
+    append_json_string(out, sentence);
+    out += "}\n";
+  }
+
+  bool quantity_written(const Scratch& s, const Candidate& c, uint32_t index, std::string_view body) const {
+    for (const text::NumberMention& n : s.numbers) {
+      if (n.value != c.amount) continue;
+      if (!c.has_unit) return true;
+      for (const auto& [begin, candidate] : s.unit_starts) {
+        if (candidate == index && begin >= n.end && is_unit_gap(body.substr(n.end, begin - n.end))) return true;
+      }
+    }
+    return false;
+  }
+
+  // Every unordered pair of distinct relations of the sentence once, and (r, r) when r aligned twice.
+  static void count_cooccurrence(std::vector<uint32_t>& relations, std::vector<std::pair<uint32_t, uint32_t>>& out) {
+    std::sort(relations.begin(), relations.end());
+    std::vector<uint32_t> distinct;
+    for (size_t i = 0; i < relations.size(); ++i) {
+      if (i > 0 && relations[i] == relations[i - 1]) {
+        if (distinct.back() == relations[i] && (i < 2 || relations[i - 2] != relations[i]))
+          out.emplace_back(relations[i], relations[i]);
+        continue;
+      }
+      distinct.push_back(relations[i]);
+    }
+    for (size_t i = 0; i < distinct.size(); ++i)
+      for (size_t j = i + 1; j < distinct.size(); ++j) out.emplace_back(distinct[i], distinct[j]);
+  }
+
+  const KgAlignOptions& options_;
+  kg::KgStore store_;
+  kg::FactStore facts_;
+  LabelIndex labels_;
+  FactText text_;
+  TitleResolver titles_;
+};
+
+}  // namespace
+
+Stats align_kg(const KgAlignOptions& options) {
+  if (options.kinds.empty()) throw UsageError("--kinds: no statement kind to align");
+  Aligner aligner(options);
+  OutputStream out(options.output);
+  text::DocumentBatches source(options.inputs, kDocsPerTask);
+  const unsigned workers = std::max(1u, options.threads);
+  std::vector<std::unique_ptr<Scratch>> scratch;
+  for (unsigned w = 0; w < workers; ++w) scratch.push_back(std::make_unique<Scratch>(options.locale));
+  ErrorCounter errors(options.max_errors);
+  Stats stats;
+  std::vector<uint8_t> fact_aligned(aligner.facts().fact_count(), 0);
+  CooccurrenceTable cooc;
+  const FactText& text = aligner.text();
+  run_ordered_pipeline<text::DocumentBatch, TaskResult>(
+      workers, 2 * workers + 2, [&](text::DocumentBatch& task) { return source.next(task); },
+      [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { aligner.process(*scratch[w], task, result); },
+      [&](TaskResult& result) {
+        out.write(result.records);
+        for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
+        for (size_t f : result.aligned_facts) fact_aligned[f] = 1;
+        for (const auto& [a, b] : result.cooc) cooc.add(text.relation_number(a), text.relation_number(b), 1);
+        stats.merge(result.stats);
+      });
+  out.close();
+  if (!options.cooc.empty()) cooc.write(options.cooc);
+
+  // Table 1 of the paper: how much of the KG the alignment covers.
+  const kg::FactStore& facts = aligner.facts();
+  std::vector<uint8_t> relation_seen(aligner.text().relation_count(), 0), relation_aligned(relation_seen.size(), 0);
+  int64_t triples_aligned = 0;
+  for (uint32_t e = 0; e < facts.entity_count(); ++e) {
+    for (const kg::Fact& f : facts.facts(e)) {
+      relation_seen[f.relation] = 1;
+      if (fact_aligned[facts.index(f)]) {
+        relation_aligned[f.relation] = 1;
+        ++triples_aligned;
+      }
+    }
+  }
+  stats.set("total_triples", static_cast<int64_t>(facts.fact_count()));
+  stats.set("triples_aligned", triples_aligned);
+  stats.set("relations", std::count(relation_seen.begin(), relation_seen.end(), 1));
+  stats.set("relations_aligned", std::count(relation_aligned.begin(), relation_aligned.end(), 1));
+  stats.set("relation_pairs", static_cast<int64_t>(cooc.size()));
+  stats.set("errors", static_cast<int64_t>(errors.count()));
+  return stats;
+}
+
+}  // namespace kglm::gen

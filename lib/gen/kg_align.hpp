@@ -1,0 +1,34 @@
+// TEKGEN's alignment of KG statements to Wikipedia sentences (Agarwal et al. 2021, §2.1, Fig. 3):
+// for each article whose title maps to an entity s, every statement (s, r, o) aligns to the
+// sentences of the lead section that write o — an English name of an item, the amount of a
+// quantity with a name of its unit, a date agreeing component-wise, a string's value — and a
+// qualifier aligns as the sub-triple (s, o + " " + qualifier label, value) where its statement
+// does. All statements aligned to one sentence form one example; relation co-occurrence counts
+// are taken over those sentences. The tool in bin/ (kg-align) only parses options and calls
+// align_kg(). The matching rules are listed in man 1 kg-align.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+#include "core/stats.hpp"
+#include "kg/facts.hpp"
+
+namespace kglm::gen {
+
+struct KgAlignOptions : RunOptions {
+  std::string kg;
+  std::string redirects;  // wiki-extract --redirects table (optional)
+  std::string cooc;       // relation co-occurrence TSV (optional)
+  std::string locale = "en";
+  std::vector<kg::FactKind> kinds = {kg::FactKind::item, kg::FactKind::quantity, kg::FactKind::time,
+                                     kg::FactKind::string, kg::FactKind::monolingualtext};
+  bool qualifiers = true;
+  bool replace_pronoun = true;
+  bool all_sections = false;  // every section, not only the lead
+};
+
+Stats align_kg(const KgAlignOptions& options);
+
+}  // namespace kglm::gen

@@ -1,0 +1,321 @@
+#include "gen/render.hpp"
+
+#include <simdjson.h>
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/input_stream.hpp"
+#include "core/json_writer.hpp"
+#include "core/line_batcher.hpp"
+#include "core/ordered_pipeline.hpp"
+#include "gen/annotated_text.hpp"
+#include "gen/fact_text.hpp"
+#include "gen/labels.hpp"
+#include "gen/record_writer.hpp"
+#include "gen/relation_templates.hpp"
+#include "kg/facts.hpp"
+
+namespace kglm::gen {
+
+namespace {
+
+// One statement of a subgraph record, as ids ("facts" of man 5 kglm-kelm).
+struct StatementIds {
+  std::string relation, kind, value;
+  std::string qualifier, qualifier_kind, qualifier_value;  // empty: a statement, not a qualifier
+};
+
+struct Subgraph {
+  std::string id;
+  std::string subject;
+  std::vector<StatementIds> statements;
+};
+
+struct LineTask {
+  std::string file;
+  LineBatch batch;
+};
+
+// A rendered subgraph in one language.
+struct Rendered {
+  std::string subject;
+  std::string id;
+  size_t lang = 0;
+  AnnotatedText text;
+};
+
+struct TaskResult {
+  std::string file;
+  std::vector<Rendered> rendered;
+  std::vector<std::pair<uint64_t, std::string>> errors;
+  Stats stats;
+};
+
+std::string string_field(simdjson::dom::element e, const char* what) {
+  std::string_view s;
+  if (e.get(s) != simdjson::SUCCESS) throw Error(std::string(what) + " is not a string");
+  return std::string(s);
+}
+
+Subgraph parse_subgraph(simdjson::dom::parser& parser, std::string_view line) {
+  simdjson::dom::element doc;
+  if (auto error = parser.parse(line.data(), line.size(), false).get(doc); error)
+    throw Error(std::string("invalid JSON: ") + simdjson::error_message(error));
+  Subgraph g;
+  simdjson::dom::object object;
+  if (doc.get(object) != simdjson::SUCCESS) throw Error("not a JSON object");
+  simdjson::dom::element e;
+  if (object["subject"].get(e) != simdjson::SUCCESS) throw Error("no \"subject\"");
+  g.subject = string_field(e, "subject");
+  g.id = object["id"].get(e) == simdjson::SUCCESS ? string_field(e, "id") : g.subject;
+  simdjson::dom::array facts;
+  if (object["facts"].get(facts) != simdjson::SUCCESS) throw Error("no \"facts\" array");
+  for (simdjson::dom::element f : facts) {
+    simdjson::dom::array parts;
+    if (f.get(parts) != simdjson::SUCCESS || (parts.size() != 3 && parts.size() != 6))
+      throw Error("a fact is not an array of 3 or 6 strings");
+    std::vector<std::string> s;
+    for (simdjson::dom::element p : parts) s.push_back(string_field(p, "a fact's member"));
+    StatementIds st{s[0], s[1], s[2], {}, {}, {}};
+    if (s.size() == 6) {
+      st.qualifier = s[3];
+      st.qualifier_kind = s[4];
+      st.qualifier_value = s[5];
+    }
+    g.statements.push_back(std::move(st));
+  }
+  return g;
+}
+
+class Renderer {
+ public:
+  explicit Renderer(const RenderOptions& o)
+      : options_(o),
+        store_(o.kg),
+        facts_(store_, {kg::FactKind::item}),
+        labels_(store_, o.langs, false),
+        text_(store_, facts_, labels_) {
+    if (o.mode == RenderOptions::Mode::templates) templates_ = RelationTemplates::load_dir(o.templates, o.langs);
+    gender_relation_ = text_.relation_row("P21");
+  }
+
+  const LabelIndex& labels() const { return labels_; }
+
+  void process(simdjson::dom::parser& parser, LineTask& task, TaskResult& result) const {
+    result.file = task.file;
+    task.batch.for_each_line([&](uint64_t line, std::string_view json) {
+      if (json.empty()) return;
+      Subgraph g;
+      try {
+        g = parse_subgraph(parser, json);
+      } catch (const Error& e) {
+        result.errors.emplace_back(line, e.what());
+        return;
+      }
+      render(g, result);
+    });
+  }
+
+ private:
+  void render(const Subgraph& g, TaskResult& result) const {
+    Stats& stats = result.stats;
+    stats.add("subgraphs");
+    const int64_t subject = text_.item_row(g.subject);
+    if (subject < 0) return stats.add("subjects_not_in_kg");
+    for (size_t l = 0; l < labels_.languages().size(); ++l) {
+      auto subject_label = labels_.label(l, static_cast<uint32_t>(subject));
+      if (!subject_label) {
+        stats.add("subgraphs_without_subject_label");
+        continue;
+      }
+      Rendered r{g.subject, g.id, l, {}};
+      size_t rendered = 0;
+      for (const StatementIds& st : g.statements) {
+        const bool qualifier = !st.qualifier.empty();
+        if (qualifier && options_.mode != RenderOptions::Mode::linearize) continue;
+        if (statement(r.text, l, static_cast<uint32_t>(subject), g.subject, *subject_label, st, rendered, stats))
+          ++rendered;
+        else
+          stats.add("statements_missing_label");
+      }
+      if (rendered == 0) continue;
+      stats.add("records." + labels_.languages()[l]);
+      stats.add("statements_rendered", static_cast<int64_t>(rendered));
+      result.rendered.push_back(std::move(r));
+    }
+  }
+
+  Gender gender(uint32_t row) const {
+    if (gender_relation_ < 0) return Gender::unknown;
+    for (const kg::Fact& f : facts_.facts(row)) {
+      if (f.relation != gender_relation_) continue;
+      const std::string& value = text_.entity_id(facts_.object(f));
+      if (value == "Q6581097" || value == "Q2449503") return Gender::masculine;  // male, trans man
+      if (value == "Q6581072" || value == "Q1052281") return Gender::feminine;   // female, trans woman
+    }
+    return Gender::unknown;
+  }
+
+  // Appends one statement in the mode's form; false (nothing appended) when a label is missing.
+  bool statement(AnnotatedText& t, size_t lang, uint32_t subject, const std::string& subject_id,
+                 std::string_view subject_label, const StatementIds& st, size_t index, Stats& stats) const {
+    const int64_t relation = text_.relation_row(st.relation);
+    auto relation_label = relation < 0 ? std::nullopt : text_.relation_label(lang, static_cast<uint32_t>(relation));
+    auto object = text_.value_text(lang, st.kind, st.value);
+    if (!relation_label || !object) return false;
+    const bool item = st.kind == "item";
+    const std::string_view object_id = item ? std::string_view(st.value) : std::string_view();
+    auto object_span = [&] {
+      if (item)
+        t.append_span(*object, "entity", object_id);
+      else
+        t.append(*object);
+    };
+    if (options_.mode == RenderOptions::Mode::linearize) {
+      if (index == 0) t.append_span(subject_label, "entity", subject_id);
+      t.append(index == 0 ? " " : ", ");
+      if (st.qualifier.empty()) {
+        t.append_span(*relation_label, "relation", st.relation);
+        t.append(" ");
+        object_span();
+        return true;
+      }
+      const int64_t q = text_.relation_row(st.qualifier);
+      auto q_label = q < 0 ? std::nullopt : text_.relation_label(lang, static_cast<uint32_t>(q));
+      auto q_value = text_.value_text(lang, st.qualifier_kind, st.qualifier_value);
+      if (!q_label || !q_value) return false;
+      object_span();
+      t.append(" ");
+      t.append_span(*q_label, "relation", st.qualifier);
+      t.append(" ");
+      t.append(*q_value);
+      return true;
+    }
+    if (index > 0) t.append(" ");
+    const ParsedTemplate* tpl = nullptr;
+    if (options_.mode == RenderOptions::Mode::templates) {
+      tpl = templates_.find(labels_.languages()[lang], relation_number(st.relation));
+      if (!tpl) stats.add("template_fallbacks");
+    }
+    if (!tpl) {
+      t.append_triple({subject_label, *relation_label, *object}, {subject_id, st.relation, object_id});
+      return true;
+    }
+    const int64_t object_row = item ? text_.item_row(st.value) : -1;
+    const Gender object_gender = object_row < 0 ? Gender::unknown : gender(static_cast<uint32_t>(object_row));
+    for (const TemplatePiece& piece :
+         resolve_template(*tpl, labels_.languages()[lang], gender(subject), object_gender)) {
+      if (piece.kind == TemplatePiece::Kind::subject)
+        t.append_span(subject_label, "entity", subject_id);
+      else if (piece.kind == TemplatePiece::Kind::object)
+        object_span();
+      else
+        t.append(piece.text);
+    }
+    return true;
+  }
+
+  static uint64_t relation_number(std::string_view id) { return std::stoull(std::string(id.substr(1))); }
+
+  const RenderOptions& options_;
+  kg::KgStore store_;
+  kg::FactStore facts_;
+  LabelIndex labels_;
+  FactText text_;
+  RelationTemplates templates_;
+  int64_t gender_relation_ = -1;
+};
+
+// Input files in turn, cut into line batches.
+class LineTasks {
+ public:
+  LineTasks(const std::vector<std::string>& inputs, size_t batch_bytes) : inputs_(inputs), batch_bytes_(batch_bytes) {}
+  bool next(LineTask& task) {
+    for (;;) {
+      if (!batcher_) {
+        if (next_input_ >= inputs_.size()) return false;
+        input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
+        batcher_ = std::make_unique<LineBatcher>(*input_, batch_bytes_);
+      }
+      task.file = input_->name();
+      if (batcher_->next(task.batch)) return true;
+      if (!batcher_->stream_error().empty()) throw Error(location(input_->name()) + batcher_->stream_error());
+      batcher_.reset();
+    }
+  }
+
+ private:
+  const std::vector<std::string>& inputs_;
+  size_t batch_bytes_;
+  size_t next_input_ = 0;
+  std::unique_ptr<InputStream> input_;
+  std::unique_ptr<LineBatcher> batcher_;
+};
+
+}  // namespace
+
+Stats render_subgraphs(const RenderOptions& options) {
+  if (options.langs.empty()) throw UsageError("--langs: no language");
+  if (options.mode == RenderOptions::Mode::templates && options.templates.empty())
+    throw UsageError("--mode template needs --templates DIR");
+  const Renderer renderer(options);
+  const std::vector<std::string>& langs = renderer.labels().languages();
+  RecordWriter writer(options.output, options.split_dir, ".jsonl");
+  const bool split = !options.split_dir.empty();
+  LineTasks source(options.inputs, std::min<size_t>(options.batch_bytes, 1 << 20));
+  const unsigned workers = std::max(1u, options.threads);
+  std::vector<simdjson::dom::parser> parsers(workers);
+  ErrorCounter errors(options.max_errors);
+  Stats stats;
+  const char* mode = options.mode == RenderOptions::Mode::kmlm        ? "kmlm"
+                     : options.mode == RenderOptions::Mode::linearize ? "linearize"
+                                                                      : "template";
+  auto write = [&](const AnnotatedText& text, size_t lang, const std::string& id, const std::string& subject) {
+    std::string extra = ",\"id\":";
+    append_json_string(extra, id);
+    extra += ",\"subject\":";
+    append_json_string(extra, subject);
+    extra += ",\"mode\":\"";
+    extra += mode;
+    extra += "\"";
+    RecordBatch batch;
+    text.append_json(batch.out(langs[lang], split), langs[lang], extra);
+    writer.write(batch);
+  };
+  // --group-by-subject: a subject's consecutive subgraphs become one document per language.
+  std::string group_subject;
+  std::vector<AnnotatedText> groups(langs.size());
+  auto flush_groups = [&] {
+    for (size_t l = 0; l < langs.size(); ++l) {
+      if (groups[l].text().empty()) continue;
+      write(groups[l], l, group_subject, group_subject);
+      groups[l].clear();
+    }
+  };
+  run_ordered_pipeline<LineTask, TaskResult>(
+      workers, 2 * workers + 2, [&](LineTask& task) { return source.next(task); },
+      [&](unsigned w, LineTask& task, TaskResult& result) { renderer.process(parsers[w], task, result); },
+      [&](TaskResult& result) {
+        for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
+        stats.merge(result.stats);
+        for (Rendered& r : result.rendered) {
+          if (!options.group_by_subject) {
+            write(r.text, r.lang, r.id, r.subject);
+            continue;
+          }
+          if (r.subject != group_subject) {
+            flush_groups();
+            group_subject = r.subject;
+          }
+          if (!groups[r.lang].text().empty()) groups[r.lang].append(" ");
+          groups[r.lang].append_text(r.text);
+        }
+      });
+  flush_groups();
+  writer.close();
+  stats.set("errors", static_cast<int64_t>(errors.count()));
+  return stats;
+}
+
+}  // namespace kglm::gen

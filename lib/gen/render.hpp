@@ -1,0 +1,28 @@
+// verbalize render: KELM subgraphs (verbalize subgraphs) as annotated text in several languages:
+// KMLM's "h [mask] r [mask] t." per statement, TEKGEN's linearised model input "s r1 o1, r2 o2",
+// or sentences from per-language relation templates in X-FACTR's format. Labels come from the KG
+// store; a statement whose subject, relation or object has no label in a language is left out
+// of that language (counted), never rendered with another language's label.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+#include "core/stats.hpp"
+
+namespace kglm::gen {
+
+struct RenderOptions : RunOptions {
+  enum class Mode { kmlm, linearize, templates };
+  Mode mode = Mode::kmlm;
+  std::string kg;
+  std::vector<std::string> langs;
+  std::string templates;  // DIR of LANG.jsonl (template mode)
+  bool group_by_subject = false;
+  std::string split_dir;
+};
+
+Stats render_subgraphs(const RenderOptions& options);
+
+}  // namespace kglm::gen
