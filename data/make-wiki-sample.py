@@ -138,9 +138,9 @@ article("France", """{{Infobox country
 | capital = [[Paris]]
 | official_languages = [[French language|French]]
 }}
-'''France''', officially the '''French Republic''', is a country in Western [[Europe]]. Its capital is [[Paris]] and its official language is [[French language|French]]. France is a founding member of the [[European Union]] and a member of the [[United Nations]].<ref>{{cite web |title=Member States |publisher=United Nations}}</ref> It shares borders with [[Belgium]], [[Germany]], [[Switzerland]], [[Italy]] and [[Spain]].""")
+'''France''', officially the '''French Republic''', is a country in Western [[Europe]]. Its capital is [[Paris]] and its official language is [[French language|French]]. France is a founding member of the [[European Union]] and a member of the [[United Nations]].<ref>{{cite web |title=Member States |publisher=United Nations}}</ref> It shares borders with [[Belgium]], [[Germany]], [[Switzerland]], [[Italy]] and [[Spain]]. With {{formatnum:68042591}} inhabitants counted as 68,042,591 in the census and an area of {{convert|643801|km2}} 643,801&nbsp;km<sup>2</sup>, it is the largest country of the [[European Union]] by area.""")
 
-article("Germany", """'''Germany''',{{efn|{{lang-de|Deutschland}}}} officially the '''Federal Republic of Germany''', is a country in [[Central Europe]]. Its capital is [[Berlin]], and its official language is [[German language|German]]. Germany is a member of the [[European Union]] and the [[United Nations]]. It borders [[France]], [[Belgium]], the [[Netherlands]], [[Austria]], [[Switzerland]] and [[Poland]].
+article("Germany", """'''Germany''',{{efn|{{lang-de|Deutschland}}}} officially the '''Federal Republic of Germany''', is a country in [[Central Europe]]. Its capital is [[Berlin]], and its official language is [[German language|German]]. Germany is a member of the [[European Union]] and the [[United Nations]]. It borders [[France]], [[Belgium]], the [[Netherlands]], [[Austria]], [[Switzerland]] and [[Poland]]. Its 84,358,845 inhabitants live on 357,588 square kilometres.
 
 == Cities ==
 Besides Berlin, the largest cities are [[Hamburg]] and [[Munich]]. The city of [[Ulm]] lies on the [[Danube]].""")

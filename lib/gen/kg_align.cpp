@@ -72,39 +72,6 @@ struct Scratch {
   bool any_date = false;
 };
 
-// TEKGEN replaces the first animate third-person pronoun of a sentence that does not name the
-// subject; possessives become "label's". "her" is left out: object or possessive is ambiguous.
-struct Pronoun {
-  const char* word;
-  bool possessive;
-};
-constexpr Pronoun kPronouns[] = {{"he", false}, {"she", false}, {"him", false}, {"his", true}, {"hers", true}};
-
-// The first pronoun of kPronouns in s as a whole word (any case): its offset, length, kind.
-bool find_pronoun(std::string_view s, size_t& at, size_t& length, bool& possessive) {
-  for (size_t i = 0; i < s.size();) {
-    if (!text::is_ascii_alpha(s[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < s.size() && text::is_ascii_alpha(s[j])) ++j;
-    if (!text::word_char_before(s, i) && !text::word_char_at(s, j)) {
-      const std::string word = text::ascii_lower(s.substr(i, j - i));
-      for (const Pronoun& p : kPronouns) {
-        if (word == p.word) {
-          at = i;
-          length = j - i;
-          possessive = p.possessive;
-          return true;
-        }
-      }
-    }
-    i = j;
-  }
-  return false;
-}
-
 bool is_unit_gap(std::string_view gap) {
   return gap.empty() || gap == " " || gap == "\u00a0" || gap == "\u2009" || gap == "\u202f";
 }
@@ -322,16 +289,11 @@ class Aligner {
     count_cooccurrence(relations, result.cooc);
 
     std::string sentence(body);
-    size_t at = 0, length = 0;
-    bool possessive = false;
     if (subject_named) {
       stats.add("sentences_naming_subject");
-    } else if (options_.replace_pronoun && find_pronoun(sentence, at, length, possessive)) {
+    } else if (options_.replace_pronoun) {
       auto label = labels_.label(kEnglish, subject);
-      std::string name = label ? std::string(*label) : doc.title;
-      if (possessive) name += "'s";
-      sentence.replace(at, length, name);
-      stats.add("pronouns_replaced");
+      if (replace_first_pronoun(sentence, label ? *label : std::string_view(doc.title))) stats.add("pronouns_replaced");
     }
     std::string& out = result.records;
     out += "{\"subject\":";
@@ -384,6 +346,32 @@ class Aligner {
 };
 
 }  // namespace
+
+bool replace_first_pronoun(std::string& sentence, std::string_view name) {
+  struct Pronoun {
+    const char* word;
+    bool possessive;
+  };
+  static constexpr Pronoun kPronouns[] = {{"he", false}, {"she", false}, {"him", false}, {"his", true}, {"hers", true}};
+  for (size_t i = 0; i < sentence.size();) {
+    if (!text::is_ascii_alpha(sentence[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < sentence.size() && text::is_ascii_alpha(sentence[j])) ++j;
+    if (!text::word_char_before(sentence, i) && !text::word_char_at(sentence, j)) {
+      const std::string word = text::ascii_lower(std::string_view(sentence).substr(i, j - i));
+      for (const Pronoun& p : kPronouns) {
+        if (word != p.word) continue;
+        sentence.replace(i, j - i, p.possessive ? std::string(name) + "'s" : std::string(name));
+        return true;
+      }
+    }
+    i = j;
+  }
+  return false;
+}
 
 Stats align_kg(const KgAlignOptions& options) {
   if (options.kinds.empty()) throw UsageError("--kinds: no statement kind to align");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cli.hpp"
@@ -30,5 +31,11 @@ struct KgAlignOptions : RunOptions {
 };
 
 Stats align_kg(const KgAlignOptions& options);
+
+// TEKGEN's pronoun rule for a sentence that does not name its subject: the first animate
+// third-person pronoun, as a whole word in any case, becomes the subject's name: "he", "she",
+// "him" -> name; "his", "hers" -> name + "'s". "her" is left alone (object or possessive cannot
+// be told apart), as are "they" and "it" (not animate-specific). False when there is none.
+bool replace_first_pronoun(std::string& sentence, std::string_view name);
 
 }  // namespace kglm::gen

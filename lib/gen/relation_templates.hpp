@@ -95,8 +95,10 @@ class RelationTemplates {
 // proper names, which most KG labels are; gendered where X-FACTR's are):
 //   fr  PREPLOC "à"   PREPDEF "de"   ARTIND "un" / feminine "une"   ARTDEF: none
 //   es  ART "un" / feminine "una"   ARTIND the same   PREPLOC "en"   PREPDEF "de"   ARTDEF: none
-// Any other language or class has none: the word is dropped. No elision ("l'") or contraction
-// ("du", "au") is made, since the label's first letter and the entity's type are unknown here.
+// Any other language or class has none: the word is dropped. It is dropped too right after a
+// word of its class in the template's text (fr P31 "est un [ARTIND;Y]", P159 "est en
+// [PREPLOC;Y]" write both). No elision ("l'") or contraction ("du", "au") is made, since the
+// label's first letter and the entity's type are unknown here.
 // Whitespace is normalised: runs collapse to one space, a space before '.', ',', '?' or '!'
 // ending a word goes (X-FACTR writes " ."), and the sentence is trimmed. Text attached to a slot
 // ("[Y]에서", "[Y]이다.") stays attached. Adjacent text is merged; empty text pieces are left out.

@@ -12,42 +12,13 @@
 #include "gen/kmlm.hpp"
 #include "gen/languages.hpp"
 #include "kg/wd_extract.hpp"
+#include "demo_data.hpp"
 #include "test_paths.hpp"
 #include "text/wiki_extract.hpp"
 
 using namespace kglm;
 
 namespace {
-
-// The demo KG and documents, built once per test in a scratch directory.
-struct Demo {
-  test::ScratchDir& dir;
-  std::string kg = dir.file("kg.h5");
-  std::string docs = dir.file("docs.jsonl");
-  std::string redirects = dir.file("redirects.tsv");
-
-  explicit Demo(test::ScratchDir& d) : dir(d) {
-    kg::ExtractOptions k;
-    k.inputs = {std::string(KGLM_SOURCE_DIR) + "/data/wikidata-sample.json"};
-    k.output = kg;
-    k.parse.all_langs = true;
-    k.parse.sites = {"enwiki"};
-    kg::extract_kg(k);
-    text::WikiExtractOptions w;
-    w.inputs = {std::string(KGLM_SOURCE_DIR) + "/data/enwiki-sample.xml"};
-    w.output = docs;
-    w.redirects = redirects;
-    w.quiet = true;
-    text::extract_wiki(w);
-  }
-};
-
-std::vector<std::string> lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::istringstream in(test::read_file(path));
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 std::string field(const std::string& line, const char* name) {
   simdjson::dom::parser parser;
@@ -81,7 +52,7 @@ TEST(AnnotatedText, SpansMarkersAndJson) {
 
 TEST(Kmlm, DemoTriplesAndDeterminism) {
   test::ScratchDir dir;
-  Demo demo(dir);
+  test::Demo demo(dir);
   gen::KmlmOptions o;
   o.kg = demo.kg;
   o.langs = {"de", "fr", "ja"};
@@ -103,7 +74,7 @@ TEST(Kmlm, DemoTriplesAndDeterminism) {
 
 TEST(EntityCs, DemoSentencesRedirectsAndCapitalisation) {
   test::ScratchDir dir;
-  Demo demo(dir);
+  test::Demo demo(dir);
   gen::EntityCsOptions o;
   o.kg = demo.kg;
   o.redirects = demo.redirects;
@@ -115,7 +86,7 @@ TEST(EntityCs, DemoSentencesRedirectsAndCapitalisation) {
   EXPECT_EQ(stats.get("max_cs_per_sentence"), 5);
   // "[[Einstein|Albert Einstein]] was born in Ulm in 1879." resolves Einstein through the redirect.
   bool found = false;
-  for (const std::string& line : lines(o.output)) {
+  for (const std::string& line : test::lines(o.output)) {
     if (field(line, "en_sentence") != "<e>Albert Einstein</e> was born in Ulm in 1879.") continue;
     if (field(line, "language") == "ja") {
       EXPECT_EQ(field(line, "cs_sentence"), "<e>アルベルト・アインシュタイン</e> was born in Ulm in 1879.");
@@ -130,7 +101,7 @@ TEST(EntityCs, DemoSentencesRedirectsAndCapitalisation) {
   o.output = dir.file("plain.jsonl");
   stats = gen::generate_entitycs(o);
   EXPECT_EQ(stats.get("links_resolved_via_capitalisation"), 1);
-  auto records = lines(o.output);
+  auto records = test::lines(o.output);
   ASSERT_EQ(records.size(), 6u);  // English + 5 of the 8 languages with a Berlin label
   EXPECT_EQ(field(records[0], "en_sentence"), "He lived in <e>Berlin</e> for years.");
 }
