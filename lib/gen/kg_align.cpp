@@ -124,7 +124,9 @@ class Aligner {
     doc.sections.clear();
   }
 
-  void add_pattern(Scratch& s, std::string_view name, uint32_t candidate, bool unit) const {
+  // False when the name is not matched (too_ambiguous).
+  bool add_pattern(Scratch& s, std::string_view name, uint32_t candidate, bool unit) const {
+    if (text::too_ambiguous(name) && !unit) return false;
     Pattern p;
     p.candidate = candidate;
     p.unit = unit;
@@ -132,13 +134,14 @@ class Aligner {
     p.name = std::string(name);
     s.matcher.add(text::fold_case(name), static_cast<uint32_t>(s.patterns.size()));
     s.patterns.push_back(std::move(p));
+    return true;
   }
 
   // The English label and aliases of an entity; units also in the plural ("kilometres").
   size_t add_names(Scratch& s, uint32_t row, uint32_t candidate, bool unit) const {
     size_t added = 0;
     auto add = [&](std::string_view name) {
-      add_pattern(s, name, candidate, unit);
+      if (!add_pattern(s, name, candidate, unit)) return;
       ++added;
       const bool plural = unit && name.size() >= 4 && text::is_ascii_alpha(name.back()) && name.back() != 's';
       if (plural) add_pattern(s, std::string(name) + "s", candidate, unit);
@@ -183,12 +186,10 @@ class Aligner {
       case kg::FactKind::monolingualtext: {
         const std::string_view lang = facts_.language(f);
         if (lang != "en" && lang.rfind("en-", 0) != 0) return false;
-        add_pattern(s, facts_.text(f), index, false);
-        return true;
+        return add_pattern(s, facts_.text(f), index, false);
       }
       case kg::FactKind::string:
-        add_pattern(s, facts_.text(f), index, false);
-        return true;
+        return add_pattern(s, facts_.text(f), index, false);
       default:
         return false;  // identifiers and coordinates are not written in prose
     }
@@ -206,8 +207,7 @@ class Aligner {
         return set_date(s, c, facts_.qualifier_value(q), facts_.qualifier_precision(q));
       case kg::QualifierType::string:
       case kg::QualifierType::monolingualtext:
-        add_pattern(s, facts_.qualifier_value(q), index, false);
-        return true;
+        return add_pattern(s, facts_.qualifier_value(q), index, false);
       default:
         return false;
     }

@@ -20,7 +20,7 @@ TitleResolver::TitleResolver(const kg::KgStore& store, const std::string& kg_pat
 
 int64_t TitleResolver::direct(std::string_view title) const {
   auto it = titles_.find(title);
-  return it == titles_.end() ? -1 : it->second;
+  return it == titles_.end() ? int64_t{-1} : int64_t{it->second};
 }
 
 int64_t TitleResolver::resolve(std::string_view title, Stats& stats, const std::string& counter) const {

@@ -30,4 +30,8 @@ std::string fold_case(std::string_view s);
 // such as "USA", "NASA") only match with their exact case.
 bool needs_exact_case(std::string_view name);
 
+// Short names without an upper-case letter ("in", "it": Wikidata keeps language and country codes
+// as aliases) collide with common words and are not matched at all.
+bool too_ambiguous(std::string_view name);
+
 }  // namespace kglm::text

@@ -17,12 +17,11 @@ struct MonthName {
 
 // Longer names first, so that "Sept" is tried before "Sep".
 constexpr MonthName kMonthNames[] = {
-    {"January", 1, false}, {"Jan", 1, true},       {"February", 2, false}, {"Feb", 2, true},
-    {"March", 3, false},   {"Mar", 3, true},       {"April", 4, false},    {"Apr", 4, true},
-    {"May", 5, false},     {"June", 6, false},     {"Jun", 6, true},       {"July", 7, false},
-    {"Jul", 7, true},      {"August", 8, false},   {"Aug", 8, true},       {"September", 9, false},
-    {"Sept", 9, true},     {"Sep", 9, true},       {"October", 10, false}, {"Oct", 10, true},
-    {"November", 11, false}, {"Nov", 11, true},    {"December", 12, false}, {"Dec", 12, true},
+    {"January", 1, false},   {"Jan", 1, true},    {"February", 2, false},  {"Feb", 2, true},       {"March", 3, false},
+    {"Mar", 3, true},        {"April", 4, false}, {"Apr", 4, true},        {"May", 5, false},      {"June", 6, false},
+    {"Jun", 6, true},        {"July", 7, false},  {"Jul", 7, true},        {"August", 8, false},   {"Aug", 8, true},
+    {"September", 9, false}, {"Sept", 9, true},   {"Sep", 9, true},        {"October", 10, false}, {"Oct", 10, true},
+    {"November", 11, false}, {"Nov", 11, true},   {"December", 12, false}, {"Dec", 12, true},
 };
 
 constexpr std::string_view kFullMonthNames[] = {"January", "February", "March",     "April",   "May",      "June",
@@ -34,17 +33,17 @@ struct Era {
 };
 
 // Longer spellings first ("BCE" before "BC").
-constexpr Era kEraSuffixes[] = {{"B.C.E.", true}, {"B.C.", true}, {"BCE", true}, {"BC", true},
+constexpr Era kEraSuffixes[] = {{"B.C.E.", true}, {"B.C.", true}, {"BCE", true},   {"BC", true},
                                 {"A.D.", false},  {"AD", false},  {"C.E.", false}, {"CE", false}};
 constexpr std::string_view kEraPrefixes[] = {"A.D.", "AD"};
 
-constexpr std::string_view kNoBreakSpace = "\xC2\xA0";        // U+00A0
+constexpr std::string_view kNoBreakSpace = "\xC2\xA0";            // U+00A0
 constexpr std::string_view kNarrowNoBreakSpace = "\xE2\x80\xAF";  // U+202F
-constexpr std::string_view kMinusSign = "\xE2\x88\x92";       // U+2212
-constexpr std::string_view kRightQuote = "\xE2\x80\x99";      // U+2019
-constexpr std::string_view kDegree = "\xC2\xB0";              // U+00B0
-constexpr std::string_view kPound = "\xC2\xA3";               // U+00A3
-constexpr std::string_view kEuro = "\xE2\x82\xAC";            // U+20AC
+constexpr std::string_view kMinusSign = "\xE2\x88\x92";           // U+2212
+constexpr std::string_view kRightQuote = "\xE2\x80\x99";          // U+2019
+constexpr std::string_view kDegree = "\xC2\xB0";                  // U+00B0
+constexpr std::string_view kPound = "\xC2\xA3";                   // U+00A3
+constexpr std::string_view kEuro = "\xE2\x82\xAC";                // U+20AC
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -122,8 +121,8 @@ bool year_starts_cleanly(std::string_view text, size_t pos) {
   return !has_before(text, pos, kPound) && !has_before(text, pos, kEuro);
 }
 
-// Whether a year (or an ISO date) may end at end: not part of a longer token, a percentage, a
-// temperature or a decade.
+// Whether a year (or an ISO date) may end at end, after a digit: not part of a longer token, a
+// percentage, a temperature or a decade.
 bool year_ends_cleanly(std::string_view text, size_t end) {
   if (end >= text.size()) return true;
   const char after = text[end];
@@ -136,7 +135,9 @@ bool year_ends_cleanly(std::string_view text, size_t end) {
     quote_end = end + kRightQuote.size();
   else
     return true;
-  return !(has_at(text, quote_end, "s") && !word_char_at(text, quote_end + 1));  // "1990's"
+  // "1990's" is a decade; "1968's" a possessive, which keeps the year.
+  const bool decade = text[end - 1] == '0' && has_at(text, quote_end, "s") && !word_char_at(text, quote_end + 1);
+  return !decade;
 }
 
 struct EraMatch {
@@ -350,7 +351,8 @@ std::optional<DateValue> parse_wikidata_time(std::string_view value, int precisi
   const std::string_view time = value.substr(date_end);
   if (!time.empty()) {  // "T00:00:00Z"
     if (time.size() != 9 && time.size() != 10) return std::nullopt;
-    if (time[0] != 'T' || time[3] != ':' || time[6] != ':' || (time.size() == 10 && time[9] != 'Z')) return std::nullopt;
+    if (time[0] != 'T' || time[3] != ':' || time[6] != ':' || (time.size() == 10 && time[9] != 'Z'))
+      return std::nullopt;
     for (size_t k : {1, 2, 4, 5, 7, 8})
       if (!is_digit(time[k])) return std::nullopt;
   }

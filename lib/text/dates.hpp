@@ -23,9 +23,10 @@
 //    (no letter or digit of any script before it, no '.' or ',' before it unless that follows a
 //    letter: "c.1500" is a year), and has no minus sign (a '-' or U+2212 not after a letter or digit),
 //    '$', '#', '£' or '€' directly before it; no letter or digit of any script, '%', '°', '.' or ','
-//    followed by a digit, or "'s" (decades: "1990's") directly after it. So "1920s", "1879th",
-//    "1990km", "1,924", "3.1924", "1924.5", "−300" and "50%" hold no year, while in ranges each full
-//    year counts ("1914–1918", "1914-1918": 1914 and 1918; "1914–18": 1914; "pre-1900": 1900).
+//    followed by a digit, or "'s" after a final 0 directly after it. So "1920s", "1990's", "1879th",
+//    "1990km", "1,924", "3.1924", "1924.5", "−300" and "50%" hold no year ("1968's" does), while in
+//    ranges each full year counts ("1914–1918", "1914-1918": 1914 and 1918; "1914–18": 1914;
+//    "pre-1900": 1900).
 //  - Components are separated by runs of spaces, U+00A0 (no-break space) or U+202F.
 //  - The day must exist in the month (February 29 always allowed). A form that is complete but names
 //    no real day ("30 February 1900", "1900-13-01") gives no date at all, not even its year.

@@ -75,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!kglm::text::dates_agree(*time, other)) std::abort();
     kglm::text::format_date_iso(*time);
     // Wikipedia's form of the value is found again, where it is one the matcher reads as a date.
-    const bool readable = time->year >= -9999 && time->year <= 9999 && (time->year >= 100 || time->year < 0 || time->day);
+    const bool readable =
+        time->year >= -9999 && time->year <= 9999 && (time->year >= 100 || time->year < 0 || time->day);
     if (!readable) continue;
     const std::string written = kglm::text::format_date_en(*time);
     kglm::text::find_dates(written, dates);

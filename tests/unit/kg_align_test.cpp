@@ -80,6 +80,11 @@ TEST(CaseFold, FoldsAndMapsBack) {
   EXPECT_TRUE(text::needs_exact_case("Ulm"));
   EXPECT_FALSE(text::needs_exact_case("Paris"));
   EXPECT_FALSE(text::needs_exact_case("iPhone"));
+  EXPECT_TRUE(text::too_ambiguous("in"));  // Wikidata keeps codes like these as aliases of India, Italy
+  EXPECT_TRUE(text::too_ambiguous("it"));
+  EXPECT_FALSE(text::too_ambiguous("IN"));
+  EXPECT_FALSE(text::too_ambiguous("Ulm"));
+  EXPECT_FALSE(text::too_ambiguous("film"));
 }
 
 TEST(KgAlign, PronounRule) {
