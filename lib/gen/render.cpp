@@ -160,10 +160,17 @@ class Renderer {
   // Appends one statement in the mode's form; false (nothing appended) when a label is missing.
   bool statement(AnnotatedText& t, size_t lang, uint32_t subject, const std::string& subject_id,
                  std::string_view subject_label, const StatementIds& st, size_t index, Stats& stats) const {
+    auto object = text_.value_text(lang, st.kind, st.value);
+    if (!object) return false;
+    const ParsedTemplate* tpl = nullptr;
+    if (options_.mode == RenderOptions::Mode::templates && st.qualifier.empty()) {
+      tpl = templates_.find(labels_.languages()[lang], relation_number(st.relation));
+      if (!tpl) stats.add("template_fallbacks");
+    }
+    // Templates say the relation in their own words; the other forms need its label.
     const int64_t relation = text_.relation_row(st.relation);
     auto relation_label = relation < 0 ? std::nullopt : text_.relation_label(lang, static_cast<uint32_t>(relation));
-    auto object = text_.value_text(lang, st.kind, st.value);
-    if (!relation_label || !object) return false;
+    if (!tpl && !relation_label) return false;
     const bool item = st.kind == "item";
     const std::string_view object_id = item ? std::string_view(st.value) : std::string_view();
     auto object_span = [&] {
@@ -193,11 +200,6 @@ class Renderer {
       return true;
     }
     if (index > 0) t.append(" ");
-    const ParsedTemplate* tpl = nullptr;
-    if (options_.mode == RenderOptions::Mode::templates) {
-      tpl = templates_.find(labels_.languages()[lang], relation_number(st.relation));
-      if (!tpl) stats.add("template_fallbacks");
-    }
     if (!tpl) {
       t.append_triple({subject_label, *relation_label, *object}, {subject_id, st.relation, object_id});
       return true;

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# CLI tests of kg-align and verbalize on real data: the dev KG (X-FACTR facts, 23 relations) with the
+# Wikipedia excerpt. Alignments are checked against the rules by an independent checker
+# (kg_align_check.py: every aligned object is written in its sentence; every object name written
+# in a mapped lead is aligned), subgraphs against the KG's triples (kg-tsv), rendering against the
+# X-FACTR templates; determinism across --threads; bad input.
+# Usage: kg-align.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
+set -euo pipefail
+bin=$1
+fx=$2
+src=$3
+source "$src/tests/cli/common.sh" "$fx/xfactr-kg-dev.json.gz"
+check="python3 $src/tests/cli/kg_align_check.py"
+
+"$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en,fr,es,ru,vi,ko,tr --sites enwiki \
+  --tsv "$tmp/tsv" -q
+"$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$tmp/docs.jsonl" --redirects "$tmp/redirects.tsv" -q
+
+# 1. Alignment: soundness and completeness against the KG's names, Table 1 statistics.
+"$bin/kg-align" --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --cooc "$tmp/cooc.tsv" -o "$tmp/aligned.jsonl" \
+  --stats "$tmp/align.json" -q "$tmp/docs.jsonl"
+$check align "$tmp/tsv" "$tmp/docs.jsonl" "$tmp/redirects.tsv" "$tmp/aligned.jsonl" "$tmp/cooc.tsv" "$tmp/align.json"
+ok "alignments follow the rules on the excerpt ($(stat_of "$tmp/align.json" sentences_aligned) sentences)"
+
+# 2. Byte-identical for any thread count, and from gzip input.
+gzip -c "$tmp/docs.jsonl" > "$tmp/docs.jsonl.gz"
+"$bin/kg-align" --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --cooc "$tmp/cooc1.tsv" -o "$tmp/aligned1.jsonl" \
+  --threads 1 -q "$tmp/docs.jsonl.gz"
+cmp -s "$tmp/aligned.jsonl" "$tmp/aligned1.jsonl" || fail "alignment differs with --threads 1"
+cmp -s "$tmp/cooc.tsv" "$tmp/cooc1.tsv" || fail "co-occurrence differs with --threads 1"
+ok "kg-align deterministic across threads and compression"
+
+# 3. Subgraphs: every statement of the KG exactly once, <= 5 per subgraph, greedy order.
+"$bin/verbalize" subgraphs --kg "$tmp/kg.h5" --cooc "$tmp/cooc.tsv" -o "$tmp/subgraphs.jsonl" \
+  --stats "$tmp/sub.json" -q --threads 2
+$check subgraphs "$tmp/tsv" "$tmp/cooc.tsv" "$tmp/subgraphs.jsonl"
+"$bin/verbalize" subgraphs --kg "$tmp/kg.h5" --cooc "$tmp/cooc.tsv" -o "$tmp/subgraphs1.jsonl" -q --threads 1
+cmp -s "$tmp/subgraphs.jsonl" "$tmp/subgraphs1.jsonl" || fail "subgraphs differ with --threads 1"
+ok "subgraphs: $(stat_of "$tmp/sub.json" subgraphs) cover all $(stat_of "$tmp/sub.json" total_triples) triples once"
+
+# 4. Rendering: templates of 7 languages, kmlm and linearize forms, grouping by subject.
+langs=en,fr,es,ru,vi,ko,tr
+"$bin/verbalize" render --kg "$tmp/kg.h5" --mode template --templates "$fx/xfactr/templates" --langs $langs \
+  -o "$tmp/template.jsonl" --stats "$tmp/tpl.json" -q "$tmp/subgraphs.jsonl"
+"$bin/verbalize" render --kg "$tmp/kg.h5" --mode kmlm --langs $langs --split-by-lang "$tmp/kmlm" -q "$tmp/subgraphs.jsonl"
+"$bin/verbalize" render --kg "$tmp/kg.h5" --mode linearize --langs en --group-by-subject -o "$tmp/linear.jsonl" -q \
+  "$tmp/subgraphs.jsonl"
+$check render "$tmp/template.jsonl" "$tmp/kmlm" "$tmp/linear.jsonl" "$tmp/subgraphs.jsonl"
+[ "$(stat_of "$tmp/tpl.json" template_fallbacks)" = 0 ] || fail "the X-FACTR templates cover the dev KG's relations"
+ok "rendered $(stat_of "$tmp/tpl.json" statements_rendered) statements from templates in 7 languages"
+
+# 5. Bad input: a broken document line and a broken subgraph line are reported with file:line and
+#    skipped; a malformed co-occurrence table and a missing KG stop with exit 1; usage errors exit 2.
+{ head -3 "$tmp/docs.jsonl"; echo '{"id": broken'; tail -n +4 "$tmp/docs.jsonl"; } > "$tmp/bad-docs.jsonl"
+"$bin/kg-align" --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" -o "$tmp/bad.jsonl" "$tmp/bad-docs.jsonl" \
+  --stats "$tmp/bad.json" -q 2> "$tmp/err.txt" || fail "one bad document must not stop kg-align"
+grep -q "bad-docs.jsonl:4:" "$tmp/err.txt" || fail "bad document not reported with its line: $(cat "$tmp/err.txt")"
+cmp -s "$tmp/bad.jsonl" <(sed -n p "$tmp/aligned.jsonl") || fail "the good documents' alignments changed"
+{ head -2 "$tmp/subgraphs.jsonl"; echo '{"subject":"Q1","facts":[["P1"]]}'; } > "$tmp/bad-sub.jsonl"
+"$bin/verbalize" render --kg "$tmp/kg.h5" --langs en -o "$tmp/bad-render.jsonl" "$tmp/bad-sub.jsonl" -q \
+  2> "$tmp/err.txt" || fail "one bad subgraph must not stop render"
+grep -q "bad-sub.jsonl:3:" "$tmp/err.txt" || fail "bad subgraph not reported: $(cat "$tmp/err.txt")"
+printf 'P17\tP31\tmany\n' > "$tmp/bad-cooc.tsv"
+if "$bin/verbalize" subgraphs --kg "$tmp/kg.h5" --cooc "$tmp/bad-cooc.tsv" -o "$tmp/x.jsonl" -q 2> "$tmp/err.txt"; then
+  fail "a malformed co-occurrence table must fail"
+fi
+grep -q "bad-cooc.tsv:1:" "$tmp/err.txt" || fail "malformed co-occurrence line not located"
+[ ! -e "$tmp/x.jsonl" ] || fail "a failed run left an output file"
+set +e
+"$bin/kg-align" --kg "$tmp/missing.h5" -o "$tmp/x.jsonl" "$tmp/docs.jsonl" -q 2> /dev/null
+[ $? = 1 ] || fail "missing KG: exit 1 expected"
+"$bin/verbalize" render --kg "$tmp/kg.h5" --mode poem -o "$tmp/x.jsonl" "$tmp/subgraphs.jsonl" 2> /dev/null
+[ $? = 2 ] || fail "bad --mode: exit 2 expected"
+"$bin/kg-align" --kg "$tmp/kg.h5" --kinds item,colour -o "$tmp/x.jsonl" "$tmp/docs.jsonl" 2> /dev/null
+[ $? = 2 ] || fail "bad --kinds: exit 2 expected"
+set -e
+ok "bad input located and skipped; unusable input and usage errors exit 1 and 2"
+echo "kg-align: $pass checks passed"

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Independent checks of kg-align and verbalize outputs against the KG's TSV export (wd-extract --tsv).
+
+  kg_align_check.py align TSV_DIR DOCS REDIRECTS ALIGNED COOC STATS
+  kg_align_check.py subgraphs TSV_DIR COOC SUBGRAPHS
+  kg_align_check.py render TEMPLATE_JSONL KMLM_DIR LINEAR_JSONL SUBGRAPHS
+
+Written from the rules in man 1 kg-align and man 1 verbalize, with Python's own case folding and
+word boundaries, so it shares no code with the tools. Exits 1 with a message on the first failure.
+"""
+import collections
+import json
+import os
+import sys
+
+
+def fail(message):
+    print("FAIL:", message, file=sys.stderr)
+    sys.exit(1)
+
+
+def rows(path):
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            yield line.rstrip("\n").split("\t")
+
+
+def load_kg(tsv):
+    names = collections.defaultdict(list)
+    for e, lang, text in rows(os.path.join(tsv, "labels.tsv")):
+        if lang == "en":
+            names[e].append(text)
+    for e, lang, text in rows(os.path.join(tsv, "aliases.tsv")):
+        if lang == "en":
+            names[e].append(text)
+    titles = {title: e for e, site, title in rows(os.path.join(tsv, "sitelinks.tsv")) if site == "enwiki"}
+    triples = [(s, r, o) for s, r, o, rank in rows(os.path.join(tsv, "triples.tsv")) if rank != "deprecated"]
+    return names, titles, triples
+
+
+def ambiguous(name):  # short names without a capital letter are not matched
+    return len(name) <= 3 and not any(c.isupper() for c in name)
+
+
+def exact(name):  # short names and acronyms match with their exact case
+    return len(name) <= 3 or not any(c.islower() for c in name)
+
+
+def written(name, text):
+    """Whether name occurs in text as whole words, with kg-align's case rule."""
+    hay, needle = (text, name) if exact(name) else (text.casefold(), name.casefold())
+    if not needle:
+        return False
+    start = hay.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        before_ok = start == 0 or not (hay[start - 1].isalnum() and needle[0].isalnum())
+        after_ok = end == len(hay) or not (hay[end].isalnum() and needle[-1].isalnum())
+        if before_ok and after_ok:
+            return True
+        start = hay.find(needle, start + 1)
+    return False
+
+
+def check_align(tsv, docs, redirects_path, aligned, cooc_path, stats_path):
+    names, titles, triples = load_kg(tsv)
+    redirects = dict((r[0], r[1]) for r in rows(redirects_path))
+    by_subject = collections.defaultdict(list)
+    for s, r, o in triples:
+        by_subject[s].append((r, o))
+    stats = json.load(open(stats_path))
+
+    def resolve(title):
+        for t in (title, title[:1].upper() + title[1:]):
+            if t in titles:
+                return titles[t]
+            if t in redirects and redirects[t] in titles:
+                return titles[redirects[t]]
+        return None
+
+    records = [json.loads(line) for line in open(aligned, encoding="utf-8")]
+    aligned_facts = collections.defaultdict(set)
+    cooc = collections.Counter()
+    statements = 0
+    for rec in records:
+        s, sentence = rec["subject"], rec["sentence"]
+        relations = []
+        for fact in rec["facts"]:
+            if len(fact) != 3:
+                continue
+            relation, kind, value = fact
+            statements += 1
+            if kind != "item":
+                continue
+            if (relation, value) not in by_subject[s]:
+                fail(f"{s} {relation} {value} is not a statement of the KG")
+            usable = [n for n in names[value] if not ambiguous(n)]
+            if not any(written(n, sentence) for n in usable):
+                fail(f"aligned object {value} ({usable[:5]}) is not written in: {sentence}")
+            aligned_facts[s].add((relation, value))
+            relations.append(int(relation[1:]))
+        relations.sort()
+        distinct = sorted(set(relations))
+        for i, a in enumerate(distinct):
+            for b in distinct[i + 1:]:
+                cooc[(a, b)] += 1
+        for r, n in collections.Counter(relations).items():
+            if n > 1:
+                cooc[(r, r)] += 1
+    written_cooc = {(int(a[1:]), int(b[1:])): int(c) for a, b, c in rows(cooc_path)}
+    if written_cooc != dict(cooc):
+        fail(f"co-occurrence counts differ from the examples: {sorted(written_cooc.items())[:5]} vs {sorted(cooc.items())[:5]}")
+    # Completeness: an object name written in a mapped article's lead is aligned.
+    mapped = 0
+    missed = []
+    for line in open(docs, encoding="utf-8"):
+        doc = json.loads(line)
+        s = resolve(doc["title"])
+        if s is None:
+            continue
+        mapped += 1
+        lead = doc["text"][: len(doc["text"].encode("utf-8")[: doc["root_end"]].decode("utf-8"))]
+        for relation, o in by_subject[s]:
+            if any(written(n, lead) for n in names[o] if not ambiguous(n)):
+                if (relation, o) not in aligned_facts[s]:
+                    missed.append((doc["title"], relation, o))
+    if missed:
+        fail(f"object names written in a lead but not aligned: {missed[:5]}")
+    if mapped != stats["articles_mapped"] or mapped == 0:
+        fail(f"articles mapped: {stats['articles_mapped']}, the checker maps {mapped}")
+    if stats["sentences_aligned"] != len(records) or stats["alignments"] != statements:
+        fail("statistics disagree with the records")
+    if stats["total_triples"] != len(triples):
+        fail(f"total_triples {stats['total_triples']} != {len(triples)} triples in the KG")
+    if stats["triples_aligned"] != sum(len(v) for v in aligned_facts.values()):
+        fail("triples_aligned disagrees with the records")
+    print(f"align: {len(records)} examples, {statements} alignments, {mapped} articles, all sound and complete")
+
+
+def check_subgraphs(tsv, cooc_path, subgraphs):
+    _, _, triples = load_kg(tsv)
+    cooc = collections.Counter()
+    for a, b, c in rows(cooc_path):
+        cooc[tuple(sorted((int(a[1:]), int(b[1:]))))] = int(c)
+
+    def count(a, b):
+        return cooc[tuple(sorted((int(a[1:]), int(b[1:]))))]
+
+    remaining = collections.defaultdict(collections.Counter)
+    for s, r, o in triples:
+        remaining[s][(r, o)] += 1
+    expected = collections.Counter(triples)
+    found = collections.Counter()
+    for line in open(subgraphs, encoding="utf-8"):
+        rec = json.loads(line)
+        s = rec["subject"]
+        group = [(f[0], f[2]) for f in rec["facts"] if len(f) == 3]
+        if not 1 <= len(group) <= 5:
+            fail(f"subgraph {rec['id']} has {len(group)} statements")
+        for k, (r, o) in enumerate(group):
+            found[(s, r, o)] += 1
+            left = remaining[s]
+            if left[(r, o)] == 0:
+                fail(f"{s} {r} {o} used twice")
+            left[(r, o)] -= 1
+            if k > 0:
+                prev = group[k - 1][0]
+                chosen = count(prev, r)
+                best = max((count(prev, r2) for (r2, _), n in left.items() if n > 0), default=0)
+                if chosen == 0 or chosen < best:
+                    fail(f"{rec['id']}: {r} after {prev} (count {chosen}) while {best} was possible")
+        if len(group) < 5:
+            last = group[-1][0]
+            if any(n > 0 and count(last, r2) > 0 for (r2, _), n in remaining[s].items()):
+                fail(f"{rec['id']} closed while a co-occurring statement remained")
+    if found != expected:
+        fail(f"subgraphs cover {sum(found.values())} statements, the KG has {sum(expected.values())}")
+    print(f"subgraphs: {sum(found.values())} statements, each once, greedy order holds")
+
+
+def spans_ok(rec):
+    text = rec["text"].encode("utf-8")
+    for b, e, kind, ident in rec["spans"]:
+        if not 0 <= b < e <= len(text):
+            fail(f"span {b},{e} out of bounds in {rec}")
+        if kind in ("entity", "relation") and not ident[:1] in ("Q", "P"):
+            fail(f"span without id in {rec}")
+        text[b:e].decode("utf-8")  # on character boundaries
+
+
+def check_render(template_jsonl, kmlm_dir, linear_jsonl, subgraphs):
+    langs = collections.Counter()
+    for line in open(template_jsonl, encoding="utf-8"):
+        rec = json.loads(line)
+        spans_ok(rec)
+        langs[rec["lang"]] += 1
+        if "[" in rec["text"] or "]" in rec["text"] or "  " in rec["text"]:
+            fail(f"template markup left in: {rec['text']}")
+    if len(langs) != 7:
+        fail(f"template records in {sorted(langs)}, 7 languages expected")
+    for name in os.listdir(kmlm_dir):
+        for line in open(os.path.join(kmlm_dir, name), encoding="utf-8"):
+            rec = json.loads(line)
+            spans_ok(rec)
+            if rec["lang"] + ".jsonl" != name or "[mask]" not in rec["text"]:
+                fail(f"kmlm record in {name}: {rec['text']}")
+    # Both English forms need the same labels, so they render the same subjects.
+    subjects = {json.loads(line)["subject"] for line in open(os.path.join(kmlm_dir, "en.jsonl"), encoding="utf-8")}
+    all_subjects = {json.loads(line)["subject"] for line in open(subgraphs, encoding="utf-8")}
+    docs = [json.loads(line) for line in open(linear_jsonl, encoding="utf-8")]
+    if sorted(d["id"] for d in docs) != sorted(subjects) or len(subjects) < 0.8 * len(all_subjects):
+        fail(f"{len(docs)} grouped documents for {len(subjects)} rendered subjects of {len(all_subjects)}")
+    for d in docs:
+        spans_ok(d)
+    print(f"render: template records in {len(langs)} languages, {len(docs)} subject documents")
+
+
+if __name__ == "__main__":
+    mode, args = sys.argv[1], sys.argv[2:]
+    {"align": check_align, "subgraphs": check_subgraphs, "render": check_render}[mode](*args)
