@@ -26,7 +26,7 @@ int subgraphs_main(int argc, char** argv) {
   // clang-format off
   cli.add()
       ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract)")
-      ("cooc", po::value(&o.cooc)->required(), "relation co-occurrence counts (kg-align --cooc)")
+      ("cooc", po::value(&o.cooc)->required()->multitoken(), "relation co-occurrence counts (kg-align --cooc); several add up")
       ("kinds", po::value(&kinds)->default_value("item,quantity,time,string,monolingualtext"),
        "statement kinds to group, comma-separated")
       ("max-size", po::value(&o.max_size)->default_value(5), "statements per subgraph at most")

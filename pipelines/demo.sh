@@ -39,6 +39,20 @@ printf '   %-12s %6d\n' reasoning-en "$(wc -l < "$out/reasoning/en.jsonl")"
 "$bin/kg-cycles" xlr --kg "$out/kg.h5" --cycles "$out/cycles.h5" --langs en,$demo_langs -o "$out/xlr" \
   --train 60 --dev 20 --test 20 --max-entity-share 0.3 --max-answer-share 0.4 --quiet
 printf '   %-12s %6d\n' xlr-test-en "$(wc -l < "$out/xlr/test.en.jsonl")"
-# Later stages (kg-align, verbalize, sample-lang, pretrain, ...)
+echo "== kg-align: KG statements aligned to the lead sentences (TEKGEN) -> $out/aligned.jsonl, $out/cooc.tsv"
+"$bin/kg-align" --kg "$out/kg.h5" --redirects "$out/redirects.tsv" --cooc "$out/cooc.tsv" -o "$out/aligned.jsonl" \
+  --stats "$out/kg-align.stats.json" --quiet "$out/docs.jsonl"
+printf '   %-12s %6d\n' aligned "$(wc -l < "$out/aligned.jsonl")" relation-pairs "$(( $(wc -l < "$out/cooc.tsv") - 1 ))"
+
+echo "== verbalize: KELM entity subgraphs -> $out/subgraphs.jsonl, rendered in $out/kelm-*"
+"$bin/verbalize" subgraphs --kg "$out/kg.h5" --cooc "$out/cooc.tsv" -o "$out/subgraphs.jsonl" --quiet
+"$bin/verbalize" render --kg "$out/kg.h5" --mode kmlm --langs en,$demo_langs --split-by-lang "$out/kelm-kmlm" \
+  --quiet "$out/subgraphs.jsonl"
+"$bin/verbalize" render --kg "$out/kg.h5" --mode linearize --langs en --group-by-subject -o "$out/kelm-linear.jsonl" \
+  --quiet "$out/subgraphs.jsonl"
+"$bin/verbalize" render --kg "$out/kg.h5" --mode template --templates "$here/data/templates" --langs en,de,fr \
+  -o "$out/kelm-template.jsonl" --quiet "$out/subgraphs.jsonl"
+printf '   %-12s %6d\n' subgraphs "$(wc -l < "$out/subgraphs.jsonl")" template "$(wc -l < "$out/kelm-template.jsonl")"
+# Later stages (sample-lang, pretrain, ...)
 # are added here as they land.
 echo "demo finished: outputs in $out"

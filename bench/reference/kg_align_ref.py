@@ -14,7 +14,8 @@ The rules (man 1 kg-align, lib/gen/kg_align.cpp), written the plain Python way:
     (amount, unit), times (value, precision), strings, monolingual texts; their qualifiers.
   - A document's title maps to a subject through the sitelinks, then the redirects, then with its
     first letter upper-cased. Its lead, text[:root_end] (UTF-8 bytes), is split into sentences.
-  - Names (an entity's English label and aliases; a string's value) match a sentence when they occur
+  - Names (an entity's English label and aliases; a string's value) of at most 3 characters without
+    a capital letter are not used (units excepted). Names match a sentence when they occur
     in it after case folding (str.lower, every Unicode space as ' ', typographic apostrophes as "'"),
     or exactly for names of at most 3 characters or without lower-case letters, and do not cut a
     word (no letter or digit on both sides of either end; a unit's start may touch its number).
@@ -187,6 +188,11 @@ def needs_exact_case(name):
     return len(name) <= 3 or not any(c.islower() for c in name)
 
 
+def too_ambiguous(name):
+    """Short names without a capital ("in", "it": language codes kept as aliases) are not matched."""
+    return len(name) <= 3 and not any(c.isupper() or c.istitle() for c in name)
+
+
 def canonical_decimal(s):
     m = re.fullmatch(r"([+\-\u2212]?)([0-9]*)(?:\.([0-9]*))?", s)
     if not m or not (m.group(2) or m.group(3)):
@@ -226,7 +232,7 @@ MONTH_NAMES = ["", "January", "February", "March", "April", "May", "June", "July
                "October", "November", "December"]
 DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 SP = r"[ \u00a0\u202f]+"
-END = r"(?![^\W_]|%|\u00b0|[.,][0-9]|['\u2019]s(?![^\W_]))"  # a year ends cleanly (no "1990s", "50%")
+END = r"(?![^\W_]|%|\u00b0|[.,][0-9]|(?<=0)['\u2019]s(?![^\W_]))"  # a year ends cleanly: not "1990s", "1990's", "50%"
 ERA = r"(?:B\.C\.E\.|B\.C\.|A\.D\.|C\.E\.|(?:BCE|BC|AD|CE)(?![^\W_]))"
 NONZERO = r"(?!0+(?![0-9]))"
 
@@ -416,16 +422,18 @@ class Aligner:
     # Patterns of an article: {(searched text, exact): [target]}, target = ("subject",),
     # ("object", candidate index) or ("unit", candidate index).
     def add_names(self, patterns, names, target, unit=False):
+        added = 0
         for name in names:
+            if not name or (too_ambiguous(name) and not unit):
+                continue
+            added += 1
             variants = [name]
             if unit and len(name) >= 4 and name[-1].isascii() and name[-1].isalpha() and name[-1] != "s":
                 variants.append(name + "s")
             for v in variants:
                 exact = needs_exact_case(v)
-                key = (v if exact else fold(v), exact)
-                if key[0]:
-                    patterns.setdefault(key, []).append(target)
-        return len(names)
+                patterns.setdefault((v if exact else fold(v), exact), []).append(target)
+        return added
 
     def set_quantity(self, patterns, c, amount, unit, index):
         c.how, c.amount, c.has_unit = "quantity", canonical_decimal(amount), unit is not None
@@ -449,10 +457,7 @@ class Aligner:
         if kind == "monolingualtext" and statement and not (value[2] == "en" or value[2].startswith("en-")):
             return False
         if kind in ("string", "monolingualtext"):
-            if value[1]:
-                patterns.setdefault((value[1] if needs_exact_case(value[1]) else fold(value[1]),
-                                     needs_exact_case(value[1])), []).append(("object", index))
-            return True
+            return self.add_names(patterns, [value[1]], ("object", index)) > 0
         return False
 
     def article(self, doc, out):
@@ -577,7 +582,7 @@ class Aligner:
 
     def record(self, subject, doc, index, aligned, sentence):
         s = self.kg.text(subject)
-        triples, facts, serialized = [], [], [s]
+        triples, facts, serialized = [], [], []
         for c in aligned:
             prop, value, qualifiers = c.fact
             r, o = self.kg.text(prop), self.value_text(value)
@@ -594,7 +599,7 @@ class Aligner:
                 fact += [qprop, qvalue[0], self.value_id(qvalue)]
             facts.append(fact)
         return json.dumps({"subject": subject, "title": doc["title"], "doc": doc["id"], "sentence_index": index,
-                           "triples": triples, "serialized_triples": ",".join(serialized), "facts": facts,
+                           "triples": triples, "serialized_triples": s + ",".join(serialized), "facts": facts,
                            "sentence": sentence}, ensure_ascii=False, separators=(",", ":")) + "\n"
 
     def write_cooc(self, path):

@@ -27,9 +27,11 @@ uint64_t CooccurrenceTable::count(uint64_t a, uint64_t b) const {
   return it == counts_.end() ? 0 : it->second;
 }
 
-CooccurrenceTable CooccurrenceTable::read(const std::string& path) {
-  CooccurrenceTable table;
-  for_each_data_line(path, [&](uint64_t line, std::string_view text) {
+CooccurrenceTable CooccurrenceTable::read(const std::vector<std::string>& paths) {
+  CooccurrenceTable total;
+  for (const std::string& path : paths) {
+    CooccurrenceTable table;
+    for_each_data_line(path, [&](uint64_t line, std::string_view text) {
     const size_t t1 = text.find('\t');
     const size_t t2 = t1 == std::string_view::npos ? t1 : text.find('\t', t1 + 1);
     uint64_t a = 0, b = 0, count = 0;
@@ -41,10 +43,12 @@ CooccurrenceTable CooccurrenceTable::read(const std::string& path) {
       ok = ec == std::errc() && end == c.data() + c.size();
     }
     if (!ok) throw Error(location(path, line) + "expected 'P<number><TAB>P<number><TAB>count'");
-    if (!table.counts_.emplace(key(a, b), count).second)
-      throw Error(location(path, line) + "the pair " + std::string(text.substr(0, t2)) + " is given twice");
-  });
-  return table;
+      if (!table.counts_.emplace(key(a, b), count).second)
+        throw Error(location(path, line) + "the pair " + std::string(text.substr(0, t2)) + " is given twice");
+    });
+    for (const auto& [k, count] : table.counts_) total.counts_[k] += count;
+  }
+  return total;
 }
 
 void CooccurrenceTable::write(const std::string& path) const {

@@ -5,10 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace kglm::gen {
 
@@ -19,8 +19,9 @@ class CooccurrenceTable {
   uint64_t count(uint64_t a, uint64_t b) const;
   size_t size() const { return counts_.size(); }
 
-  // Throws Error with file:line on a malformed line or a pair given twice.
-  static CooccurrenceTable read(const std::string& path);
+  // Throws Error with file:line on a malformed line or a pair given twice in one file; the
+  // counts of several files (kg-align run on shards) add up.
+  static CooccurrenceTable read(const std::vector<std::string>& paths);
   // Atomic write, pairs in P-number order.
   void write(const std::string& path) const;
 

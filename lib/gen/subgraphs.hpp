@@ -19,7 +19,7 @@ class CooccurrenceTable;
 
 struct SubgraphOptions : RunOptions {
   std::string kg;
-  std::string cooc;
+  std::vector<std::string> cooc;  // one or more co-occurrence tables, counts added
   std::vector<kg::FactKind> kinds = {kg::FactKind::item, kg::FactKind::quantity, kg::FactKind::time,
                                      kg::FactKind::string, kg::FactKind::monolingualtext};
   uint32_t max_size = 5;

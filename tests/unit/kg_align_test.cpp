@@ -190,7 +190,7 @@ TEST(KgAlign, DemoAlignmentsFollowTheRules) {
   EXPECT_TRUE(france_area);
   EXPECT_TRUE(germany_plural);
   EXPECT_EQ(kinds, (std::set<std::string>{"item", "quantity", "time"}));
-  const gen::CooccurrenceTable table = gen::CooccurrenceTable::read(o.cooc);
+  const gen::CooccurrenceTable table = gen::CooccurrenceTable::read({o.cooc});
   EXPECT_EQ(table.size(), cooc.size());
   for (const auto& [pair, count] : cooc)
     EXPECT_EQ(table.count(std::stoull(pair.first.substr(1)), std::stoull(pair.second.substr(1))), count)
@@ -252,7 +252,7 @@ TEST(Subgraphs, DemoEveryStatementExactlyOnce) {
   gen::align_kg(a);
   gen::SubgraphOptions o;
   o.kg = demo.kg;
-  o.cooc = a.cooc;
+  o.cooc = {a.cooc};
   o.output = dir.file("subgraphs.jsonl");
   o.threads = 2;
   const Stats stats = gen::generate_subgraphs(o);
