@@ -29,6 +29,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-cycles.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align.py
 
 install: build
 	cmake --install $(BUILD)
@@ -41,7 +42,7 @@ sanitize:
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
-# build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus
+# build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON

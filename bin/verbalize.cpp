@@ -42,7 +42,8 @@ int subgraphs_main(int argc, char** argv) {
 }
 
 int render_main(int argc, char** argv) {
-  ToolCli cli("verbalize render", "verbalize render --kg kg.h5 --mode MODE --langs L1,... [options] -o out.jsonl SUBGRAPHS...",
+  ToolCli cli("verbalize render",
+              "verbalize render --kg kg.h5 --mode MODE --langs L1,... [options] -o out.jsonl SUBGRAPHS...",
               "Subgraphs as annotated text per language: kmlm ('h [mask] r [mask] t.' per statement), linearize\n"
               "(TEKGEN's 's r1 o1, r2 o2') or template (X-FACTR-format relation templates, kmlm form where none).");
   gen::RenderOptions o;
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
     if (command == "subgraphs") return subgraphs_main(argc - 1, argv + 1);
     if (command == "render") return render_main(argc - 1, argv + 1);
     if (command == "--help" || command == "-h") {
-      std::cout << "Usage: " << kUsage << "\nSee verbalize subgraphs --help, verbalize render --help, man 1 verbalize.\n";
+      std::cout << "Usage: " << kUsage
+                << "\nSee verbalize subgraphs --help, verbalize render --help, man 1 verbalize.\n";
       return 0;
     }
     if (command == "--version") {

@@ -30,8 +30,7 @@ The rules (man 1 kg-align, lib/gen/kg_align.cpp), written the plain Python way:
     "his", "hers" (-> label + "'s") replaced.
 
 Not ICU: sentences are split at newlines and after '.', '!' or '?' (and closing quotes) followed by
-whitespace and an upper-case letter, except after a few abbreviations (Mr., Dr., St., No., single
-initials...); kg-align uses ICU's sentence iterator with CLDR's suppressions and never splits inside
+whitespace and an upper-case letter, except after a few abbreviations (Mr., Dr., St., No., U.S. ...); kg-align uses ICU's sentence iterator with CLDR's suppressions and never splits inside
 a link, so some sentence boundaries (and with them some alignments) differ. Case folding is
 str.lower, not ICU's simple case folding, and "letter or digit" is str.isalnum: they differ only on
 rare characters. Offsets are characters, not bytes (the output holds none).
@@ -361,9 +360,10 @@ def replace_first_pronoun(sentence, name):
 
 
 BREAK = re.compile(r"[.!?]['\"\u2019\u201d)\]]*\s+")
-ABBREVIATIONS = {"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Jr", "Sr", "No", "vs", "Inc", "Ltd", "Co", "Gen",
-                 "Col", "Lt", "Capt", "Rev", "U.S", "Jan", "Feb", "Aug", "Sept", "Oct", "Nov", "Dec"}
-LAST_WORD = re.compile(r"([\w.]*)\.$")
+ABBREVIATIONS = {"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Ft", "Jr", "Sr", "No", "Nos", "Vol", "vs", "ca",
+                 "approx", "Inc", "Ltd", "Co", "Corp", "Bros", "Gen", "Col", "Lt", "Sgt", "Capt", "Gov", "Sen", "Rep",
+                 "Rev", "Hon", "Fr", "U.S", "U.K", "e.g", "i.e", "Jan", "Feb", "Aug", "Sept", "Oct", "Nov", "Dec"}
+LAST_WORD = re.compile(r"(?<![\w.])([\w.]*)\.$")
 
 
 def split_sentences(text):
@@ -379,7 +379,7 @@ def split_sentences(text):
             if line[m.start()] == ".":
                 w = LAST_WORD.search(line, max(start, m.start() - 12), m.start() + 1)
                 word = w.group(1) if w else ""
-                if word in ABBREVIATIONS or (len(word) == 1 and word.isupper()):
+                if word in ABBREVIATIONS:
                     continue
             piece = line[start:m.end()].strip()
             if piece:

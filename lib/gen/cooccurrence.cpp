@@ -32,17 +32,17 @@ CooccurrenceTable CooccurrenceTable::read(const std::vector<std::string>& paths)
   for (const std::string& path : paths) {
     CooccurrenceTable table;
     for_each_data_line(path, [&](uint64_t line, std::string_view text) {
-    const size_t t1 = text.find('\t');
-    const size_t t2 = t1 == std::string_view::npos ? t1 : text.find('\t', t1 + 1);
-    uint64_t a = 0, b = 0, count = 0;
-    bool ok = t2 != std::string_view::npos && parse_property(text.substr(0, t1), a) &&
-              parse_property(text.substr(t1 + 1, t2 - t1 - 1), b);
-    if (ok) {
-      const std::string_view c = text.substr(t2 + 1);
-      auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), count);
-      ok = ec == std::errc() && end == c.data() + c.size();
-    }
-    if (!ok) throw Error(location(path, line) + "expected 'P<number><TAB>P<number><TAB>count'");
+      const size_t t1 = text.find('\t');
+      const size_t t2 = t1 == std::string_view::npos ? t1 : text.find('\t', t1 + 1);
+      uint64_t a = 0, b = 0, count = 0;
+      bool ok = t2 != std::string_view::npos && parse_property(text.substr(0, t1), a) &&
+                parse_property(text.substr(t1 + 1, t2 - t1 - 1), b);
+      if (ok) {
+        const std::string_view c = text.substr(t2 + 1);
+        auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), count);
+        ok = ec == std::errc() && end == c.data() + c.size();
+      }
+      if (!ok) throw Error(location(path, line) + "expected 'P<number><TAB>P<number><TAB>count'");
       if (!table.counts_.emplace(key(a, b), count).second)
         throw Error(location(path, line) + "the pair " + std::string(text.substr(0, t2)) + " is given twice");
     });
@@ -56,7 +56,8 @@ void CooccurrenceTable::write(const std::string& path) const {
   std::sort(rows.begin(), rows.end());
   std::string buffer = "# relation_i\trelation_j\tcount\n";
   for (const auto& [k, count] : rows)
-    buffer += "P" + std::to_string(k >> 32) + "\tP" + std::to_string(k & 0xFFFFFFFFu) + "\t" + std::to_string(count) + "\n";
+    buffer +=
+        "P" + std::to_string(k >> 32) + "\tP" + std::to_string(k & 0xFFFFFFFFu) + "\t" + std::to_string(count) + "\n";
   OutputStream out(path);
   out.write(buffer);
   out.close();

@@ -13,8 +13,8 @@
 #include "gen/labels.hpp"
 #include "gen/languages.hpp"
 #include "gen/record_writer.hpp"
-#include "kg/kg_store.hpp"
 #include "gen/title_resolver.hpp"
+#include "kg/kg_store.hpp"
 #include "text/document_batches.hpp"
 #include "text/sentence_splitter.hpp"
 #include "text/unicode.hpp"
@@ -35,8 +35,7 @@ struct TaskResult {
 
 class EntityCsGenerator {
  public:
-  explicit EntityCsGenerator(const EntityCsOptions& o)
-      : options_(o), store_(o.kg), titles_(store_, o.kg, o.redirects) {
+  explicit EntityCsGenerator(const EntityCsOptions& o) : options_(o), store_(o.kg), titles_(store_, o.kg, o.redirects) {
     std::vector<std::string> langs = english_then(o.langs);
     labels_ = std::make_unique<LabelIndex>(store_, langs, false);
     ids_ = store_.entity_ids();
@@ -183,7 +182,9 @@ Stats generate_entitycs(const EntityCsOptions& options) {
   Stats stats;
   run_ordered_pipeline<text::DocumentBatch, TaskResult>(
       workers, 2 * workers + 2, [&](text::DocumentBatch& task) { return source.next(task); },
-      [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { generator.process(*splitters[w], task, result); },
+      [&](unsigned w, text::DocumentBatch& task, TaskResult& result) {
+        generator.process(*splitters[w], task, result);
+      },
       [&](TaskResult& result) {
         writer.write(result.records);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);

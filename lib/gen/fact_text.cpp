@@ -12,8 +12,8 @@ namespace kglm::gen {
 
 namespace {
 
-constexpr const char* kQualifierTypeNames[] = {"item",        "property",        "quantity",        "time",
-                                               "string",      "external_id",     "monolingualtext", "globe_coordinate"};
+constexpr const char* kQualifierTypeNames[] = {"item",   "property",    "quantity",        "time",
+                                               "string", "external_id", "monolingualtext", "globe_coordinate"};
 
 // "1879-03-14", "1879-03", "1879", "-0300": format_date_iso's forms.
 std::optional<text::DateValue> parse_iso_date(std::string_view s) {

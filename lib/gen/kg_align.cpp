@@ -50,8 +50,8 @@ struct TaskResult {
   std::string file;
   std::string records;
   std::vector<std::pair<uint64_t, std::string>> errors;
-  std::vector<size_t> aligned_facts;                    // FactStore indexes
-  std::vector<std::pair<uint32_t, uint32_t>> cooc;      // relation rows, one pair per sentence
+  std::vector<size_t> aligned_facts;                // FactStore indexes
+  std::vector<std::pair<uint32_t, uint32_t>> cooc;  // relation rows, one pair per sentence
   Stats stats;
 };
 
@@ -118,8 +118,8 @@ class Aligner {
 
   static void lead_section_only(text::Document& doc) {
     doc.text.resize(std::min<size_t>(doc.root_end, doc.text.size()));
-    auto beyond = std::find_if(doc.links.begin(), doc.links.end(),
-                               [&](const text::Link& l) { return l.end > doc.text.size(); });
+    auto beyond =
+        std::find_if(doc.links.begin(), doc.links.end(), [&](const text::Link& l) { return l.end > doc.text.size(); });
     doc.links.erase(beyond, doc.links.end());
     doc.sections.clear();
   }

@@ -10,9 +10,8 @@ namespace kglm::kg {
 
 namespace {
 
-constexpr const char* kKindNames[kFactKinds] = {"item",        "quantity",        "time",
-                                                "string",      "external_id",     "monolingualtext",
-                                                "globe_coordinate"};
+constexpr const char* kKindNames[kFactKinds] = {
+    "item", "quantity", "time", "string", "external_id", "monolingualtext", "globe_coordinate"};
 
 struct LiteralRows {
   std::vector<uint32_t> subject, relation;
@@ -133,7 +132,8 @@ FactStore::FactStore(const KgStore& store, const std::vector<FactKind>& kinds) {
   std::vector<uint32_t> order;
   for (uint32_t i = 0; i < n; ++i) {
     if (q_table[i] >= kFactKinds || !wanted(static_cast<FactKind>(q_table[i])) || q_type[i] > 7) continue;
-    if (q_property[i] >= relations) throw Error(q.where() + "qualifier " + std::to_string(i) + ": property out of range");
+    if (q_property[i] >= relations)
+      throw Error(q.where() + "qualifier " + std::to_string(i) + ": property out of range");
     order.push_back(i);
   }
   auto key = [&](uint32_t i) { return uint64_t{q_table[i]} << 56 | q_row[i]; };

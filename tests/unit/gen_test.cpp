@@ -7,12 +7,12 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "demo_data.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/entitycs.hpp"
 #include "gen/kmlm.hpp"
 #include "gen/languages.hpp"
 #include "kg/wd_extract.hpp"
-#include "demo_data.hpp"
 #include "test_paths.hpp"
 #include "text/wiki_extract.hpp"
 

@@ -13,13 +13,13 @@
 #include <set>
 #include <tuple>
 
+#include "demo_data.hpp"
 #include "gen/cooccurrence.hpp"
 #include "gen/fact_text.hpp"
 #include "gen/kg_align.hpp"
 #include "gen/labels.hpp"
 #include "gen/render.hpp"
 #include "gen/subgraphs.hpp"
-#include "demo_data.hpp"
 #include "text/case_fold.hpp"
 #include "text/dates.hpp"
 #include "text/numbers.hpp"
@@ -67,13 +67,22 @@ TEST(PatternMatcher, FindsWhatANaiveSearchFinds) {
 
 TEST(CaseFold, FoldsAndMapsBack) {
   text::FoldedText f;
-  f.assign("\xE2\x84\xAA" "elvin \xC3\x89" "COLE\xC2\xA0" "Paris");  // KELVIN SIGN, É, no-break space
-  EXPECT_EQ(f.folded(), "kelvin \xC3\xA9" "cole paris");
+  f.assign(
+      "\xE2\x84\xAA"
+      "elvin \xC3\x89"
+      "COLE\xC2\xA0"
+      "Paris");  // KELVIN SIGN, É, no-break space
+  EXPECT_EQ(f.folded(),
+            "kelvin \xC3\xA9"
+            "cole paris");
   EXPECT_EQ(f.original(0), 0u);
-  EXPECT_EQ(f.original(1), 3u);                    // 'e' after the 3-byte Kelvin sign
+  EXPECT_EQ(f.original(1), 3u);                      // 'e' after the 3-byte Kelvin sign
   EXPECT_EQ(f.original(f.folded().find('p')), 17u);  // after the 2-byte no-break space
   EXPECT_EQ(f.original(f.folded().size()), 22u);
-  EXPECT_EQ(text::fold_case("Stra\xC3\x9F" "E"), "stra\xC3\x9F" "e");  // simple folding keeps ß
+  EXPECT_EQ(text::fold_case("Stra\xC3\x9F"
+                            "E"),
+            "stra\xC3\x9F"
+            "e");  // simple folding keeps ß
   EXPECT_EQ(text::fold_case("it\xE2\x80\x99s"), "it's");
   EXPECT_TRUE(text::needs_exact_case("US"));
   EXPECT_TRUE(text::needs_exact_case("NASA"));
@@ -158,9 +167,10 @@ TEST(KgAlign, DemoAlignmentsFollowTheRules) {
         std::vector<text::DateMention> dates;
         text::find_dates(sentence, dates);
         const auto date = names.value_text(1 - 1, "time", value);  // English form, for the message
-        EXPECT_TRUE(std::any_of(dates.begin(), dates.end(), [&](const text::DateMention& d) {
-          return d.date.year == std::stoll(value.substr(0, value.find('-', 1)));
-        })) << *date << " not in: " << sentence;
+        EXPECT_TRUE(std::any_of(
+            dates.begin(), dates.end(),
+            [&](const text::DateMention& d) { return d.date.year == std::stoll(value.substr(0, value.find('-', 1))); }))
+            << *date << " not in: " << sentence;
       } else if (kind == "quantity") {
         const std::string amount = value.substr(0, value.find(' '));
         std::vector<text::NumberMention> numbers;
@@ -292,9 +302,12 @@ TEST(Render, ModesAndGroupingOnTheDemo) {
   const std::string subgraphs = dir.file("subgraphs.jsonl");
   {
     std::ofstream out(subgraphs);
-    out << R"({"id":"Q937_0","subject":"Q937","facts":[["P19","item","Q3820"],["P569","time","1879-03-14"]]})" "\n"
-        << R"({"id":"Q937_1","subject":"Q937","facts":[["P166","item","Q38126","P580","time","1921"]]})" "\n"
-        << R"({"id":"Q142_0","subject":"Q142","facts":[["P1082","quantity","68042591"]]})" "\n"
+    out << R"({"id":"Q937_0","subject":"Q937","facts":[["P19","item","Q3820"],["P569","time","1879-03-14"]]})"
+           "\n"
+        << R"({"id":"Q937_1","subject":"Q937","facts":[["P166","item","Q38126","P580","time","1921"]]})"
+           "\n"
+        << R"({"id":"Q142_0","subject":"Q142","facts":[["P1082","quantity","68042591"]]})"
+           "\n"
         << "not json\n";
   }
   gen::RenderOptions o;
@@ -309,10 +322,12 @@ TEST(Render, ModesAndGroupingOnTheDemo) {
   ASSERT_FALSE(records.empty());
   simdjson::dom::parser parser;
   simdjson::dom::element first = parser.parse(records[0]);
-  EXPECT_EQ(std::string_view(first["text"].get_string()),
-            "Albert Einstein [mask] place of birth [mask] Ulm. Albert Einstein [mask] date of birth [mask] 14 March 1879.");
+  EXPECT_EQ(
+      std::string_view(first["text"].get_string()),
+      "Albert Einstein [mask] place of birth [mask] Ulm. Albert Einstein [mask] date of birth [mask] 14 March 1879.");
   bool german_population = false;
-  for (const auto& line : records) german_population |= line.find("Frankreich [mask] Einwohnerzahl [mask] 68042591.") != std::string::npos;
+  for (const auto& line : records)
+    german_population |= line.find("Frankreich [mask] Einwohnerzahl [mask] 68042591.") != std::string::npos;
   EXPECT_TRUE(german_population);
 
   o.mode = gen::RenderOptions::Mode::linearize;
