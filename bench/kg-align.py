@@ -9,16 +9,17 @@ Input, built once and cached under --work:
     The reference reads the same dump (JSON) instead of kg.h5.
   - real documents: the enwiki fixture's XML replicated to --mb MB by make-big-wiki.py, through
     wiki-extract; then every document's title (and id) is REASSIGNED round-robin to the English
-    labels of the dev-KG entities with >= 3 item statements (whose enwiki title leads back to them),
-    so each article maps to a subject with statements. Real Wikipedia sentences meet real KG names:
-    few align, as in TEKGEN, where a minority of sentences align.
+    labels of the dev-KG entities with >= 3 item statements (objects with an English label) whose
+    enwiki title leads back to them, so each article maps to a subject with statements. Real
+    Wikipedia sentences meet real KG names: few align, as in TEKGEN, where a minority of sentences
+    align.
   - generated documents, so that real alignments are in the mix: for --generated subjects with
     >= 2 item statements (seeded sample), a one-paragraph lead built from their statements:
     "<subject> is related to <object> and <object>." (objects by label or alias, sometimes in lower
     case), "He was also linked to <object>." (no subject name: the pronoun is replaced) and
     "It is often mentioned together with <some other entity>." (noise), in varying order.
-The docs JSONL is cached as kg-align-docs-<mb>mb-<generated>.jsonl (the XML is deleted once
-extracted); delete it to rebuild. A second table runs the same documents cut to their lead
+The docs JSONL is cached as kg-align-docs-<mb>mb-<generated>.jsonl (an XML made here is deleted
+once extracted); delete it to rebuild. A second table runs the same documents cut to their lead
 (-lead.jsonl: text[:root_end] and its links), which leaves out the cost of reading whole articles
 that both tools pay in the first. The sentence count of the rates is kg-align's "sentences"
 statistic (lead sentences of mapped articles). The agreement is counted on (document, sentence
@@ -35,6 +36,7 @@ import random
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ for the imported reference in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
 from benchlib import arguments, here, root, run, runs_by_threads, warm  # noqa: E402
@@ -103,13 +105,15 @@ def generated_lead(rng, subject, objects, labels, aliases, all_labels):
 def build_documents(args, tsv, out_path):
     fixture = os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2")
     xml = os.path.join(args.work, "enwiki-%.0fmb.xml" % args.mb)
-    if not os.path.exists(xml):
+    made = not os.path.exists(xml)
+    if made:
         subprocess.run([sys.executable, os.path.join(here, "make-big-wiki.py"), fixture, str(args.mb), xml],
                        check=True)
     raw = os.path.join(args.work, "kg-align-raw-docs.jsonl")
     subprocess.run([os.path.join(args.bin, "wiki-extract"), xml, "-o", raw, "--redirects",
                     os.path.join(args.work, "kg-align-redirects.tsv"), "--quiet"], check=True)
-    os.remove(xml)  # 500 MB; the documents are what is kept
+    if made:
+        os.remove(xml)  # 500 MB; the documents are what is kept
 
     labels, aliases, statements, titles = kg_names(tsv)
     # Subjects whose enwiki title (their label) leads back to them, in dump order.
