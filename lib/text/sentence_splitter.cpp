@@ -11,10 +11,12 @@ namespace kglm::text {
 
 namespace {
 
-// Titles and abbreviations common in English Wikipedia that CLDR's suppression list lacks.
+// Titles and abbreviations common in English Wikipedia that CLDR's suppression list lacks. ICU
+// matches them as word endings ("ca." would keep "Africa. He" together), so only forms that end no
+// common word belong here.
 constexpr const char* kEnglishAbbreviations[] = {
     "Dr.",  "St.",   "Mt.",   "Ft.",  "Gen.", "Col.", "Lt.",   "Sgt.", "Capt.",   "Gov.", "Sen.", "Rep.",
-    "Rev.", "Hon.",  "Fr.",   "Sr.",  "No.",  "Nos.", "Vol.",  "vs.",  "approx.", "ca.",  "Inc.", "Ltd.",
+    "Rev.", "Hon.",  "Fr.",   "Sr.",  "No.",  "Nos.", "Vol.",  "vs.",  "approx.", "Inc.", "Ltd.",
     "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.", "Nov.",    "Dec."};
 
 }  // namespace

@@ -72,6 +72,16 @@ TEST(Document, WikiExtractorInput) {
   EXPECT_THROW(parse_wikiextractor_record("{not json"), kglm::Error);
 }
 
+TEST(SentenceSplitter, AbbreviationsDoNotSwallowWordEndings) {
+  Document d;
+  d.text = "He lives in Africa. He likes it. The company is Acme Co. in Ohio.";
+  SentenceSplitter splitter("en");
+  std::vector<Sentence> sentences;
+  splitter.split(d, sentences);
+  ASSERT_EQ(sentences.size(), 3u);
+  EXPECT_EQ(d.text.substr(sentences[0].begin, sentences[0].end - sentences[0].begin), "He lives in Africa.");
+}
+
 TEST(SentenceSplitter, NeverInsideLinksAndKeepsAbbreviations) {
   Document d = sample();
   SentenceSplitter splitter("en");
