@@ -59,7 +59,7 @@ std::optional<std::string_view> FactText::relation_label(size_t lang, uint32_t r
 
 int64_t FactText::relation_row(std::string_view id) const {
   auto it = relation_rows_.find(id);
-  return it == relation_rows_.end() ? -1 : it->second;
+  return it == relation_rows_.end() ? int64_t{-1} : int64_t{it->second};
 }
 
 int64_t FactText::item_row(std::string_view id) const {

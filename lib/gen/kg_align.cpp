@@ -68,6 +68,8 @@ struct Scratch {
   std::vector<text::NumberMention> numbers;
   std::vector<uint8_t> matched;
   std::vector<std::pair<uint32_t, uint32_t>> unit_starts;  // (byte offset, candidate)
+  std::vector<FactRef> refs;                               // what a sentence aligns
+  std::vector<uint32_t> relations;
   bool any_quantity = false;
   bool any_date = false;
 };
@@ -124,13 +126,14 @@ class Aligner {
     doc.sections.clear();
   }
 
-  // False when the name is not matched (too_ambiguous).
+  // False when the name is not matched (NameMatch::unused; unit symbols such as "m" always are).
   bool add_pattern(Scratch& s, std::string_view name, uint32_t candidate, bool unit) const {
-    if (text::too_ambiguous(name) && !unit) return false;
+    const text::NameMatch how = text::classify_name(name);
+    if (how == text::NameMatch::unused && !unit) return false;
     Pattern p;
     p.candidate = candidate;
     p.unit = unit;
-    p.exact_case = text::needs_exact_case(name);
+    p.exact_case = how != text::NameMatch::folded;
     p.name = std::string(name);
     s.matcher.add(text::fold_case(name), static_cast<uint32_t>(s.patterns.size()));
     s.patterns.push_back(std::move(p));
@@ -265,8 +268,10 @@ class Aligner {
     });
     if (s.any_quantity) text::find_numbers(body, s.numbers);
     if (s.any_date) text::find_dates(body, s.dates);
-    std::vector<FactRef> refs;
-    std::vector<uint32_t> relations;
+    std::vector<FactRef>& refs = s.refs;
+    std::vector<uint32_t>& relations = s.relations;
+    refs.clear();
+    relations.clear();
     for (uint32_t c = 0; c < s.candidates.size(); ++c) {
       const Candidate& cand = s.candidates[c];
       if (cand.how == Candidate::How::quantity) s.matched[c] = quantity_written(s, cand, c, body);
@@ -324,17 +329,14 @@ class Aligner {
   // Every unordered pair of distinct relations of the sentence once, and (r, r) when r aligned twice.
   static void count_cooccurrence(std::vector<uint32_t>& relations, std::vector<std::pair<uint32_t, uint32_t>>& out) {
     std::sort(relations.begin(), relations.end());
-    std::vector<uint32_t> distinct;
-    for (size_t i = 0; i < relations.size(); ++i) {
-      if (i > 0 && relations[i] == relations[i - 1]) {
-        if (distinct.back() == relations[i] && (i < 2 || relations[i - 2] != relations[i]))
-          out.emplace_back(relations[i], relations[i]);
-        continue;
-      }
-      distinct.push_back(relations[i]);
+    size_t distinct = 0;
+    for (size_t i = 0, j = 0; i < relations.size(); i = j) {
+      while (j < relations.size() && relations[j] == relations[i]) ++j;
+      if (j - i > 1) out.emplace_back(relations[i], relations[i]);
+      relations[distinct++] = relations[i];
     }
-    for (size_t i = 0; i < distinct.size(); ++i)
-      for (size_t j = i + 1; j < distinct.size(); ++j) out.emplace_back(distinct[i], distinct[j]);
+    for (size_t i = 0; i < distinct; ++i)
+      for (size_t j = i + 1; j < distinct; ++j) out.emplace_back(relations[i], relations[j]);
   }
 
   const KgAlignOptions& options_;

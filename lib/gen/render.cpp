@@ -161,15 +161,15 @@ class Renderer {
   bool statement(AnnotatedText& t, size_t lang, uint32_t subject, const std::string& subject_id,
                  std::string_view subject_label, const StatementIds& st, size_t index, Stats& stats) const {
     auto object = text_.value_text(lang, st.kind, st.value);
-    if (!object) return false;
+    const int64_t relation = text_.relation_row(st.relation);  // -1 for an id the store lacks
+    if (!object || relation < 0) return false;
     const ParsedTemplate* tpl = nullptr;
     if (options_.mode == RenderOptions::Mode::templates && st.qualifier.empty()) {
-      tpl = templates_.find(labels_.languages()[lang], relation_number(st.relation));
+      tpl = templates_.find(labels_.languages()[lang], text_.relation_number(static_cast<uint32_t>(relation)));
       if (!tpl) stats.add("template_fallbacks");
     }
     // Templates say the relation in their own words; the other forms need its label.
-    const int64_t relation = text_.relation_row(st.relation);
-    auto relation_label = relation < 0 ? std::nullopt : text_.relation_label(lang, static_cast<uint32_t>(relation));
+    auto relation_label = text_.relation_label(lang, static_cast<uint32_t>(relation));
     if (!tpl && !relation_label) return false;
     const bool item = st.kind == "item";
     const std::string_view object_id = item ? std::string_view(st.value) : std::string_view();
@@ -217,8 +217,6 @@ class Renderer {
     }
     return true;
   }
-
-  static uint64_t relation_number(std::string_view id) { return std::stoull(std::string(id.substr(1))); }
 
   const RenderOptions& options_;
   kg::KgStore store_;

@@ -172,7 +172,7 @@ std::span<const QualifierRef> FactStore::qualifiers(const Fact& f) const {
 
 int64_t FactStore::item_row(uint64_t number) const {
   auto it = item_rows_.find(number);
-  return it == item_rows_.end() ? -1 : it->second;
+  return it == item_rows_.end() ? int64_t{-1} : int64_t{it->second};
 }
 
 }  // namespace kglm::kg

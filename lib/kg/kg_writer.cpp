@@ -420,7 +420,7 @@ void KgWriter::finish(Stats& stats) {
     std::vector<int64_t> relation_entity;
     for (uint64_t p : relations_) {
       auto it = entity_index_.find(entity_key(EntityType::property, p));
-      relation_entity.push_back(it == entity_index_.end() ? -1 : it->second);
+      relation_entity.push_back(it == entity_index_.end() ? int64_t{-1} : int64_t{it->second});
     }
     h5::write_column(relations, "number", relations_);
     h5::write_column(relations, "entity", relation_entity);

@@ -45,38 +45,19 @@ std::string fold_case(std::string_view s) {
   return f.folded();
 }
 
-namespace {
-
-struct NameShape {
-  int32_t code_points = 0;
-  bool lower = false;
-  bool upper = false;
-};
-
-NameShape shape_of(std::string_view name) {
-  NameShape shape;
+NameMatch classify_name(std::string_view name) {
   const int32_t n = static_cast<int32_t>(name.size());
-  int32_t i = 0;
+  int32_t i = 0, code_points = 0;
+  bool lower = false, upper = false;
   while (i < n) {
     UChar32 c;
     U8_NEXT(name.data(), i, n, c);
-    ++shape.code_points;
-    if (c >= 0 && u_islower(c)) shape.lower = true;
-    if (c >= 0 && (u_isupper(c) || u_istitle(c))) shape.upper = true;
+    ++code_points;
+    if (c >= 0 && u_islower(c)) lower = true;
+    if (c >= 0 && (u_isupper(c) || u_istitle(c))) upper = true;
   }
-  return shape;
-}
-
-}  // namespace
-
-bool needs_exact_case(std::string_view name) {
-  const NameShape shape = shape_of(name);
-  return shape.code_points <= 3 || !shape.lower;
-}
-
-bool too_ambiguous(std::string_view name) {
-  const NameShape shape = shape_of(name);
-  return shape.code_points <= 3 && !shape.upper;
+  if (code_points <= 3 && !upper) return NameMatch::unused;
+  return code_points <= 3 || !lower ? NameMatch::exact : NameMatch::folded;
 }
 
 }  // namespace kglm::text

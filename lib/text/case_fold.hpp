@@ -26,12 +26,11 @@ class FoldedText {
 // The folded form of s, as FoldedText would fold it.
 std::string fold_case(std::string_view s);
 
-// Names that are short (at most 3 code points) or written without lower-case letters (acronyms
-// such as "USA", "NASA") only match with their exact case.
-bool needs_exact_case(std::string_view name);
-
-// Short names without an upper-case letter ("in", "it": Wikidata keeps language and country codes
-// as aliases) collide with common words and are not matched at all.
-bool too_ambiguous(std::string_view name);
+// How a name is matched: folded (case-insensitively); exact (its own case only: names of at most 3
+// code points and names without lower-case letters, acronyms such as "USA", "NASA"); or not at all
+// (names of at most 3 code points without an upper-case letter, such as "in", "it": Wikidata keeps
+// language and country codes as aliases, and they collide with common words).
+enum class NameMatch { folded, exact, unused };
+NameMatch classify_name(std::string_view name);
 
 }  // namespace kglm::text

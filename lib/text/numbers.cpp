@@ -25,30 +25,6 @@ bool is_thousands_group(std::string_view text, size_t pos) {
 
 }  // namespace
 
-bool word_char_before(std::string_view text, size_t pos) {
-  if (pos == 0 || pos > text.size()) return false;
-  const unsigned char c = static_cast<unsigned char>(text[pos - 1]);
-  if (c < 0x80) return is_ascii_alnum(static_cast<char>(c));
-  // Decode within a 4-byte window so that ICU's int32 indices never see a huge text.
-  const size_t start = pos >= 4 ? pos - 4 : 0;
-  const std::string_view window = text.substr(start, pos - start);
-  int32_t i = static_cast<int32_t>(window.size());
-  UChar32 cp;
-  U8_PREV(window.data(), 0, i, cp);
-  return cp >= 0 && u_isalnum(cp);
-}
-
-bool word_char_at(std::string_view text, size_t pos) {
-  if (pos >= text.size()) return false;
-  const unsigned char c = static_cast<unsigned char>(text[pos]);
-  if (c < 0x80) return is_ascii_alnum(static_cast<char>(c));
-  const std::string_view window = text.substr(pos, 4);
-  int32_t i = 0;
-  UChar32 cp;
-  U8_NEXT(window.data(), i, static_cast<int32_t>(window.size()), cp);
-  return cp >= 0 && u_isalnum(cp);
-}
-
 bool starts_number_token(std::string_view text, size_t pos) {
   if (pos == 0) return true;
   if (word_char_before(text, pos)) return false;

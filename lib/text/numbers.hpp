@@ -46,9 +46,4 @@ std::string format_amount_en(std::string_view canonical);
 // Whether a number token may start with the digit at pos (the rule above, without the sign).
 bool starts_number_token(std::string_view text, size_t pos);
 
-// Whether the code point ending just before byte pos (or starting at pos) is a letter or decimal digit
-// of any script; false at the ends of the text and on malformed UTF-8. Word boundaries of the matchers.
-bool word_char_before(std::string_view text, size_t pos);
-bool word_char_at(std::string_view text, size_t pos);
-
 }  // namespace kglm::text

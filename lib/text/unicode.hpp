@@ -27,6 +27,11 @@ int hex_digit_value(char c);
 // True when s is well-formed UTF-8.
 bool is_valid_utf8(std::string_view s);
 
+// Whether the code point ending just before byte pos (or starting at pos) is a letter or decimal
+// digit of any script; false at the ends of the text and on malformed UTF-8. The word boundaries
+// of the name, date and number matchers.
+bool word_char_before(std::string_view text, size_t pos);
+bool word_char_at(std::string_view text, size_t pos);
 // s without leading and trailing spaces, tabs and newlines.
 std::string_view trim(std::string_view s);
 
