@@ -63,7 +63,10 @@ bool ToolCli::parse(int argc, const char* const* argv) {
        "fail (exit 1) once more than N bad records were seen");
   // clang-format on
   po::options_description hidden;
-  hidden.add_options()("input", po::value(&common_.inputs));
+  if (input_help_.empty())
+    hidden.add_options()("input", po::value(&common_.inputs));
+  else
+    common.add_options()("input,i", po::value(&common_.inputs)->composing(), input_help_.c_str());
   po::positional_options_description positional;
   positional.add("input", -1);
 

@@ -32,7 +32,9 @@ class ToolCli {
 
   // The tool's own options; add them before parse().
   po::options_description_easy_init add() { return own_.add_options(); }
-  // Positional arguments are collected as inputs.
+  // Positional arguments are collected as inputs; a tool that calls this also takes them as
+  // repeatable -i/--input options (before parse()).
+  void allow_input_option(std::string help) { input_help_ = std::move(help); }
   bool parse(int argc, const char* const* argv);  // false: --help/--version printed, exit 0
   void require_output() const;                    // UsageError when -o is missing
   void require_inputs(size_t min = 1) const;      // UsageError with fewer positional inputs
@@ -44,6 +46,7 @@ class ToolCli {
   std::string tool_;
   std::string usage_;
   std::string summary_;
+  std::string input_help_;
   po::options_description own_;
   CommonOptions common_;
   po::variables_map vm_;

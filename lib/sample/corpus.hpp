@@ -1,0 +1,65 @@
+// The inputs of language sampling: per-language files (LANG=PATH, or a directory of LANG.* files)
+// or one JSONL stream whose records carry their language in a field. A record is one non-empty
+// line; its size is 1 line, its bytes (with the '\n'), or its tokens: whitespace-separated words
+// of the line (text) or of a string field (JSONL), as `wc -w` counts them in the C locale, or the
+// integer in a token-count field.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sample/plan.hpp"
+
+namespace kglm::sample {
+
+struct CorpusSource {
+  std::string lang;    // empty: a mixed stream, the language is read from each record
+  std::string path;    // or "-"
+  std::string suffix;  // of the file name, for --split-by-lang outputs (".txt.gz", ".jsonl", "")
+};
+
+// Each argument is LANG=PATH, a directory (its regular files named LANG.*, hidden files skipped)
+// or the path of a mixed JSONL stream. Throws UsageError on a bad argument or an empty directory.
+std::vector<CorpusSource> resolve_sources(const std::vector<std::string>& args);
+
+// ".jsonl", ".txt.gz" (a compression suffix keeps the extension before it), or "".
+std::string file_suffix(std::string_view path);
+
+enum class RecordFormat { auto_detect, text, jsonl };
+RecordFormat parse_record_format(std::string_view name);
+
+struct RecordScanOptions {
+  SizeUnit unit = SizeUnit::lines;
+  RecordFormat format = RecordFormat::auto_detect;  // auto: JSONL when the first line starts with '{'
+  std::string lang_field = "lang";
+  std::string text_field = "text";  // JSONL: the string whose words are the tokens
+  std::string token_field;          // JSONL: an integer field holding the token count instead
+  unsigned threads = 1;
+  size_t batch_bytes = 4 << 20;
+};
+
+struct ScannedRecord {
+  uint64_t line = 0;
+  std::string_view lang;  // the source's language or the record's field
+  std::string_view text;  // the whole line, without '\n'
+  uint64_t units = 0;
+};
+
+struct ScanCallbacks {
+  std::function<void(const ScannedRecord&)> record;              // valid records, in input order
+  std::function<void(uint64_t line, std::string_view reason)> bad;  // records that cannot be used
+  std::function<void(uint64_t raw_bytes)> progress;                // after each batch
+};
+
+// Reads the source once (batches parsed on options.threads workers, callbacks in input order).
+// Empty lines are not records and are skipped silently. Returns the number of empty lines.
+// Throws Error when the file cannot be read or a compressed stream is corrupt.
+uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& options, const ScanCallbacks& callbacks);
+
+// Words separated by ASCII whitespace (space, \t, \n, \v, \f, \r).
+uint64_t count_whitespace_tokens(std::string_view text);
+
+}  // namespace kglm::sample
