@@ -97,7 +97,7 @@ struct ExternalShuffle::FileRun {
 
 ExternalShuffle::ExternalShuffle(std::string tmp_dir, size_t memory_bytes, uint64_t seed, uint64_t stream_key)
     : tmp_dir_(std::move(tmp_dir)), memory_(memory_bytes), rng_(seed, stream_key, kShuffleStream) {
-  if (memory_ < (1 << 20)) throw UsageError("the shuffle needs at least 1 MB of memory");
+  if (memory_ == 0) throw UsageError("the shuffle needs some memory");
 }
 
 ExternalShuffle::~ExternalShuffle() = default;
