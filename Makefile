@@ -30,6 +30,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-cycles.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
 
 install: build
 	cmake --install $(BUILD)

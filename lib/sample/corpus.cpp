@@ -80,31 +80,54 @@ std::vector<CorpusSource> resolve_sources(const std::vector<std::string>& args) 
   return out;
 }
 
+namespace {
+
+// The length of the Unicode White_Space character (other than ASCII) starting at s[i], or 0:
+// U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+size_t unicode_space_at(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned b0 = byte(0), b1 = byte(1), b2 = byte(2);
+  if (b0 == 0xC2) return b1 == 0x85 || b1 == 0xA0 ? 2 : 0;
+  if (b0 == 0xE1) return b1 == 0x9A && b2 == 0x80 ? 3 : 0;
+  if (b0 == 0xE2 && b1 == 0x80) return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0;
+  if (b0 == 0xE2 && b1 == 0x81) return b2 == 0x9F ? 3 : 0;
+  if (b0 == 0xE3) return b1 == 0x80 && b2 == 0x80 ? 3 : 0;
+  return 0;
+}
+
+}  // namespace
+
 uint64_t count_whitespace_tokens(std::string_view text) {
   uint64_t tokens = 0;
   bool in_word = false;
-  for (char c : text) {
-    bool space = c == ' ' || (c >= '\t' && c <= '\r');
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t space = c == ' ' || (c >= '\t' && c <= '\r') ? 1 : c < 0x80 ? 0 : unicode_space_at(text, i);
     tokens += !space && !in_word;
     in_word = !space;
+    i += space ? space : 1;
   }
   return tokens;
 }
 
 namespace {
 
+// One line of a batch, compact because a 4 MB batch holds some 100k of them.
 struct ScannedLine {
   uint64_t line = 0;
-  size_t offset = 0;    // in the batch
-  size_t length = 0;
   uint64_t units = 0;
-  std::string lang;     // from the record (mixed streams); empty: the source's
-  std::string error;    // non-empty: a bad record
+  uint32_t offset = 0;       // in the batch
+  uint32_t length = 0;
+  uint32_t lang_offset = 0;  // in ScannedBatch::langs (mixed streams)
+  uint16_t lang_length = 0;
+  bool bad = false;          // the reason is the next entry of ScannedBatch::errors
 };
 
 struct ScannedBatch {
   LineBatch batch;
   std::vector<ScannedLine> lines;
+  std::string langs;                // the languages read from records, back to back
+  std::vector<std::string> errors;  // one per bad line, in order
   uint64_t empty_lines = 0;
 };
 
@@ -114,52 +137,57 @@ class LineScanner {
   LineScanner(const RecordScanOptions& options, bool mixed, bool json)
       : options_(options), mixed_(mixed), json_(json && (mixed || options.unit == SizeUnit::tokens)) {}
 
-  void scan(std::string_view line, ScannedLine& out) const {
+  // Sets out.units; a mixed stream's language is appended to `langs`; false with `error` set for a
+  // record that cannot be used.
+  bool scan(std::string_view line, ScannedLine& out, std::string& langs, std::string& error) const {
     switch (options_.unit) {
       case SizeUnit::lines: out.units = 1; break;
       case SizeUnit::bytes: out.units = line.size() + 1; break;
       case SizeUnit::tokens: out.units = json_ ? 0 : count_whitespace_tokens(line); break;
     }
-    if (json_) scan_json(line, out);
+    return !json_ || scan_json(line, out, langs, error);
   }
 
  private:
-  void scan_json(std::string_view line, ScannedLine& out) const {
+  bool scan_json(std::string_view line, ScannedLine& out, std::string& langs, std::string& error) const {
     thread_local simdjson::dom::parser parser;
     simdjson::dom::element root;
     // The batch keeps LineBatch::kPadding (= SIMDJSON_PADDING) readable bytes after every line.
     if (auto err = parser.parse(line.data(), line.size(), false).get(root)) {
-      out.error = std::string("not JSON: ") + simdjson::error_message(err);
-      return;
+      error = std::string("not JSON: ") + simdjson::error_message(err);
+      return false;
     }
     if (mixed_) {
       std::string_view lang;
       if (root[options_.lang_field].get(lang) != simdjson::SUCCESS) {
-        out.error = "no string field \"" + options_.lang_field + "\"";
-        return;
+        error = "no string field \"" + options_.lang_field + "\"";
+        return false;
       }
       if (!valid_language(lang)) {
-        out.error = "\"" + options_.lang_field + "\" is not a language code";
-        return;
+        error = "\"" + options_.lang_field + "\" is not a language code";
+        return false;
       }
-      out.lang = lang;
+      out.lang_offset = static_cast<uint32_t>(langs.size());
+      out.lang_length = static_cast<uint16_t>(lang.size());
+      langs.append(lang);
     }
-    if (options_.unit != SizeUnit::tokens) return;
+    if (options_.unit != SizeUnit::tokens) return true;
     if (!options_.token_field.empty()) {
       uint64_t count = 0;
       if (root[options_.token_field].get(count) != simdjson::SUCCESS) {
-        out.error = "no non-negative integer field \"" + options_.token_field + "\"";
-        return;
+        error = "no non-negative integer field \"" + options_.token_field + "\"";
+        return false;
       }
       out.units = count;
     } else {
       std::string_view text;
       if (root[options_.text_field].get(text) != simdjson::SUCCESS) {
-        out.error = "no string field \"" + options_.text_field + "\"";
-        return;
+        error = "no string field \"" + options_.text_field + "\"";
+        return false;
       }
       out.units = count_whitespace_tokens(text);
     }
+    return true;
   }
 
   const RecordScanOptions& options_;
@@ -194,7 +222,9 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
     return true;
   };
   std::function<void(unsigned, LineBatch&, ScannedBatch&)> work = [&](unsigned, LineBatch& batch, ScannedBatch& out) {
+    if (batch.size > UINT32_MAX) throw Error(location(source.path, batch.first_line) + "a line of 4 GB or more");
     out.lines.reserve(batch.size / 64);
+    std::string error;
     batch.for_each_line([&](uint64_t line_no, std::string_view line) {
       if (line.empty() || (line.size() == 1 && line[0] == '\r')) {
         ++out.empty_lines;
@@ -202,22 +232,28 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
       }
       ScannedLine& s = out.lines.emplace_back();
       s.line = line_no;
-      s.offset = static_cast<size_t>(line.data() - batch.data.get());
-      s.length = line.size();
-      scanner->scan(line, s);
+      s.offset = static_cast<uint32_t>(line.data() - batch.data.get());
+      s.length = static_cast<uint32_t>(line.size());
+      if (!scanner->scan(line, s, out.langs, error)) {
+        s.bad = true;
+        out.errors.push_back(std::move(error));
+        error.clear();
+      }
     });
     out.batch = std::move(batch);
   };
   std::function<void(ScannedBatch&)> consume = [&](ScannedBatch& scanned) {
     empty_lines += scanned.empty_lines;
+    size_t next_error = 0;
     for (const ScannedLine& s : scanned.lines) {
-      if (!s.error.empty()) {
-        callbacks.bad(s.line, s.error);
+      if (s.bad) {
+        callbacks.bad(s.line, scanned.errors[next_error++]);
         continue;
       }
       ScannedRecord record;
       record.line = s.line;
-      record.lang = mixed ? std::string_view(s.lang) : std::string_view(source.lang);
+      record.lang = mixed ? std::string_view(scanned.langs).substr(s.lang_offset, s.lang_length)
+                          : std::string_view(source.lang);
       record.text = std::string_view(scanned.batch.data.get() + s.offset, s.length);
       record.units = s.units;
       callbacks.record(record);

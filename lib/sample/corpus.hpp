@@ -59,7 +59,8 @@ struct ScanCallbacks {
 // Throws Error when the file cannot be read or a compressed stream is corrupt.
 uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& options, const ScanCallbacks& callbacks);
 
-// Words separated by ASCII whitespace (space, \t, \n, \v, \f, \r).
+// Words separated by Unicode White_Space (ASCII space, \t..\r, no-break and ideographic spaces, …);
+// bytes that are not valid UTF-8 count as word characters.
 uint64_t count_whitespace_tokens(std::string_view text);
 
 }  // namespace kglm::sample
