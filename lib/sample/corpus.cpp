@@ -123,9 +123,16 @@ struct ScannedLine {
   bool bad = false;          // the reason is the next entry of ScannedBatch::errors
 };
 
+struct LanguageTotal {
+  std::string lang;
+  uint64_t records = 0;
+  uint64_t units = 0;
+};
+
 struct ScannedBatch {
   LineBatch batch;
-  std::vector<ScannedLine> lines;
+  std::vector<ScannedLine> lines;     // every record, or only the bad ones when counting totals
+  std::vector<LanguageTotal> totals;  // counting totals: per language of the batch
   std::string langs;                // the languages read from records, back to back
   std::vector<std::string> errors;  // one per bad line, in order
   uint64_t empty_lines = 0;
@@ -221,9 +228,20 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
     }
     return true;
   };
+  const bool totals_only = !callbacks.record;
+  // Counting totals: a record's size is added to its language's total instead of being kept.
+  auto add_total = [&](ScannedBatch& out, const ScannedLine& s) {
+    std::string_view lang = mixed ? std::string_view(out.langs).substr(s.lang_offset, s.lang_length) : source.lang;
+    auto it = std::find_if(out.totals.begin(), out.totals.end(), [&](const LanguageTotal& t) { return t.lang == lang; });
+    if (it == out.totals.end()) it = out.totals.insert(out.totals.end(), LanguageTotal{std::string(lang), 0, 0});
+    ++it->records;
+    it->units += s.units;
+    out.lines.pop_back();
+    if (mixed) out.langs.resize(s.lang_offset);
+  };
   std::function<void(unsigned, LineBatch&, ScannedBatch&)> work = [&](unsigned, LineBatch& batch, ScannedBatch& out) {
     if (batch.size > UINT32_MAX) throw Error(location(source.path, batch.first_line) + "a line of 4 GB or more");
-    out.lines.reserve(batch.size / 64);
+    if (!totals_only) out.lines.reserve(batch.size / 64);
     std::string error;
     batch.for_each_line([&](uint64_t line_no, std::string_view line) {
       if (line.empty() || (line.size() == 1 && line[0] == '\r')) {
@@ -238,6 +256,8 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
         s.bad = true;
         out.errors.push_back(std::move(error));
         error.clear();
+      } else if (totals_only) {
+        add_total(out, s);
       }
     });
     out.batch = std::move(batch);
@@ -258,6 +278,7 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
       record.units = s.units;
       callbacks.record(record);
     }
+    for (const LanguageTotal& t : scanned.totals) callbacks.totals(t.lang, t.records, t.units);
     if (callbacks.progress) callbacks.progress(scanned.batch.raw_bytes);
     batcher.recycle(std::move(scanned.batch));
   };

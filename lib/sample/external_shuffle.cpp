@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <limits>
 
 #include "core/error.hpp"
 
@@ -14,7 +13,7 @@ namespace kglm::sample {
 namespace {
 
 constexpr uint32_t kShuffleStream = 0x53485546;  // "SHUF"
-constexpr size_t kPerRecordOverhead = sizeof(uint64_t) + sizeof(uint32_t);
+constexpr size_t kPerRecordOverhead = 16;  // sizeof(Entry)
 constexpr size_t kWriteChunk = 1 << 20;
 constexpr size_t kMinRunBuffer = 64 << 10;
 constexpr size_t kMaxRunBuffer = 4 << 20;
@@ -102,32 +101,25 @@ ExternalShuffle::ExternalShuffle(std::string tmp_dir, size_t memory_bytes, uint6
 
 ExternalShuffle::~ExternalShuffle() = default;
 
-std::string_view ExternalShuffle::buffered(size_t i) const { return {arena_.data() + starts_[i], lengths_[i]}; }
+std::string_view ExternalShuffle::buffered(size_t i) const { return {arena_.data() + entries_[i].start, entries_[i].length}; }
 
 void ExternalShuffle::add(std::string_view record) {
-  if (record.size() > std::numeric_limits<uint32_t>::max()) throw Error("a record of 4 GB or more cannot be shuffled");
-  size_t needed = arena_.size() + record.size() + kPerRecordOverhead * (starts_.size() + 1);
-  if (needed > memory_ && !starts_.empty()) spill();
+  size_t needed = arena_.size() + record.size() + kPerRecordOverhead * (entries_.size() + 1);
+  if (needed > memory_ && !entries_.empty()) spill();
   // Reserved once: untouched pages cost no memory, and the buffer never reallocates past the budget.
   if (arena_.capacity() < memory_ && arena_.empty()) arena_.reserve(memory_);
-  starts_.push_back(arena_.size());
-  lengths_.push_back(static_cast<uint32_t>(record.size()));
+  entries_.push_back({arena_.size(), record.size()});
   arena_.append(record);
   ++records_;
 }
 
 void ExternalShuffle::shuffle_buffer() {
-  for (size_t i = starts_.size(); i > 1; --i) {
-    size_t j = rng_.below(i);
-    std::swap(starts_[i - 1], starts_[j]);
-    std::swap(lengths_[i - 1], lengths_[j]);
-  }
+  for (size_t i = entries_.size(); i > 1; --i) std::swap(entries_[i - 1], entries_[rng_.below(i)]);
 }
 
 void ExternalShuffle::clear_buffer() {
   arena_.clear();
-  starts_.clear();
-  lengths_.clear();
+  entries_.clear();
 }
 
 void ExternalShuffle::spill() {
@@ -141,11 +133,11 @@ void ExternalShuffle::spill() {
   ::unlink(name.c_str());  // the descriptor keeps the data; no file outlives the process
   auto run = std::make_unique<FileRun>();
   run->fd = fd;
-  run->records = starts_.size();
+  run->records = entries_.size();
   run->where = tmp_dir_;
   std::string chunk;
   chunk.reserve(kWriteChunk + 4096);
-  for (size_t i = 0; i < starts_.size(); ++i) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
     chunk.append(buffered(i));
     chunk.push_back('\n');
     if (chunk.size() >= kWriteChunk) write_all(fd, chunk, tmp_dir_), chunk.clear();
@@ -166,7 +158,7 @@ void ExternalShuffle::finish(OutputStream& out) {
     if (chunk.size() >= kWriteChunk) out.write(chunk), chunk.clear();
   };
   if (runs_.empty()) {
-    for (size_t i = 0; i < starts_.size(); ++i) emit(buffered(i));
+    for (size_t i = 0; i < entries_.size(); ++i) emit(buffered(i));
   } else {
     // The shuffled buffer is the last run and stays in memory; file runs share a small read budget.
     size_t run_buffer = std::clamp(memory_ / 8 / runs_.size(), kMinRunBuffer, kMaxRunBuffer);
@@ -175,7 +167,7 @@ void ExternalShuffle::finish(OutputStream& out) {
       run->buffer.resize(run_buffer);
       counts.push_back(run->records);
     }
-    counts.push_back(starts_.size());
+    counts.push_back(entries_.size());
     Fenwick remaining(counts);
     size_t memory_next = 0;
     uint64_t left = 0;

@@ -43,9 +43,13 @@ class ExternalShuffle {
   std::string tmp_dir_;
   size_t memory_;
   Rng rng_;
-  std::string arena_;              // buffered records, back to back
-  std::vector<uint64_t> starts_;   // start of each buffered record in arena_
-  std::vector<uint32_t> lengths_;  // its length
+  // A buffered record; one 16-byte entry, so each swap of the shuffle touches one cache line.
+  struct Entry {
+    uint64_t start;  // in arena_
+    uint64_t length;
+  };
+  std::string arena_;            // buffered records, back to back
+  std::vector<Entry> entries_;
   std::vector<std::unique_ptr<FileRun>> runs_;
   uint64_t records_ = 0;
   uint64_t runs_spilled_ = 0;

@@ -178,12 +178,12 @@ Stats sample_languages(const SampleLangOptions& o) {
     uint64_t records = 0, raw_done = 0;
     for (const CorpusSource& s : sources) {
       ScanCallbacks on;
-      on.record = [&](const ScannedRecord& r) {
-        auto it = by_lang.find(r.lang);
-        if (it == by_lang.end()) it = by_lang.emplace(std::string(r.lang), LanguageSize{std::string(r.lang), 0, 0}).first;
-        ++it->second.records;
-        it->second.units += r.units;
-        ++records;
+      on.totals = [&](std::string_view lang, uint64_t n, uint64_t units) {
+        auto it = by_lang.find(lang);
+        if (it == by_lang.end()) it = by_lang.emplace(std::string(lang), LanguageSize{std::string(lang), 0, 0}).first;
+        it->second.records += n;
+        it->second.units += units;
+        records += n;
       };
       on.bad = [&](uint64_t line, std::string_view reason) { errors.record(s.path == "-" ? "stdin" : s.path, line, reason); };
       uint64_t raw_before = raw_done;

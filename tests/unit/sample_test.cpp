@@ -365,6 +365,18 @@ TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
     EXPECT_EQ(empty, 1u);
     EXPECT_EQ(seen, (std::vector<std::string>{"de:3@1", "en:2@3", "fr:0@6"}));
     EXPECT_EQ(bad_lines, (std::vector<uint64_t>{4, 5}));
+    // The counting form: the same sizes per language, the same bad lines.
+    std::map<std::string, std::pair<uint64_t, uint64_t>> totals;
+    bad_lines.clear();
+    ScanCallbacks count;
+    count.totals = [&](std::string_view lang, uint64_t records, uint64_t units) {
+      totals[std::string(lang)].first += records;
+      totals[std::string(lang)].second += units;
+    };
+    count.bad = on.bad;
+    scan_records({"", dir.file("mixed.jsonl"), ".jsonl"}, o, count);
+    EXPECT_EQ(totals, (std::map<std::string, std::pair<uint64_t, uint64_t>>{{"de", {1, 3}}, {"en", {1, 2}}, {"fr", {1, 0}}}));
+    EXPECT_EQ(bad_lines, (std::vector<uint64_t>{4, 5}));
   }
   RecordScanOptions counted;
   counted.unit = SizeUnit::tokens;
