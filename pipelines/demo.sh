@@ -53,6 +53,15 @@ echo "== verbalize: KELM entity subgraphs -> $out/subgraphs.jsonl, rendered in $
 "$bin/verbalize" render --kg "$out/kg.h5" --mode template --templates "$here/data/templates" --langs en,de,fr \
   -o "$out/kelm-template.jsonl" --quiet "$out/subgraphs.jsonl"
 printf '   %-12s %6d\n' subgraphs "$(wc -l < "$out/subgraphs.jsonl")" template "$(wc -l < "$out/kelm-template.jsonl")"
-# Later stages (sample-lang, pretrain, ...)
-# are added here as they land.
+
+echo "== sample-lang: per-language corpora rebalanced with q ∝ p^alpha -> $out/kelm-balanced.jsonl, $out/kmlm-balanced/"
+"$bin/sample-lang" "$out/kelm-kmlm" --alpha 0.3 --keep-smallest -o "$out/kelm-balanced.jsonl" \
+  --write-plan "$out/kelm-balanced.plan.tsv" --quiet
+"$bin/sample-lang" "$out/kmlm-parallel.jsonl" --unit tokens --alpha 0.7 --split-by-lang "$out/kmlm-balanced" \
+  --write-plan "$out/kmlm-balanced.plan.tsv" --quiet
+echo "   KELM kmlm sentences, alpha 0.3, smallest language kept whole:"
+awk -F'\t' 'NR > 1 { printf "   %-4s %5d lines -> %5d\n", $1, $3, $6 }' "$out/kelm-balanced.plan.tsv"
+printf '   %-12s %6d\n' kelm-balanced "$(wc -l < "$out/kelm-balanced.jsonl")" \
+  kmlm-balanced "$(cat "$out/kmlm-balanced"/*.jsonl | wc -l)"
+# Later stages (pretrain, ...) are added here as they land.
 echo "demo finished: outputs in $out"
