@@ -13,7 +13,7 @@ floor(TARGET/n) times plus `shuf -n (TARGET mod n)` when up-sampling. The TARGET
 `sample-lang --plan`, run once outside the timings, so both tools do the same job and both read the
 input twice (a counting pass, then the sampling). Interleaved cases pipe everything into a final
 `shuf` to the output file; that shuf holds the whole output in memory, where sample-lang's external
-shuffle is bounded by --memory-mb and spills sorted runs to disk. In the split case a language that
+shuffle is bounded by --memory-mb and spills shuffled runs to disk. In the split case a language that
 is up-sampled goes through its own `shuf`; a down-sampled one needs none (shuf -n already writes
 its pick in random order).
 

@@ -8,12 +8,13 @@ using namespace kglm;
 
 int main(int argc, char** argv) {
   return run_tool("sample-lang", [&] {
-    ToolCli cli("sample-lang",
-                "sample-lang [--alpha A | --truncate] [--total N | --keep-smallest] (-o OUT | --split-by-lang DIR | --plan)\n"
-                "                   --input LANG=PATH... | --input DIR | --input STREAM.jsonl",
-                "Rebalances a multilingual corpus: language i of size n_i (p_i = n_i/Σn) gets the share q_i ∝ p_i^α,\n"
-                "large languages are down-sampled without replacement, small ones up-sampled by whole passes plus a\n"
-                "seeded selection; the result is one shuffled stream or one file per language.");
+    ToolCli cli(
+        "sample-lang",
+        "sample-lang [--alpha A | --truncate] [--total N | --keep-smallest] (-o OUT | --split-by-lang DIR | --plan)\n"
+        "                   --input LANG=PATH... | --input DIR | --input STREAM.jsonl",
+        "Rebalances a multilingual corpus: language i of size n_i (p_i = n_i/Σn) gets the share q_i ∝ p_i^α,\n"
+        "large languages are down-sampled without replacement, small ones up-sampled by whole passes plus a\n"
+        "seeded selection; the result is one shuffled stream or one file per language.");
     sample::SampleLangOptions o;
     std::string unit, format;
     uint64_t total = 0, memory_mb = 0;

@@ -16,7 +16,8 @@ namespace kglm::sample {
 namespace fs = std::filesystem;
 
 std::string file_suffix(std::string_view path) {
-  std::string_view name = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  std::string_view name =
+      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
   size_t last = name.rfind('.');
   if (last == std::string_view::npos || last == 0) return "";
   std::string_view ext = name.substr(last);
@@ -116,11 +117,11 @@ namespace {
 struct ScannedLine {
   uint64_t line = 0;
   uint64_t units = 0;
-  uint32_t offset = 0;       // in the batch
+  uint32_t offset = 0;  // in the batch
   uint32_t length = 0;
   uint32_t lang_offset = 0;  // in ScannedBatch::langs (mixed streams)
   uint16_t lang_length = 0;
-  bool bad = false;          // the reason is the next entry of ScannedBatch::errors
+  bool bad = false;  // the reason is the next entry of ScannedBatch::errors
 };
 
 struct LanguageTotal {
@@ -133,8 +134,8 @@ struct ScannedBatch {
   LineBatch batch;
   std::vector<ScannedLine> lines;     // every record, or only the bad ones when counting totals
   std::vector<LanguageTotal> totals;  // counting totals: per language of the batch
-  std::string langs;                // the languages read from records, back to back
-  std::vector<std::string> errors;  // one per bad line, in order
+  std::string langs;                  // the languages read from records, back to back
+  std::vector<std::string> errors;    // one per bad line, in order
   uint64_t empty_lines = 0;
 };
 
@@ -148,9 +149,15 @@ class LineScanner {
   // record that cannot be used.
   bool scan(std::string_view line, ScannedLine& out, std::string& langs, std::string& error) const {
     switch (options_.unit) {
-      case SizeUnit::lines: out.units = 1; break;
-      case SizeUnit::bytes: out.units = line.size() + 1; break;
-      case SizeUnit::tokens: out.units = json_ ? 0 : count_whitespace_tokens(line); break;
+      case SizeUnit::lines:
+        out.units = 1;
+        break;
+      case SizeUnit::bytes:
+        out.units = line.size() + 1;
+        break;
+      case SizeUnit::tokens:
+        out.units = json_ ? 0 : count_whitespace_tokens(line);
+        break;
     }
     return !json_ || scan_json(line, out, langs, error);
   }
@@ -232,7 +239,8 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
   // Counting totals: a record's size is added to its language's total instead of being kept.
   auto add_total = [&](ScannedBatch& out, const ScannedLine& s) {
     std::string_view lang = mixed ? std::string_view(out.langs).substr(s.lang_offset, s.lang_length) : source.lang;
-    auto it = std::find_if(out.totals.begin(), out.totals.end(), [&](const LanguageTotal& t) { return t.lang == lang; });
+    auto it =
+        std::find_if(out.totals.begin(), out.totals.end(), [&](const LanguageTotal& t) { return t.lang == lang; });
     if (it == out.totals.end()) it = out.totals.insert(out.totals.end(), LanguageTotal{std::string(lang), 0, 0});
     ++it->records;
     it->units += s.units;
@@ -272,8 +280,8 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
       }
       ScannedRecord record;
       record.line = s.line;
-      record.lang = mixed ? std::string_view(scanned.langs).substr(s.lang_offset, s.lang_length)
-                          : std::string_view(source.lang);
+      record.lang =
+          mixed ? std::string_view(scanned.langs).substr(s.lang_offset, s.lang_length) : std::string_view(source.lang);
       record.text = std::string_view(scanned.batch.data.get() + s.offset, s.length);
       record.units = s.units;
       callbacks.record(record);

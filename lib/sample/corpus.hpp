@@ -49,12 +49,12 @@ struct ScannedRecord {
 };
 
 struct ScanCallbacks {
-  std::function<void(const ScannedRecord&)> record;              // valid records, in input order
+  std::function<void(const ScannedRecord&)> record;  // valid records, in input order
   // Instead of `record` (leave that empty): sizes per language, summed over each batch by the
   // workers, which makes a counting pass cheaper than visiting every record.
   std::function<void(std::string_view lang, uint64_t records, uint64_t units)> totals;
   std::function<void(uint64_t line, std::string_view reason)> bad;  // records that cannot be used
-  std::function<void(uint64_t raw_bytes)> progress;                // after each batch
+  std::function<void(uint64_t raw_bytes)> progress;                 // after each batch
 };
 
 // Reads the source once (batches parsed on options.threads workers, callbacks in input order).

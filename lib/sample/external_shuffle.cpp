@@ -13,7 +13,7 @@ namespace kglm::sample {
 namespace {
 
 constexpr uint32_t kShuffleStream = 0x53485546;  // "SHUF"
-constexpr size_t kPerRecordOverhead = 16;  // sizeof(Entry)
+constexpr size_t kPerRecordOverhead = 16;        // sizeof(Entry)
 constexpr size_t kWriteChunk = 1 << 20;
 constexpr size_t kMinRunBuffer = 64 << 10;
 constexpr size_t kMaxRunBuffer = 4 << 20;
@@ -40,7 +40,8 @@ class Fenwick {
     for (top_ = 1; top_ * 2 <= counts.size();) top_ *= 2;
   }
   void add(size_t i, int64_t delta) {
-    for (++i; i < tree_.size(); i += i & (~i + 1)) tree_[i] = static_cast<uint64_t>(static_cast<int64_t>(tree_[i]) + delta);
+    for (++i; i < tree_.size(); i += i & (~i + 1))
+      tree_[i] = static_cast<uint64_t>(static_cast<int64_t>(tree_[i]) + delta);
   }
   // The run holding the k-th remaining record (0-based).
   size_t find(uint64_t k) const {
@@ -87,7 +88,9 @@ struct ExternalShuffle::FileRun {
       if (end == buffer.size()) buffer.resize(buffer.size() * 2);  // a record longer than the buffer
       ssize_t n = ::pread(fd, buffer.data() + end, buffer.size() - end, static_cast<off_t>(file_offset));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw Error("cannot read back the shuffle's temporary run in " + where + ": " + (n < 0 ? errno_text() : "truncated"));
+      if (n <= 0)
+        throw Error("cannot read back the shuffle's temporary run in " + where + ": " +
+                    (n < 0 ? errno_text() : "truncated"));
       end += static_cast<size_t>(n);
       file_offset += static_cast<uint64_t>(n);
     }
@@ -101,7 +104,9 @@ ExternalShuffle::ExternalShuffle(std::string tmp_dir, size_t memory_bytes, uint6
 
 ExternalShuffle::~ExternalShuffle() = default;
 
-std::string_view ExternalShuffle::buffered(size_t i) const { return {arena_.data() + entries_[i].start, entries_[i].length}; }
+std::string_view ExternalShuffle::buffered(size_t i) const {
+  return {arena_.data() + entries_[i].start, entries_[i].length};
+}
 
 void ExternalShuffle::add(std::string_view record) {
   size_t needed = arena_.size() + record.size() + kPerRecordOverhead * (entries_.size() + 1);

@@ -48,7 +48,7 @@ class ExternalShuffle {
     uint64_t start;  // in arena_
     uint64_t length;
   };
-  std::string arena_;            // buffered records, back to back
+  std::string arena_;  // buffered records, back to back
   std::vector<Entry> entries_;
   std::vector<std::unique_ptr<FileRun>> runs_;
   uint64_t records_ = 0;

@@ -20,9 +20,12 @@ SizeUnit parse_size_unit(std::string_view name) {
 
 const char* size_unit_name(SizeUnit unit) {
   switch (unit) {
-    case SizeUnit::lines: return "lines";
-    case SizeUnit::tokens: return "tokens";
-    case SizeUnit::bytes: return "bytes";
+    case SizeUnit::lines:
+      return "lines";
+    case SizeUnit::tokens:
+      return "tokens";
+    case SizeUnit::bytes:
+      return "bytes";
   }
   return "?";
 }

@@ -29,9 +29,9 @@ struct LanguageSize {
 
 struct PlanOptions {
   double alpha = 1.0;
-  bool truncate = false;                 // every language cut to the smallest (α = 0, smallest kept)
-  std::optional<uint64_t> total;         // target units over all languages
-  bool keep_smallest = false;            // scale so the smallest language keeps its full size
+  bool truncate = false;          // every language cut to the smallest (α = 0, smallest kept)
+  std::optional<uint64_t> total;  // target units over all languages
+  bool keep_smallest = false;     // scale so the smallest language keeps its full size
 };
 
 struct PlanRow {

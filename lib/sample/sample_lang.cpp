@@ -145,12 +145,14 @@ Stats sample_languages(const SampleLangOptions& o) {
   if (!o.scan.token_field.empty() && o.scan.unit != SizeUnit::tokens)
     throw UsageError("--token-field needs --unit tokens");
   std::vector<CorpusSource> sources = resolve_sources(o.inputs);
-  size_t from_stdin = std::count_if(sources.begin(), sources.end(), [](const CorpusSource& s) { return s.path == "-"; });
+  size_t from_stdin =
+      std::count_if(sources.begin(), sources.end(), [](const CorpusSource& s) { return s.path == "-"; });
   if (from_stdin > 1) throw UsageError("standard input ('-') can be given only once");
   bool any_mixed = std::any_of(sources.begin(), sources.end(), [](const CorpusSource& s) { return s.lang.empty(); });
   // Per-language files are read language by language, so split outputs finish one at a time.
   if (!any_mixed)
-    std::stable_sort(sources.begin(), sources.end(), [](const CorpusSource& a, const CorpusSource& b) { return a.lang < b.lang; });
+    std::stable_sort(sources.begin(), sources.end(),
+                     [](const CorpusSource& a, const CorpusSource& b) { return a.lang < b.lang; });
 
   Stats stats;
   ErrorCounter errors(o.max_errors);
@@ -185,7 +187,9 @@ Stats sample_languages(const SampleLangOptions& o) {
         it->second.units += units;
         records += n;
       };
-      on.bad = [&](uint64_t line, std::string_view reason) { errors.record(s.path == "-" ? "stdin" : s.path, line, reason); };
+      on.bad = [&](uint64_t line, std::string_view reason) {
+        errors.record(s.path == "-" ? "stdin" : s.path, line, reason);
+      };
       uint64_t raw_before = raw_done;
       on.progress = [&](uint64_t raw) { progress.update(records, raw_done = raw_before + raw); };
       empty_lines += scan_records(s, o.scan, on);

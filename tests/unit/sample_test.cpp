@@ -331,11 +331,16 @@ TEST(Corpus, WhitespaceTokens) {
   EXPECT_EQ(count_whitespace_tokens("   "), 0u);
   EXPECT_EQ(count_whitespace_tokens("a"), 1u);
   EXPECT_EQ(count_whitespace_tokens(" two\twords\r\n"), 2u);
-  EXPECT_EQ(count_whitespace_tokens("ein\xc2\xa0Wort"), 2u);              // U+00A0 no-break space
+  EXPECT_EQ(count_whitespace_tokens("ein\xc2\xa0Wort"), 2u);                       // U+00A0 no-break space
   EXPECT_EQ(count_whitespace_tokens("\xe6\x97\xa5\xe3\x80\x80\xe6\x9c\xac"), 2u);  // U+3000 ideographic space
-  EXPECT_EQ(count_whitespace_tokens("a\xe2\x80\x8b""b"), 1u);             // U+200B zero width space is not
-  EXPECT_EQ(count_whitespace_tokens("a\xe2\x80\x8a" "b\xe2\x80\xaf" "c"), 3u);  // U+200A, U+202F
-  EXPECT_EQ(count_whitespace_tokens("\xe2\x80"), 1u);                     // a truncated sequence is a word
+  EXPECT_EQ(count_whitespace_tokens("a\xe2\x80\x8b"
+                                    "b"),
+            1u);  // U+200B zero width space is not
+  EXPECT_EQ(count_whitespace_tokens("a\xe2\x80\x8a"
+                                    "b\xe2\x80\xaf"
+                                    "c"),
+            3u);                                       // U+200A, U+202F
+  EXPECT_EQ(count_whitespace_tokens("\xe2\x80"), 1u);  // a truncated sequence is a word
 }
 
 TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
@@ -375,7 +380,8 @@ TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
     };
     count.bad = on.bad;
     scan_records({"", dir.file("mixed.jsonl"), ".jsonl"}, o, count);
-    EXPECT_EQ(totals, (std::map<std::string, std::pair<uint64_t, uint64_t>>{{"de", {1, 3}}, {"en", {1, 2}}, {"fr", {1, 0}}}));
+    EXPECT_EQ(totals,
+              (std::map<std::string, std::pair<uint64_t, uint64_t>>{{"de", {1, 3}}, {"en", {1, 2}}, {"fr", {1, 0}}}));
     EXPECT_EQ(bad_lines, (std::vector<uint64_t>{4, 5}));
   }
   RecordScanOptions counted;
