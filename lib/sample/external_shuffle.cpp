@@ -111,8 +111,12 @@ std::string_view ExternalShuffle::buffered(size_t i) const {
 void ExternalShuffle::add(std::string_view record) {
   size_t needed = arena_.size() + record.size() + kPerRecordOverhead * (entries_.size() + 1);
   if (needed > memory_ && !entries_.empty()) spill();
-  // Reserved once: untouched pages cost no memory, and the buffer never reallocates past the budget.
-  if (arena_.capacity() < memory_ && arena_.empty()) arena_.reserve(memory_);
+  // Reserved once: untouched pages cost no memory, and neither the records nor their entries ever
+  // reallocate (which would double what they hold) while under the budget.
+  if (arena_.capacity() < memory_ && arena_.empty()) {
+    arena_.reserve(memory_);
+    entries_.reserve(memory_ / kPerRecordOverhead);
+  }
   entries_.push_back({arena_.size(), record.size()});
   arena_.append(record);
   ++records_;
