@@ -165,6 +165,10 @@ Stats sample_languages(const SampleLangOptions& o) {
     for (CorpusSource& s : sources)
       if (s.path == "-") s.path = spilled->path();
   }
+  // Messages name standard input as such, also once it is read from its spilled copy.
+  auto name_of = [&](const CorpusSource& s) {
+    return s.path == "-" || (spilled && s.path == spilled->path()) ? std::string("stdin") : s.path;
+  };
   for (CorpusSource& s : sources)
     if (s.suffix.empty() && s.lang.empty()) s.suffix = ".jsonl";
   uint64_t raw_total = input_bytes(sources);
@@ -188,7 +192,7 @@ Stats sample_languages(const SampleLangOptions& o) {
         records += n;
       };
       on.bad = [&](uint64_t line, std::string_view reason) {
-        errors.record(s.path == "-" ? "stdin" : s.path, line, reason);
+        errors.record(name_of(s), line, reason);
       };
       uint64_t raw_before = raw_done;
       on.progress = [&](uint64_t raw) { progress.update(records, raw_done = raw_before + raw); };
@@ -254,7 +258,7 @@ Stats sample_languages(const SampleLangOptions& o) {
   Progress progress("sampling", raw_total);
   for (size_t si = 0; si < sources.size(); ++si) {
     const CorpusSource& s = sources[si];
-    std::string name = s.path == "-" ? "stdin" : s.path;
+    std::string name = name_of(s);
     ScanCallbacks on;
     on.record = [&](const ScannedRecord& r) {
       auto it = row_of.find(r.lang);

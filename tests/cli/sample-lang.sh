@@ -102,6 +102,8 @@ ok "gzip inputs: same sample, gzip outputs"
 [ "$(stat_of "$tmp/bad.json" bad_records)" = 3 ] || fail "expected 3 bad records"
 [ "$(wc -l < "$tmp/bad-out.jsonl")" = 300 ] || fail "the 300 valid records are not all kept"
 grep -q "bad.jsonl:102: " "$tmp/bad.err" || fail "no location for the bad record"
+"$sl" - --unit tokens -o "$tmp/bad-stdin.jsonl" --tmp-dir "$tmp" 2> "$tmp/bad-stdin.err" < "$tmp/bad.jsonl"
+grep -q ": stdin:102: " "$tmp/bad-stdin.err" || fail "a bad record of stdin is not located as stdin:102"
 if "$sl" "$tmp/bad.jsonl" --unit tokens -o "$tmp/bad-fail.jsonl" --max-errors 2 -q 2> /dev/null; then
   fail "--max-errors 2 should fail"
 fi
