@@ -1,6 +1,7 @@
 #include "sample/plan.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -165,12 +166,9 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
 
 uint64_t parse_count(std::string_view field, const std::string& where) {
   uint64_t value = 0;
-  if (field.empty()) throw Error(where + "empty count");
-  for (char c : field) {
-    if (c < '0' || c > '9' || value > (UINT64_MAX - 9) / 10)
-      throw Error(where + "'" + std::string(field) + "' is not a count");
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
+  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || end != field.data() + field.size() || field.empty())
+    throw Error(where + "'" + std::string(field) + "' is not a count");
   return value;
 }
 
