@@ -48,3 +48,8 @@ if(NOT KGLM_NCCL STREQUAL "OFF")
   endif()
 endif()
 kglm_optional(NCCL _nccl_found)
+
+# Training engine: SentencePiece (lib/tok), OpenBLAS sgemm and OpenMP (lib/nn CPU backend).
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+find_package(OpenMP REQUIRED COMPONENTS CXX)

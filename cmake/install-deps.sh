@@ -13,6 +13,7 @@ packages=(
   zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2
   libgtest-dev librandom123-dev libabsl-dev
+  libsentencepiece-dev sentencepiece libopenblas-dev
   python3 python3-networkx
   "$@"
 )

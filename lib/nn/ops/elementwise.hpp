@@ -1,0 +1,22 @@
+// Small elementwise and indexing ops used between the layers.
+#pragma once
+
+#include "nn/ops/linear.hpp"
+
+namespace kglm::nn {
+
+// out = a + b (same shapes; out may alias a or b).
+void add(const Tensor& a, const Tensor& b, Tensor& out);
+// acc += x.
+void accumulate(Tensor& acc, const Tensor& x);
+// x *= s.
+void scale(Tensor& x, double s);
+// Σ x² in double (for the global gradient norm).
+double sum_of_squares(const Tensor& x);
+
+// src [N, H], index I32 [M] in [0, N): out [M, H] = src[index] (Overwrite).
+void gather_rows(const Tensor& src, const Tensor& index, Tensor& out);
+// dsrc[index[i]] += dout[i] (Accumulate, deterministic for repeated indices).
+void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc);
+
+}  // namespace kglm::nn

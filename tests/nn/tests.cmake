@@ -1,0 +1,1 @@
+# Tests of lib/nn (sources under tests/nn/).

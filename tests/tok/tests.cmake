@@ -1,0 +1,1 @@
+# Tests of lib/tok (sources under tests/tok/).

@@ -1,0 +1,1 @@
+# Tests of lib/train (sources under tests/train/).
