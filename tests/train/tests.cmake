@@ -1,1 +1,3 @@
 # Tests of lib/train (sources under tests/train/).
+include(train/data.cmake)
+include(train/trainer.cmake)

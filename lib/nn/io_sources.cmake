@@ -1,0 +1,3 @@
+# Safetensors reading and writing, relative to lib/.
+set(KGLM_NN_IO_SOURCES
+)

@@ -1,0 +1,3 @@
+# Token datasets and pretrain prepare, relative to lib/.
+set(KGLM_TRAIN_DATA_SOURCES
+)
