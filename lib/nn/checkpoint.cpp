@@ -1,0 +1,128 @@
+#include "nn/checkpoint.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace kglm::nn {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The HF name a tensor of the file stands for: legacy LayerNorm names are renamed.
+std::string canonical_name(std::string_view name) {
+  std::string n(name);
+  if (n.find("LayerNorm") != std::string::npos || n.find("layer_norm") != std::string::npos) {
+    if (ends_with(n, ".gamma")) return n.substr(0, n.size() - 6) + ".weight";
+    if (ends_with(n, ".beta")) return n.substr(0, n.size() - 5) + ".bias";
+  }
+  return n;
+}
+
+bool is_tied_decoder(std::string_view name) {
+  return name == "lm_head.decoder.weight" || name == "cls.predictions.decoder.weight";
+}
+// Stored by some HF versions as a second name of the bias parameter.
+bool is_decoder_bias(std::string_view name) {
+  return name == "lm_head.decoder.bias" || name == "cls.predictions.decoder.bias";
+}
+
+}  // namespace
+
+LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, bool allow_missing) {
+  struct Target {
+    Parameter* param;
+    const HfTensorName* slice;
+  };
+  std::unordered_map<std::string, Target> wanted;
+  for (Parameter& p : params.all())
+    for (const HfTensorName& hf : p.hf_names) wanted[hf.name] = {&p, &hf};
+
+  LoadReport report;
+  std::unordered_map<std::string, bool> loaded;
+  std::vector<std::string> tied;
+  for (const SafetensorsEntry& e : file.entries()) {
+    std::string name = canonical_name(e.name);
+    if (ends_with(name, "position_ids")) continue;  // a buffer, not a parameter
+    if (is_tied_decoder(name)) {
+      tied.push_back(e.name);
+      continue;
+    }
+    if (is_decoder_bias(name)) name = name == "lm_head.decoder.bias" ? "lm_head.bias" : "cls.predictions.bias";
+    auto it = wanted.find(name);
+    if (it == wanted.end()) {
+      report.unexpected.push_back(e.name);
+      continue;
+    }
+    if (loaded[name]) continue;  // decoder bias stored under both names
+    Parameter& p = *it->second.param;
+    const HfTensorName& slice = *it->second.slice;
+    Tensor dst = p.value.rows(slice.row_begin, slice.row_end);
+    Tensor src = file.read_f32(e.name);
+    if (src.shape() != dst.shape())
+      throw Error(file.source() + ": tensor '" + e.name + "' has shape " + shape_string(src.shape()) +
+                  ", the model expects " + shape_string(dst.shape()));
+    dst.copy_from(src);
+    loaded[name] = true;
+  }
+  for (const auto& [name, target] : wanted)
+    if (!loaded[name]) report.missing.push_back(name);
+  std::sort(report.missing.begin(), report.missing.end());
+  if (!report.missing.empty() && !allow_missing)
+    throw Error(file.source() + ": tensor '" + report.missing.front() + "' is missing (" +
+                std::to_string(report.missing.size()) + " parameters missing in all)");
+  // A stored decoder must really be tied: kglm keeps one matrix for both.
+  for (const std::string& name : tied) {
+    bool bert = name.rfind("cls.", 0) == 0;
+    const Parameter* word = params.find((bert ? "bert." : "roberta.") + std::string("embeddings.word_embeddings.weight"));
+    if (!word) continue;
+    Tensor decoder = file.read_f32(name);
+    if (decoder.shape() != word->value.shape() ||
+        std::memcmp(decoder.raw(), word->value.raw(), decoder.nbytes()) != 0)
+      throw Error(file.source() + ": tensor '" + name +
+                  "' differs from the word embeddings; untied decoders are not supported");
+  }
+  return report;
+}
+
+std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const Parameter& p : params.all())
+    for (const HfTensorName& hf : p.hf_names) out.emplace_back(hf.name, p.value.rows(hf.row_begin, hf.row_end));
+  return out;
+}
+
+void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params,
+                     const std::vector<std::pair<std::string, std::string>>& metadata,
+                     const std::function<void(const std::filesystem::path&)>& write_files) {
+  namespace fs = std::filesystem;
+  const std::string pid = std::to_string(::getpid());
+  fs::path tmp = dir.string() + ".tmp." + pid;
+  fs::path old = dir.string() + ".old." + pid;
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  try {
+    fs::create_directories(tmp);
+    write_safetensors(tmp / "model.safetensors", hf_tensors(params), metadata);
+    write_files(tmp);
+    // Swap in: the old directory (if any) moves aside first, so DIR is never half-written.
+    if (fs::exists(dir)) fs::rename(dir, old);
+    fs::rename(tmp, dir);
+    fs::remove_all(old, ec);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw Error(dir.string() + ": cannot write the model directory: " + e.code().message());
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+}  // namespace kglm::nn

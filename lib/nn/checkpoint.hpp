@@ -1,0 +1,37 @@
+// Hugging Face model directories: config.json + model.safetensors (HF tensor names) + the
+// tokenizer's files. Loading accepts what HF itself writes or used to write: LayerNorm
+// `gamma`/`beta` for `weight`/`bias`, `position_ids` buffers (ignored), the tied decoder weight
+// stored or not (when stored it must equal the word embeddings), BF16/F16/F64 tensors (to F32).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn/model_config.hpp"
+#include "nn/parameters.hpp"
+#include "nn/safetensors.hpp"
+
+namespace kglm::nn {
+
+struct LoadReport {
+  std::vector<std::string> missing;     // parameters the file does not have (left as they were)
+  std::vector<std::string> unexpected;  // tensors of the file no parameter wants (e.g. another head)
+};
+
+// Copies every parameter found in `file` into `params` by HF name. Missing parameters are an
+// error unless allow_missing (a new head on a pre-trained encoder); shapes must match exactly.
+LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, bool allow_missing);
+
+// The parameters under their HF names (the tied decoder is not stored, as HF does).
+std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params);
+
+// Writes DIR atomically: everything goes to DIR.tmp.<pid>, which replaces DIR only when complete.
+// `write_files(tmp_dir)` adds the other files (config.json, tokenizer files, trainer state).
+void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params,
+                     const std::vector<std::pair<std::string, std::string>>& metadata,
+                     const std::function<void(const std::filesystem::path&)>& write_files);
+
+}  // namespace kglm::nn

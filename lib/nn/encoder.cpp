@@ -1,0 +1,211 @@
+#include "nn/encoder.hpp"
+
+#include "core/error.hpp"
+#include "nn/ops/activation.hpp"
+#include "nn/ops/attention.hpp"
+#include "nn/ops/dropout.hpp"
+#include "nn/ops/elementwise.hpp"
+#include "nn/ops/embedding.hpp"
+#include "nn/ops/layer_norm.hpp"
+#include "nn/ops/linear.hpp"
+
+namespace kglm::nn {
+
+namespace {
+
+using Init = Parameter::Init;
+
+// Dropout sites within one forward pass (see DropoutContext).
+constexpr uint64_t kEmbeddingSite = 0;
+uint64_t layer_site(size_t layer, uint64_t k) { return 1 + 3 * layer + k; }  // k: 0 probs, 1 attn out, 2 ffn out
+
+}  // namespace
+
+Encoder::Encoder(const ModelConfig& config, ParameterStore& params) : config_(config), params_(params) {
+  config_.validate();
+  const int64_t h = config.hidden, f = config.intermediate;
+  const std::string p = config.prefix();
+  word_ = params.add(p + "embeddings.word_embeddings.weight", {config.vocab_size, h}, Init::Normal, true);
+  position_ = params.add(p + "embeddings.position_embeddings.weight", {config.max_positions, h}, Init::Normal, true);
+  token_type_ = params.add(p + "embeddings.token_type_embeddings.weight", {config.type_vocab, h}, Init::Normal, true);
+  emb_ln_g_ = params.add(p + "embeddings.LayerNorm.weight", {h}, Init::Ones, false);
+  emb_ln_b_ = params.add(p + "embeddings.LayerNorm.bias", {h}, Init::Zeros, false);
+  for (int64_t l = 0; l < config.layers; ++l) {
+    const std::string n = p + "encoder.layer." + std::to_string(l) + ".";
+    const std::string self = n + "attention.self.";
+    Layer layer{};
+    // q, k and v are one [3H, H] projection (one sgemm); checkpoints still name them apart.
+    layer.qkv_w = params.add(self + "qkv.weight", {3 * h, h}, Init::Normal, true,
+                             {{self + "query.weight", 0, h}, {self + "key.weight", h, 2 * h},
+                              {self + "value.weight", 2 * h, 3 * h}});
+    layer.qkv_b = params.add(self + "qkv.bias", {3 * h}, Init::Zeros, false,
+                             {{self + "query.bias", 0, h}, {self + "key.bias", h, 2 * h},
+                              {self + "value.bias", 2 * h, 3 * h}});
+    layer.out_w = params.add(n + "attention.output.dense.weight", {h, h}, Init::Normal, true);
+    layer.out_b = params.add(n + "attention.output.dense.bias", {h}, Init::Zeros, false);
+    layer.ln1_g = params.add(n + "attention.output.LayerNorm.weight", {h}, Init::Ones, false);
+    layer.ln1_b = params.add(n + "attention.output.LayerNorm.bias", {h}, Init::Zeros, false);
+    layer.up_w = params.add(n + "intermediate.dense.weight", {f, h}, Init::Normal, true);
+    layer.up_b = params.add(n + "intermediate.dense.bias", {f}, Init::Zeros, false);
+    layer.down_w = params.add(n + "output.dense.weight", {h, f}, Init::Normal, true);
+    layer.down_b = params.add(n + "output.dense.bias", {h}, Init::Zeros, false);
+    layer.ln2_g = params.add(n + "output.LayerNorm.weight", {h}, Init::Ones, false);
+    layer.ln2_b = params.add(n + "output.LayerNorm.bias", {h}, Init::Zeros, false);
+    layers_.push_back(std::move(layer));
+  }
+}
+
+void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
+  if (batch == batch_ && seq == seq_) return;
+  batch_ = batch;
+  seq_ = seq;
+  const int64_t n = batch * seq, h = config_.hidden, f = config_.intermediate, a = config_.heads;
+  ids_ = Tensor::empty({n}, DType::I32);
+  positions_ = Tensor::empty({n}, DType::I32);
+  types_ = Tensor::empty({n}, DType::I32);
+  key_mask_ = Tensor::empty({batch, seq}, DType::I32);
+  emb_sum_ = Tensor::empty({n, h});
+  emb_mean_ = Tensor::empty({n});
+  emb_rstd_ = Tensor::empty({n});
+  emb_out_ = Tensor::empty({n, h});
+  emb_mask_ = Tensor::empty({n, h}, DType::U8);
+  for (Layer& L : layers_) {
+    L.qkv = Tensor::empty({n, 3 * h});
+    L.ctx = Tensor::empty({n, h});
+    L.probs = Tensor::empty({batch, a, seq, seq});
+    L.probs_mask = Tensor::empty({batch, a, seq, seq}, DType::U8);
+    L.sum1 = Tensor::empty({n, h});
+    L.attn_mask = Tensor::empty({n, h}, DType::U8);
+    L.ln1_mean = Tensor::empty({n});
+    L.ln1_rstd = Tensor::empty({n});
+    L.h1 = Tensor::empty({n, h});
+    L.ff_pre = Tensor::empty({n, f});
+    L.ff_act = Tensor::empty({n, f});
+    L.ff_mask = Tensor::empty({n, h}, DType::U8);
+    L.sum2 = Tensor::empty({n, h});
+    L.ln2_mean = Tensor::empty({n});
+    L.ln2_rstd = Tensor::empty({n});
+    L.out = Tensor::empty({n, h});
+  }
+  d_sum_ = Tensor::empty({n, h});
+  d_h1_ = Tensor::empty({n, h});
+  d_ff_ = Tensor::empty({n, f});
+  d_qkv_ = Tensor::empty({n, 3 * h});
+  d_ctx_ = Tensor::empty({n, h});
+  d_x_ = Tensor::empty({n, h});
+}
+
+void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout) {
+  const int64_t n = batch.batch * batch.seq;
+  check_shape(batch.input_ids, {n}, "encoder", "input_ids");
+  check_shape(batch.attention_mask, {n}, "encoder", "attention_mask");
+  ids_.copy_from(batch.input_ids);
+  key_mask_.copy_from(batch.attention_mask.view({batch.batch, batch.seq}));
+  if (batch.token_type_ids.defined()) {
+    types_.copy_from(batch.token_type_ids.view({n}));
+  } else {
+    types_.zero();
+  }
+
+  // Positions: BERT counts 0, 1, …; RoBERTa numbers the non-padding tokens from pad_id + 1 and
+  // gives padding pad_id (fairseq's make_positions), independent of the attention mask.
+  const int32_t* id = ids_.data<int32_t>();
+  int32_t* pos = positions_.data<int32_t>();
+  const bool roberta = config_.architecture == Architecture::XlmRoberta;
+  const auto pad = static_cast<int32_t>(config_.pad_token_id);
+  for (int64_t b = 0; b < batch.batch; ++b) {
+    int32_t count = 0;
+    for (int64_t t = 0; t < batch.seq; ++t) {
+      int64_t i = b * batch.seq + t;
+      if (roberta) {
+        pos[i] = id[i] == pad ? pad : pad + ++count;
+      } else {
+        pos[i] = static_cast<int32_t>(t);
+      }
+      if (pos[i] >= config_.max_positions)
+        throw Error("encoder: sequence of " + std::to_string(batch.seq) + " tokens is longer than the model's " +
+                    std::to_string(config_.max_positions) + " positions allow");
+    }
+  }
+
+  embedding_forward(ids_, param(word_), emb_sum_, GradMode::Overwrite);
+  embedding_forward(positions_, param(position_), emb_sum_, GradMode::Accumulate);
+  embedding_forward(types_, param(token_type_), emb_sum_, GradMode::Accumulate);
+  layer_norm_forward(emb_sum_, param(emb_ln_g_), param(emb_ln_b_), config_.layer_norm_eps, emb_out_, emb_mean_,
+                     emb_rstd_);
+  dropout_forward(emb_out_, hidden_p_, dropout.key(kEmbeddingSite), emb_out_, emb_mask_);
+}
+
+const Tensor& Encoder::forward(const EncoderBatch& batch, const DropoutContext& dropout) {
+  ensure_buffers(batch.batch, batch.seq);
+  hidden_p_ = dropout.training ? config_.hidden_dropout : 0.0f;
+  attention_p_ = dropout.training ? config_.attention_dropout : 0.0f;
+  embeddings_forward(batch, dropout);
+  for (size_t l = 0; l < layers_.size(); ++l) layer_forward(l, l == 0 ? emb_out_ : layers_[l - 1].out, dropout);
+  return layers_.back().out;
+}
+
+void Encoder::layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout) {
+  Layer& L = layers_[l];
+  const AttentionShape shape{batch_, seq_, config_.heads, config_.hidden};
+  linear_forward(x, param(L.qkv_w), param(L.qkv_b), L.qkv);
+  attention_forward(L.qkv.view({batch_, seq_, 3 * config_.hidden}), key_mask_, shape, attention_p_,
+                    dropout.key(layer_site(l, 0)), L.ctx, L.probs, L.probs_mask);
+  // sum1 = dropout(dense(ctx)) + x, then LayerNorm (post-LN).
+  linear_forward(L.ctx, param(L.out_w), param(L.out_b), L.sum1);
+  dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1)), L.sum1, L.attn_mask);
+  add(L.sum1, x, L.sum1);
+  layer_norm_forward(L.sum1, param(L.ln1_g), param(L.ln1_b), config_.layer_norm_eps, L.h1, L.ln1_mean, L.ln1_rstd);
+  // Feed-forward: sum2 = dropout(down(gelu(up(h1)))) + h1, then LayerNorm.
+  linear_forward(L.h1, param(L.up_w), param(L.up_b), L.ff_pre);
+  gelu_forward(L.ff_pre, L.ff_act);
+  linear_forward(L.ff_act, param(L.down_w), param(L.down_b), L.sum2);
+  dropout_forward(L.sum2, hidden_p_, dropout.key(layer_site(l, 2)), L.sum2, L.ff_mask);
+  add(L.sum2, L.h1, L.sum2);
+  layer_norm_forward(L.sum2, param(L.ln2_g), param(L.ln2_b), config_.layer_norm_eps, L.out, L.ln2_mean, L.ln2_rstd);
+}
+
+void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx) {
+  Layer& L = layers_[l];
+  const AttentionShape shape{batch_, seq_, config_.heads, config_.hidden};
+  // Output LayerNorm; its input was ff + h1, so the gradient reaches h1 directly and via the FFN.
+  layer_norm_backward(dout, L.sum2, param(L.ln2_g), L.ln2_mean, L.ln2_rstd, d_sum_, grad(L.ln2_g), grad(L.ln2_b));
+  d_h1_.copy_from(d_sum_);
+  dropout_backward(d_sum_, L.ff_mask, hidden_p_, d_sum_);
+  linear_backward(d_sum_, L.ff_act, param(L.down_w), d_ff_, grad(L.down_w), grad(L.down_b));
+  gelu_backward(d_ff_, L.ff_pre, d_ff_);
+  linear_backward(d_ff_, L.h1, param(L.up_w), d_h1_, grad(L.up_w), grad(L.up_b), GradMode::Accumulate);
+  // Attention block: LayerNorm of (attention output + x).
+  layer_norm_backward(d_h1_, L.sum1, param(L.ln1_g), L.ln1_mean, L.ln1_rstd, d_sum_, grad(L.ln1_g), grad(L.ln1_b));
+  dx.copy_from(d_sum_);
+  dropout_backward(d_sum_, L.attn_mask, hidden_p_, d_sum_);
+  linear_backward(d_sum_, L.ctx, param(L.out_w), d_ctx_, grad(L.out_w), grad(L.out_b));
+  Tensor dqkv = d_qkv_.view({batch_, seq_, 3 * config_.hidden});
+  attention_backward(d_ctx_, L.qkv.view({batch_, seq_, 3 * config_.hidden}), L.probs, L.probs_mask, shape,
+                     attention_p_, dqkv);
+  linear_backward(d_qkv_, x, param(L.qkv_w), dx, grad(L.qkv_w), grad(L.qkv_b), GradMode::Accumulate);
+}
+
+void Encoder::backward(Tensor& dhidden) {
+  check_shape(dhidden, {batch_ * seq_, config_.hidden}, "encoder backward", "dhidden");
+  // dhidden and d_x_ alternate as "gradient w.r.t. this layer's output / input".
+  Tensor* dout = &dhidden;
+  Tensor* dx = &d_x_;
+  for (size_t l = layers_.size(); l-- > 0;) {
+    layer_backward(l, l == 0 ? emb_out_ : layers_[l - 1].out, *dout, *dx);
+    std::swap(dout, dx);
+  }
+  // *dout is now the gradient w.r.t. the embeddings' output.
+  dropout_backward(*dout, emb_mask_, hidden_p_, *dout);
+  layer_norm_backward(*dout, emb_sum_, param(emb_ln_g_), emb_mean_, emb_rstd_, *dx, grad(emb_ln_g_), grad(emb_ln_b_));
+  embedding_backward(ids_, *dx, grad(word_));
+  embedding_backward(positions_, *dx, grad(position_));
+  embedding_backward(types_, *dx, grad(token_type_));
+}
+
+const Tensor& Encoder::hidden_state(size_t i) const {
+  if (i > layers_.size()) throw Error("encoder: no hidden state " + std::to_string(i));
+  return i == 0 ? emb_out_ : layers_[i - 1].out;
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,73 @@
+// The BERT / XLM-RoBERTa encoder: embeddings (word + position + token type, LayerNorm, dropout)
+// and N post-LN transformer layers, with an explicit forward that keeps what the backward needs
+// and a hand-written backward. Shapes: N = batch · seq rows of hidden size H.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/model_config.hpp"
+#include "nn/ops/dropout.hpp"
+#include "nn/parameters.hpp"
+
+namespace kglm::nn {
+
+struct EncoderBatch {
+  int64_t batch = 0, seq = 0;
+  Tensor input_ids;       // I32 [B·T]
+  Tensor attention_mask;  // I32 [B·T]: 1 = token, 0 = padding
+  Tensor token_type_ids;  // I32 [B·T], or undefined for all zeros
+};
+
+// Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site).
+struct DropoutContext {
+  bool training = false;
+  uint64_t seed = 0;
+  uint64_t stream = 0;
+  DropoutKey key(uint64_t site) const { return {seed, stream * 256 + site}; }
+};
+
+class Encoder {
+ public:
+  // Declares the encoder's parameters (HF names under config.prefix()) in `params`.
+  Encoder(const ModelConfig& config, ParameterStore& params);
+
+  // Runs the encoder; returns the last hidden states [B·T, H], valid until the next forward.
+  const Tensor& forward(const EncoderBatch& batch, const DropoutContext& dropout);
+  // dhidden [B·T, H]: gradient of the loss w.r.t. the last forward's output (clobbered).
+  // Parameter gradients are accumulated.
+  void backward(Tensor& dhidden);
+
+  // 0 = the embeddings' output, l = the output of layer l (for parity tests and probing).
+  const Tensor& hidden_state(size_t i) const;
+  const ModelConfig& config() const { return config_; }
+  size_t word_embeddings() const { return word_; }
+
+ private:
+  struct Layer {
+    size_t qkv_w, qkv_b, out_w, out_b, ln1_g, ln1_b, up_w, up_b, down_w, down_b, ln2_g, ln2_b;
+    // Saved activations.
+    Tensor qkv, ctx, probs, probs_mask, sum1, attn_mask, ln1_mean, ln1_rstd, h1, ff_pre, ff_act, ff_mask, sum2,
+        ln2_mean, ln2_rstd, out;
+  };
+  void ensure_buffers(int64_t batch, int64_t seq);
+  void embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout);
+  void layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout);
+  void layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx);
+  Tensor& param(size_t i) { return params_[i].value; }
+  Tensor& grad(size_t i) { return params_[i].grad; }
+
+  ModelConfig config_;
+  ParameterStore& params_;
+  size_t word_, position_, token_type_, emb_ln_g_, emb_ln_b_;
+  std::vector<Layer> layers_;
+
+  int64_t batch_ = 0, seq_ = 0;
+  float hidden_p_ = 0, attention_p_ = 0;  // of the last forward (0 when not training)
+  Tensor ids_, positions_, types_, key_mask_;
+  Tensor emb_sum_, emb_mean_, emb_rstd_, emb_out_, emb_mask_;
+  // Backward scratch.
+  Tensor d_sum_, d_h1_, d_ff_, d_qkv_, d_ctx_, d_x_;
+};
+
+}  // namespace kglm::nn

@@ -1,0 +1,160 @@
+#include "nn/heads.hpp"
+
+#include "core/error.hpp"
+#include "nn/ops/activation.hpp"
+#include "nn/ops/dropout.hpp"
+#include "nn/ops/elementwise.hpp"
+#include "nn/ops/layer_norm.hpp"
+#include "nn/ops/linear.hpp"
+
+namespace kglm::nn {
+
+namespace {
+
+using Init = Parameter::Init;
+
+// Dropout sites of the heads, after the encoder's (see DropoutContext).
+constexpr uint64_t kHeadSiteFirst = 250, kHeadSiteSecond = 251;
+
+}  // namespace
+
+MlmHead::MlmHead(const ModelConfig& config, ParameterStore& params, size_t word_embeddings)
+    : config_(config), params_(params), word_(word_embeddings) {
+  const int64_t h = config.hidden;
+  const bool bert = config.architecture == Architecture::Bert;
+  const std::string dense = bert ? "cls.predictions.transform.dense." : "lm_head.dense.";
+  const std::string ln = bert ? "cls.predictions.transform.LayerNorm." : "lm_head.layer_norm.";
+  dense_w_ = params.add(dense + "weight", {h, h}, Init::Normal, true);
+  dense_b_ = params.add(dense + "bias", {h}, Init::Zeros, false);
+  ln_g_ = params.add(ln + "weight", {h}, Init::Ones, false);
+  ln_b_ = params.add(ln + "bias", {h}, Init::Zeros, false);
+  bias_ = params.add(bert ? "cls.predictions.bias" : "lm_head.bias", {config.vocab_size}, Init::Zeros, false);
+}
+
+void MlmHead::ensure(int64_t m) {
+  if (m == m_) return;
+  m_ = m;
+  const int64_t h = config_.hidden, v = config_.vocab_size;
+  x_ = Tensor::empty({m, h});
+  pre_ = Tensor::empty({m, h});
+  act_ = Tensor::empty({m, h});
+  mean_ = Tensor::empty({m});
+  rstd_ = Tensor::empty({m});
+  normed_ = Tensor::empty({m, h});
+  logits_ = Tensor::empty({m, v});
+  dlogits_ = Tensor::empty({m, v});
+  dx_ = Tensor::empty({m, h});
+  dpre_ = Tensor::empty({m, h});
+}
+
+CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
+                                    double grad_scale) {
+  check_dtype(rows, DType::I32, "mlm head", "rows");
+  const int64_t m = rows.numel();
+  ensure(m);
+  rows_ = rows;
+  gather_rows(hidden, rows, x_);
+  Parameter& w = params_[dense_w_];
+  linear_forward(x_, w.value, params_[dense_b_].value, pre_);
+  gelu_forward(pre_, act_);
+  layer_norm_forward(act_, params_[ln_g_].value, params_[ln_b_].value, config_.layer_norm_eps, normed_, mean_, rstd_);
+  // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
+  linear_forward(normed_, params_[word_].value, params_[bias_].value, logits_);
+  Tensor none;
+  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+}
+
+void MlmHead::backward(Tensor& dhidden) {
+  linear_backward(dlogits_, normed_, params_[word_].value, dx_, params_[word_].grad, params_[bias_].grad);
+  layer_norm_backward(dx_, act_, params_[ln_g_].value, mean_, rstd_, dpre_, params_[ln_g_].grad,
+                      params_[ln_b_].grad);
+  gelu_backward(dpre_, pre_, dpre_);
+  linear_backward(dpre_, x_, params_[dense_w_].value, dx_, params_[dense_w_].grad, params_[dense_b_].grad);
+  scatter_add_rows(dx_, rows_, dhidden);
+}
+
+SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config, ParameterStore& params,
+                                                       int64_t labels)
+    : config_(config), params_(params), labels_(labels) {
+  if (labels < 1) throw Error("sequence classification head: needs at least one label");
+  const int64_t h = config.hidden;
+  const bool bert = config.architecture == Architecture::Bert;
+  dropout_first_ = !bert;
+  const std::string dense = bert ? config.prefix() + "pooler.dense." : "classifier.dense.";
+  const std::string out = bert ? "classifier." : "classifier.out_proj.";
+  dense_w_ = params.add(dense + "weight", {h, h}, Init::Normal, true);
+  dense_b_ = params.add(dense + "bias", {h}, Init::Zeros, false);
+  out_w_ = params.add(out + "weight", {labels, h}, Init::Normal, true);
+  out_b_ = params.add(out + "bias", {labels}, Init::Zeros, false);
+}
+
+CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int64_t batch, int64_t seq,
+                                                       const Tensor& targets, const DropoutContext& dropout,
+                                                       bool need_grad, double grad_scale) {
+  const int64_t h = config_.hidden;
+  if (batch != batch_ || seq != seq_) {
+    batch_ = batch;
+    seq_ = seq;
+    std::vector<int32_t> first(batch);
+    for (int64_t b = 0; b < batch; ++b) first[b] = static_cast<int32_t>(b * seq);
+    rows_ = Tensor::from<int32_t>({batch}, first);
+    for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = Tensor::empty({batch, h});
+    first_mask_ = Tensor::empty({batch, h}, DType::U8);
+    pooled_mask_ = Tensor::empty({batch, h}, DType::U8);
+    logits_ = Tensor::empty({batch, labels_});
+    dlogits_ = Tensor::empty({batch, labels_});
+  }
+  p_ = dropout.training ? config_.hidden_dropout : 0.0f;
+  gather_rows(hidden, rows_, first_);
+  if (dropout_first_) dropout_forward(first_, p_, dropout.key(kHeadSiteFirst), first_, first_mask_);
+  linear_forward(first_, params_[dense_w_].value, params_[dense_b_].value, pooled_);
+  tanh_forward(pooled_, pooled_);
+  dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond), pooled_drop_, pooled_mask_);
+  linear_forward(pooled_drop_, params_[out_w_].value, params_[out_b_].value, logits_);
+  Tensor none;
+  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+}
+
+void SequenceClassificationHead::backward(Tensor& dhidden) {
+  linear_backward(dlogits_, pooled_drop_, params_[out_w_].value, dpooled_, params_[out_w_].grad,
+                  params_[out_b_].grad);
+  dropout_backward(dpooled_, pooled_mask_, p_, dpooled_);
+  tanh_backward(dpooled_, pooled_, dpooled_);
+  linear_backward(dpooled_, first_, params_[dense_w_].value, dfirst_, params_[dense_w_].grad,
+                  params_[dense_b_].grad);
+  if (dropout_first_) dropout_backward(dfirst_, first_mask_, p_, dfirst_);
+  scatter_add_rows(dfirst_, rows_, dhidden);
+}
+
+TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels)
+    : config_(config), params_(params), labels_(labels) {
+  if (labels < 1) throw Error("token classification head: needs at least one label");
+  w_ = params.add("classifier.weight", {labels, config.hidden}, Init::Normal, true);
+  b_ = params.add("classifier.bias", {labels}, Init::Zeros, false);
+}
+
+CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const Tensor& targets,
+                                                    const DropoutContext& dropout, bool need_grad,
+                                                    double grad_scale) {
+  const int64_t n = hidden.dim(0);
+  if (!logits_.defined() || logits_.dim(0) != n) {
+    dropped_ = Tensor::empty({n, config_.hidden});
+    ddropped_ = Tensor::empty({n, config_.hidden});
+    mask_ = Tensor::empty({n, config_.hidden}, DType::U8);
+    logits_ = Tensor::empty({n, labels_});
+    dlogits_ = Tensor::empty({n, labels_});
+  }
+  p_ = dropout.training ? config_.hidden_dropout : 0.0f;
+  dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst), dropped_, mask_);
+  linear_forward(dropped_, params_[w_].value, params_[b_].value, logits_);
+  Tensor none;
+  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+}
+
+void TokenClassificationHead::backward(Tensor& dhidden) {
+  linear_backward(dlogits_, dropped_, params_[w_].value, ddropped_, params_[w_].grad, params_[b_].grad);
+  dropout_backward(ddropped_, mask_, p_, ddropped_);
+  accumulate(dhidden, ddropped_);
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,55 @@
+#include "nn/optimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "nn/ops/elementwise.hpp"
+
+namespace kglm::nn {
+
+double scheduled_lr(const OptimizerOptions& o, int64_t step) {
+  if (step < o.warmup_steps) return o.lr * static_cast<double>(step) / static_cast<double>(o.warmup_steps);
+  if (o.total_steps <= 0) return o.lr;
+  if (o.total_steps <= o.warmup_steps) return 0.0;
+  return o.lr * std::max(0.0, static_cast<double>(o.total_steps - step) /
+                                  static_cast<double>(o.total_steps - o.warmup_steps));
+}
+
+AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(params), options_(options) {
+  if (!params.values().defined()) throw Error("optimizer: parameters are not allocated");
+  m_ = Tensor::zeros(params.values().shape());
+  v_ = Tensor::zeros(params.values().shape());
+}
+
+StepReport AdamW::step() {
+  StepReport report;
+  report.grad_norm = std::sqrt(sum_of_squares(params_.grads()));
+  if (!std::isfinite(report.grad_norm))
+    throw Error("optimizer: the gradient norm is not finite at step " + std::to_string(steps_ + 1) +
+                " (diverged; lower --lr or raise --warmup)");
+  // As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
+  if (options_.max_grad_norm > 0) {
+    double coef = options_.max_grad_norm / (report.grad_norm + 1e-6);
+    if (coef < 1) report.clip_scale = coef;
+  }
+  report.lr = scheduled_lr(options_, steps_);
+  AdamWHyper hyper{report.lr, options_.beta1, options_.beta2, options_.eps, 0.0, steps_ + 1};
+  for (Parameter& p : params_.all()) {
+    hyper.weight_decay = p.weight_decay ? options_.weight_decay : 0.0;
+    const int64_t n = p.value.numel();
+    Tensor m = m_.rows(p.offset, p.offset + n).view(p.shape);
+    Tensor v = v_.rows(p.offset, p.offset + n).view(p.shape);
+    adamw_update(p.value, p.grad, m, v, hyper, report.clip_scale);
+  }
+  ++steps_;
+  return report;
+}
+
+void AdamW::restore(const Tensor& exp_avg, const Tensor& exp_avg_sq, int64_t steps_done) {
+  m_.copy_from(exp_avg);
+  v_.copy_from(exp_avg_sq);
+  steps_ = steps_done;
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,85 @@
+#include "nn/parameters.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace kglm::nn {
+
+size_t ParameterStore::add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
+                           std::vector<HfTensorName> hf_names) {
+  if (values_.defined()) throw Error("parameters: '" + name + "' declared after allocation");
+  if (find(name)) throw Error("parameters: '" + name + "' declared twice");
+  if (hf_names.empty()) hf_names.push_back({name, 0, shape.empty() ? 1 : shape[0]});
+  Parameter p;
+  p.name = std::move(name);
+  p.shape = std::move(shape);
+  p.init = init;
+  p.weight_decay = weight_decay;
+  p.hf_names = std::move(hf_names);
+  params_.push_back(std::move(p));
+  return params_.size() - 1;
+}
+
+void ParameterStore::allocate() {
+  int64_t total = 0;
+  std::vector<int64_t> offsets;
+  for (const Parameter& p : params_) {
+    int64_t n = 1;
+    for (int64_t d : p.shape) n *= d;
+    offsets.push_back(total);
+    total += (n + 15) / 16 * 16;  // each parameter starts on a 64-byte boundary (vector loads)
+  }
+  values_ = Tensor::zeros({total});
+  grads_ = Tensor::zeros({total});
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter& p = params_[i];
+    int64_t n = 1;
+    for (int64_t d : p.shape) n *= d;
+    p.offset = offsets[i];
+    p.value = values_.rows(offsets[i], offsets[i] + n).view(p.shape);
+    p.grad = grads_.rows(offsets[i], offsets[i] + n).view(p.shape);
+  }
+}
+
+void ParameterStore::initialize(uint64_t seed, double std) {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter& p = params_[i];
+    float* v = p.value.data<float>();
+    int64_t n = p.value.numel();
+    switch (p.init) {
+      case Parameter::Init::Zeros:
+        for (int64_t j = 0; j < n; ++j) v[j] = 0;
+        break;
+      case Parameter::Init::Ones:
+        for (int64_t j = 0; j < n; ++j) v[j] = 1;
+        break;
+      case Parameter::Init::Normal: {
+        Rng rng(seed, i, 0x696e6974u);  // "init"
+        // Box–Muller: two uniforms give two independent normals.
+        for (int64_t j = 0; j < n; j += 2) {
+          double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
+          double r = std::sqrt(-2.0 * std::log(u1)) * std;
+          v[j] = static_cast<float>(r * std::cos(2 * M_PI * u2));
+          if (j + 1 < n) v[j + 1] = static_cast<float>(r * std::sin(2 * M_PI * u2));
+        }
+        break;
+      }
+    }
+  }
+}
+
+Parameter& ParameterStore::get(std::string_view name) {
+  for (Parameter& p : params_)
+    if (p.name == name) return p;
+  throw Error("parameters: no parameter '" + std::string(name) + "'");
+}
+
+const Parameter* ParameterStore::find(std::string_view name) const {
+  for (const Parameter& p : params_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace kglm::nn

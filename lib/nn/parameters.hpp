@@ -1,0 +1,64 @@
+// All trainable tensors of a model in one allocation (and all their gradients in a second one of
+// the same layout), so that zeroing, the global gradient norm, an all-reduce across ranks or a copy
+// to a device is one call over one buffer. Each parameter knows the Hugging Face tensor names it
+// is stored under: usually one, but the fused q|k|v projection is three row ranges.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nn/tensor.hpp"
+
+namespace kglm::nn {
+
+// One Hugging Face tensor = rows [row_begin, row_end) of a parameter (all rows when unfused).
+struct HfTensorName {
+  std::string name;
+  int64_t row_begin = 0, row_end = 0;
+};
+
+struct Parameter {
+  std::string name;  // kglm's name: the HF name, or the fused "...attention.self.qkv.weight"
+  Shape shape;
+  bool weight_decay = true;  // false for biases and LayerNorm parameters (as HF's Trainer)
+  enum class Init : uint8_t { Normal, Zeros, Ones } init = Init::Normal;
+  std::vector<HfTensorName> hf_names;
+  Tensor value, grad;  // views into the store's buffers, valid after allocate()
+  int64_t offset = 0;  // of value/grad in the flat buffers (elements)
+};
+
+class ParameterStore {
+ public:
+  // Declares a parameter; returns its index. Only before allocate().
+  size_t add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
+             std::vector<HfTensorName> hf_names = {});
+  // Allocates the value and gradient buffers (gradients zeroed, values uninitialised).
+  void allocate();
+  // Fills values per each parameter's Init: normal(0, std) from (seed, parameter index), so the
+  // initial model depends on the seed only.
+  void initialize(uint64_t seed, double std);
+
+  size_t size() const { return params_.size(); }
+  Parameter& operator[](size_t i) { return params_[i]; }
+  const Parameter& operator[](size_t i) const { return params_[i]; }
+  Parameter& get(std::string_view name);  // kglm::Error when absent
+  const Parameter* find(std::string_view name) const;
+  std::vector<Parameter>& all() { return params_; }
+  const std::vector<Parameter>& all() const { return params_; }
+
+  // The flat buffers (1-D, every parameter's value/grad is a view into them, in declaration order).
+  Tensor& values() { return values_; }
+  const Tensor& values() const { return values_; }
+  Tensor& grads() { return grads_; }
+  const Tensor& grads() const { return grads_; }
+  int64_t count() const { return values_.defined() ? values_.numel() : 0; }
+  void zero_grads() { grads_.zero(); }
+
+ private:
+  std::vector<Parameter> params_;
+  Tensor values_, grads_;
+};
+
+}  // namespace kglm::nn
