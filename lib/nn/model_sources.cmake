@@ -1,3 +1,10 @@
 # Encoder model, heads, optimizer, checkpoints, relative to lib/.
 set(KGLM_NN_MODEL_SOURCES
+  nn/model_config.cpp
+  nn/parameters.cpp
+  nn/encoder.cpp
+  nn/heads.cpp
+  nn/checkpoint.cpp
+  nn/optimizer.cpp
+  nn/threads.cpp
 )

@@ -1,3 +1,8 @@
 # Masking, schedules, trainer, relative to lib/.
 set(KGLM_TRAIN_TRAINER_SOURCES
+  train/mlm_masking.cpp
+  train/batch_order.cpp
+  train/mlm_batch.cpp
+  train/trainer_state.cpp
+  train/pretrain.cpp
 )

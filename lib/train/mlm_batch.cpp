@@ -1,0 +1,42 @@
+#include "train/mlm_batch.hpp"
+
+#include <algorithm>
+
+namespace kglm::train {
+
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences,
+                        const WholeWordMasker& masker, uint64_t seed, uint64_t batch_number, uint32_t stream) {
+  const auto b = static_cast<int64_t>(sequences.size());
+  size_t longest = 1;
+  for (uint32_t s : sequences) longest = std::max(longest, data.sequence(s).size());
+  const auto t = static_cast<int64_t>((longest + 7) / 8 * 8);
+
+  std::vector<int32_t> ids(static_cast<size_t>(b * t), data.special().pad);
+  std::vector<int32_t> attention(static_cast<size_t>(b * t), 0);
+  std::vector<int32_t> rows, targets;
+  std::vector<MaskedToken> masked;
+  MlmBatch batch;
+  for (int64_t r = 0; r < b; ++r) {
+    Sequence seq = data.sequence(sequences[static_cast<size_t>(r)]);
+    std::span<int32_t> out(ids.data() + r * t, seq.size());
+    Rng rng(seed, batch_number * static_cast<uint64_t>(b) + static_cast<uint64_t>(r), stream);
+    masked.clear();
+    masker.mask(seq.ids, seq.flags, rng, out, masked);
+    std::fill_n(attention.begin() + r * t, seq.size(), 1);
+    for (const MaskedToken& m : masked) {
+      rows.push_back(static_cast<int32_t>(r * t + m.position));
+      targets.push_back(m.target);
+    }
+    batch.tokens += static_cast<int64_t>(seq.size());
+  }
+  batch.encoder.batch = b;
+  batch.encoder.seq = t;
+  batch.encoder.input_ids = nn::Tensor::from<int32_t>({b * t}, ids);
+  batch.encoder.attention_mask = nn::Tensor::from<int32_t>({b * t}, attention);
+  const auto m = static_cast<int64_t>(rows.size());
+  batch.rows = nn::Tensor::from<int32_t>({m}, rows);
+  batch.targets = nn::Tensor::from<int32_t>({m}, targets);
+  return batch;
+}
+
+}  // namespace kglm::train

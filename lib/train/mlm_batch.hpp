@@ -1,0 +1,28 @@
+// One micro-batch for masked-language-model training: sequences of the token dataset, corrupted by
+// whole-word masking and padded to the batch's longest sequence (rounded up to a multiple of 8).
+// The masking of row r of batch b is keyed by (seed, b · rows + r), so it is the same on resume.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "nn/encoder.hpp"
+#include "train/mlm_masking.hpp"
+#include "train/token_dataset.hpp"
+
+namespace kglm::train {
+
+struct MlmBatch {
+  nn::EncoderBatch encoder;
+  nn::Tensor rows;     // I32 [M]: flat row (b · T + t) of every masked token
+  nn::Tensor targets;  // I32 [M]: its original id
+  int64_t tokens = 0;  // real (non-padding) tokens
+  int64_t masked() const { return rows.numel(); }
+};
+
+// `stream` separates training batches from evaluation batches.
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences,
+                        const WholeWordMasker& masker, uint64_t seed, uint64_t batch_number, uint32_t stream);
+
+}  // namespace kglm::train

@@ -1,0 +1,47 @@
+// `pretrain`: masked-language-model pre-training of an XLM-R or BERT encoder on a token dataset,
+// on the CPU backend in one process (data parallelism across ranks comes with the communicator).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "nn/optimizer.hpp"
+#include "train/mlm_masking.hpp"
+
+namespace kglm::train {
+
+struct PretrainOptions {
+  std::string data;       // token dataset (pretrain prepare)
+  std::string tokenizer;  // tokenizer files copied into checkpoints (default: the dataset's)
+  std::string init;       // HF model directory to start from ("" = random init)
+  std::string resume;     // checkpoint directory written by pretrain ("" = fresh run)
+  std::string out;        // checkpoint directory (rewritten atomically at every save)
+  std::string log;        // metrics JSONL ("" = none)
+
+  // Architecture of a randomly initialised model.
+  std::string architecture;  // "xlm-roberta" | "bert" | "" (from the tokenizer kind)
+  int64_t layers = 4, hidden = 256, heads = 4, ffn = 1024;
+  int64_t max_positions = 0;  // 0: the dataset's max_len (+ 2 for RoBERTa's offset)
+  float dropout = 0.1f;
+
+  int64_t batch = 32, accumulate = 1, steps = 1000;
+  nn::OptimizerOptions optimizer;
+  MaskingOptions masking;
+  double lang_alpha = -1;  // ≥ 0: one language per batch, q ∝ p^α
+
+  double eval_fraction = 0.01;  // held-out sequences (chosen by a hash of the index)
+  int64_t eval_max = 1000;      // at most this many of them
+  int64_t eval_every = 0;       // steps; 0 = only at the end
+  int64_t save_every = 0;       // steps; 0 = only at the end
+  int64_t log_every = 10;       // progress lines on stderr
+
+  uint64_t seed = 0;
+  unsigned threads = 1;
+  bool quiet = false;
+  std::string stats_file;
+  std::string command_line;
+};
+
+void run_pretrain(const PretrainOptions& options);
+
+}  // namespace kglm::train

@@ -1,0 +1,37 @@
+// What a checkpoint needs beyond the model to continue a run bit-identically: the step, the
+// settings that shape the run (seed, batch, schedule, masking, sampling), the data cursors and the
+// AdamW moments. trainer_state.json holds the first three (readable, diffable); optimizer.safetensors
+// the moments, flat in the parameters' layout.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nn/optimizer.hpp"
+#include "train/batch_order.hpp"
+#include "train/mlm_masking.hpp"
+
+namespace kglm::train {
+
+struct TrainerState {
+  int64_t step = 0;  // optimizer steps done
+  uint64_t seed = 0;
+  int64_t batch = 0, accumulate = 1;
+  nn::OptimizerOptions optimizer;
+  MaskingOptions masking;
+  double lang_alpha = -1;  // < 0: no language-per-batch sampling
+  double eval_fraction = 0;
+  std::string data;  // the token dataset's path, for the record
+  uint64_t data_sequences = 0;
+  uint64_t tokens_seen = 0;
+  std::vector<OrderCursor> cursors;
+};
+
+void write_trainer_state(const std::filesystem::path& dir, const TrainerState& state, nn::AdamW& optimizer);
+// Reads DIR/trainer_state.json (the moments are restored separately by restore_optimizer).
+TrainerState read_trainer_state(const std::filesystem::path& dir);
+void restore_optimizer(const std::filesystem::path& dir, nn::AdamW& optimizer, int64_t steps_done);
+
+}  // namespace kglm::train
