@@ -160,8 +160,9 @@ void Encoder::layer_forward(size_t l, const Tensor& x, const DropoutContext& dro
   Layer& L = layers_[l];
   const AttentionShape shape{batch_, seq_, config_.heads, config_.hidden};
   linear_forward(x, param(L.qkv_w), param(L.qkv_b), L.qkv);
+  Tensor ctx = L.ctx.view({batch_, seq_, config_.hidden});
   attention_forward(L.qkv.view({batch_, seq_, 3 * config_.hidden}), key_mask_, shape, attention_p_,
-                    dropout.key(layer_site(l, 0)), L.ctx, L.probs, L.probs_mask);
+                    dropout.key(layer_site(l, 0)), ctx, L.probs, L.probs_mask);
   // sum1 = dropout(dense(ctx)) + x, then LayerNorm (post-LN).
   linear_forward(L.ctx, param(L.out_w), param(L.out_b), L.sum1);
   dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1)), L.sum1, L.attn_mask);
@@ -192,7 +193,7 @@ void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx
   dropout_backward(d_sum_, L.attn_mask, hidden_p_, d_sum_);
   linear_backward(d_sum_, L.ctx, param(L.out_w), d_ctx_, grad(L.out_w), grad(L.out_b));
   Tensor dqkv = d_qkv_.view({batch_, seq_, 3 * config_.hidden});
-  attention_backward(d_ctx_, L.qkv.view({batch_, seq_, 3 * config_.hidden}), L.probs, L.probs_mask, shape,
+  attention_backward(d_ctx_.view({batch_, seq_, config_.hidden}), L.qkv.view({batch_, seq_, 3 * config_.hidden}), L.probs, L.probs_mask, shape,
                      attention_p_, dqkv);
   linear_backward(d_qkv_, x, param(L.qkv_w), dx, grad(L.qkv_w), grad(L.qkv_b), GradMode::Accumulate);
 }

@@ -1,0 +1,110 @@
+// pretrain: masked-language-model pre-training of an XLM-R / BERT encoder (CPU backend), and
+// `pretrain prepare`, which tokenizes text into the HDF5 token dataset it trains on.
+// See man 1 pretrain, man 5 kglm-tokens and man 5 kglm-checkpoint.
+#include <cstring>
+
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "train/prepare.hpp"
+#include "train/pretrain.hpp"
+
+using namespace kglm;
+
+namespace {
+
+int prepare_main(int argc, char** argv) {
+  ToolCli cli("pretrain prepare", "pretrain prepare --tokenizer MODEL_OR_DIR [--max-len N] -o data.h5 INPUT...",
+              "Tokenizes plain text lines or annotated-text JSONL into a token dataset (HDF5): ids, per-sequence\n"
+              "offsets, per-token word-start and span flags, language. Lines longer than --max-len are split at word\n"
+              "starts.");
+  train::PrepareOptions o;
+  std::string format;
+  cli.allow_input_option("PATH, LANG=PATH or a directory of LANG.* files (repeatable; positional arguments too)");
+  // clang-format off
+  cli.add()
+      ("tokenizer", po::value(&o.tokenizer),
+       "SentencePiece .model (XLM-R ids), WordPiece vocab.txt, or a Hugging Face model directory")
+      ("max-len", po::value(&o.max_len)->default_value(512), "tokens per sequence, <s> and </s> included")
+      ("format", po::value(&format)->default_value("auto"), "records: auto, text or jsonl (annotated text)")
+      ("lang", po::value(&o.default_lang)->default_value("und"), "language of records that name none")
+      ("compression", po::value(&o.compression_level)->default_value(1), "HDF5 deflate level, 0-9")
+      ("batch-mb", po::value<size_t>()->default_value(4), "input per worker task, in MB");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  fill_run_options(cli.common(), cli.values()["batch-mb"].as<size_t>(), o);
+  if (o.inputs.empty()) throw UsageError("no inputs");
+  if (o.tokenizer.empty()) throw UsageError("--tokenizer is required");
+  if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
+  o.format = sample::parse_record_format(format);
+  report_stats(cli.common(), train::run_prepare(o));
+  return 0;
+}
+
+int train_main(int argc, char** argv) {
+  ToolCli cli("pretrain",
+              "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
+              "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
+              "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...",
+              "Masked-language-model pre-training (15% whole-word masking, 80/10/10) of an XLM-R or BERT encoder\n"
+              "with AdamW, linear warm-up and decay, gradient clipping and accumulation; writes Hugging Face\n"
+              "checkpoints that --resume continues bit-identically.");
+  train::PretrainOptions o;
+  // clang-format off
+  cli.add()
+      ("data", po::value(&o.data), "token dataset written by pretrain prepare")
+      ("tokenizer", po::value(&o.tokenizer), "tokenizer whose files go into checkpoints (default: the dataset's)")
+      ("init", po::value(&o.init), "start from this Hugging Face model directory")
+      ("resume", po::value(&o.resume), "continue the run saved in this checkpoint directory")
+      ("out", po::value(&o.out), "checkpoint directory (replaced atomically at each save)")
+      ("log", po::value(&o.log), "metrics JSONL: one line per step, one per evaluation")
+      ("architecture", po::value(&o.architecture), "xlm-roberta or bert (default: from the tokenizer)")
+      ("layers", po::value(&o.layers)->default_value(4), "encoder layers (random init)")
+      ("hidden", po::value(&o.hidden)->default_value(256), "hidden size (random init)")
+      ("heads", po::value(&o.heads)->default_value(4), "attention heads (random init)")
+      ("ffn", po::value(&o.ffn)->default_value(1024), "feed-forward size (random init)")
+      ("max-positions", po::value(&o.max_positions)->default_value(0),
+       "position embeddings (0: the dataset's max length, + 2 for XLM-R)")
+      ("dropout", po::value(&o.dropout)->default_value(0.1f), "hidden and attention dropout")
+      ("batch", po::value(&o.batch)->default_value(32), "sequences per micro-batch")
+      ("accumulate", po::value(&o.accumulate)->default_value(1), "micro-batches per optimizer step")
+      ("steps", po::value(&o.steps)->default_value(1000), "optimizer steps in all (a resumed run counts from 0)")
+      ("lr", po::value(&o.optimizer.lr)->default_value(1e-4), "peak learning rate")
+      ("warmup", po::value(&o.optimizer.warmup_steps)->default_value(0), "linear warm-up steps")
+      ("decay-steps", po::value(&o.optimizer.total_steps)->default_value(0),
+       "the linear decay reaches 0 at this step (default: --steps)")
+      ("weight-decay", po::value(&o.optimizer.weight_decay)->default_value(0.01), "AdamW decoupled weight decay")
+      ("beta1", po::value(&o.optimizer.beta1)->default_value(0.9), "AdamW β1")
+      ("beta2", po::value(&o.optimizer.beta2)->default_value(0.999), "AdamW β2")
+      ("adam-eps", po::value(&o.optimizer.eps)->default_value(1e-8), "AdamW ε")
+      ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0), "clip the global gradient norm (0: off)")
+      ("mask-prob", po::value(&o.masking.probability)->default_value(0.15), "share of tokens to predict")
+      ("lang-alpha", po::value(&o.lang_alpha)->default_value(-1),
+       "one language per batch with q ∝ p^alpha (negative: mixed batches)")
+      ("eval-fraction", po::value(&o.eval_fraction)->default_value(0.01), "held-out share of the sequences")
+      ("eval-max", po::value(&o.eval_max)->default_value(1000), "at most this many held-out sequences")
+      ("eval-every", po::value(&o.eval_every)->default_value(0), "held-out perplexity every N steps (0: at the end)")
+      ("save-every", po::value(&o.save_every)->default_value(0), "checkpoint every N steps (0: at the end)")
+      ("log-every", po::value(&o.log_every)->default_value(10), "progress line on stderr every N steps");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  const CommonOptions& c = cli.common();
+  o.seed = c.seed;
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.stats_file = c.stats_file;
+  o.command_line = c.command_line;
+  if (o.data.empty()) throw UsageError("--data is required");
+  if (o.out.empty()) throw UsageError("--out is required");
+  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "' (did you mean --data?)");
+  train::run_pretrain(o);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "prepare") == 0)
+    return run_tool("pretrain prepare", [&] { return prepare_main(argc - 1, argv + 1); });
+  return run_tool("pretrain", [&] { return train_main(argc, argv); });
+}

@@ -1,0 +1,254 @@
+// Parity of the encoder, heads, checkpoints and optimizer with the PyTorch reference in
+// tests/reference/ (plain torch.nn models with Hugging Face tensor names, run in float64):
+// activations, losses, logits and every parameter gradient within 1e-4 relative error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/heads.hpp"
+#include "nn/optimizer.hpp"
+
+using namespace kglm;
+using namespace kglm::nn;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kData = fs::path(KGLM_SOURCE_DIR) / "tests/reference/data";
+constexpr double kTolerance = 1e-4;
+
+// max|a − b| / max|b| over the tensor (the reference's own scale), or max|a| when b is all zero.
+double relative_error(const Tensor& actual, const Tensor& expected) {
+  EXPECT_EQ(actual.shape(), expected.shape());
+  if (actual.shape() != expected.shape()) return INFINITY;
+  const float* a = actual.data<float>();
+  const float* b = expected.data<float>();
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(b[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+struct Inputs {
+  EncoderBatch batch;
+  Tensor labels;  // I32 [B·T], −100 except at masked positions
+};
+
+Inputs read_inputs(const SafetensorsFile& f) {
+  Inputs in;
+  Tensor ids = f.read_i32("input_ids");
+  in.batch.batch = ids.dim(0);
+  in.batch.seq = ids.dim(1);
+  const int64_t n = ids.numel();
+  in.batch.input_ids = ids.view({n});
+  in.batch.attention_mask = f.read_i32("attention_mask").view({n});
+  in.batch.token_type_ids = f.read_i32("token_type_ids").view({n});
+  in.labels = f.read_i32("labels").view({n});
+  return in;
+}
+
+// Every gradient of the store against grad.<HF name> of the reference file.
+void expect_gradients(const ParameterStore& params, const SafetensorsFile& ref, size_t expected_count) {
+  size_t compared = 0;
+  for (const Parameter& p : params.all()) {
+    for (const HfTensorName& hf : p.hf_names) {
+      const std::string key = "grad." + hf.name;
+      if (!ref.find(key)) continue;
+      Tensor g = p.grad.rows(hf.row_begin, hf.row_end);
+      EXPECT_LE(relative_error(g, ref.read_f32(key)), kTolerance) << hf.name;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, expected_count);
+}
+
+size_t count_prefixed(const SafetensorsFile& f, std::string_view prefix) {
+  return static_cast<size_t>(std::count_if(f.entries().begin(), f.entries().end(), [&](const SafetensorsEntry& e) {
+    return std::string_view(e.name).substr(0, prefix.size()) == prefix;
+  }));
+}
+
+class ReferenceCase : public ::testing::TestWithParam<std::string> {
+ protected:
+  fs::path dir() const { return kData / GetParam(); }
+};
+
+TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
+  ModelConfig config = read_model_config(dir() / "config.json");
+  ParameterStore params;
+  Encoder encoder(config, params);
+  MlmHead head(config, params, encoder.word_embeddings());
+  params.allocate();
+  LoadReport report = load_parameters(SafetensorsFile::open(dir() / "model.safetensors"), params, false);
+  EXPECT_TRUE(report.unexpected.empty());
+
+  auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
+  Inputs in = read_inputs(ref);
+  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  const int64_t h = config.hidden;
+  for (int64_t l = 0; l <= config.layers; ++l) {
+    Tensor expected = ref.read_f32("hidden_states." + std::to_string(l));
+    EXPECT_LE(relative_error(encoder.hidden_state(static_cast<size_t>(l)),
+                             expected.view({in.batch.batch * in.batch.seq, h})),
+              kTolerance)
+        << "hidden state " << l;
+  }
+  // The head runs on the masked rows only.
+  std::vector<int32_t> rows, targets;
+  const int32_t* labels = in.labels.data<int32_t>();
+  for (int64_t i = 0; i < in.labels.numel(); ++i)
+    if (labels[i] != kIgnoreIndex) {
+      rows.push_back(static_cast<int32_t>(i));
+      targets.push_back(labels[i]);
+    }
+  const auto m = static_cast<int64_t>(rows.size());
+  ASSERT_GT(m, 0);
+  CrossEntropyResult ce = head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets),
+                                       true, 1.0 / static_cast<double>(m));
+  EXPECT_EQ(ce.counted, m);
+  EXPECT_LE(relative_error(head.logits(), ref.read_f32("mlm_logits")), kTolerance);
+  const double loss = ce.loss_sum / static_cast<double>(m);
+  const double ref_loss = ref.read_f32("loss").data<float>()[0];
+  EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance) << loss << " vs " << ref_loss;
+
+  Tensor dhidden = Tensor::zeros(hidden.shape());
+  head.backward(dhidden);
+  encoder.backward(dhidden);
+  expect_gradients(params, ref, count_prefixed(ref, "grad."));
+}
+
+// Classification heads: the encoder from model.safetensors, the head's weights from the reference.
+template <class Head>
+void check_classification(const fs::path& dir, const std::string& file, int64_t labels) {
+  ModelConfig config = read_model_config(dir / "config.json");
+  ParameterStore params;
+  Encoder encoder(config, params);
+  Head head(config, params, labels);
+  params.allocate();
+  auto ref = SafetensorsFile::open(dir / file);
+  LoadReport encoder_report = load_parameters(SafetensorsFile::open(dir / "model.safetensors"), params, true);
+  LoadReport head_report = load_parameters(ref, params, true);
+  for (const std::string& name : encoder_report.missing)  // what the MLM file lacks, the head file has
+    EXPECT_EQ(std::count(head_report.missing.begin(), head_report.missing.end(), name), 0) << name;
+
+  Inputs in = read_inputs(SafetensorsFile::open(dir / "mlm.safetensors"));
+  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  Tensor targets = ref.read_i32("labels");
+  CrossEntropyResult ce;
+  if constexpr (std::is_same_v<Head, SequenceClassificationHead>) {
+    ce = head.forward(hidden, in.batch.batch, in.batch.seq, targets, DropoutContext{}, true, 1.0 / 3);
+  } else {
+    int64_t counted = 0;
+    for (int64_t i = 0; i < targets.numel(); ++i) counted += targets.data<int32_t>()[i] != kIgnoreIndex;
+    ce = head.forward(hidden, targets.view({targets.numel()}), DropoutContext{}, true, 1.0 / static_cast<double>(counted));
+  }
+  Tensor ref_logits = ref.read_f32("logits");
+  EXPECT_LE(relative_error(head.logits(), ref_logits.view({head.logits().dim(0), labels})), kTolerance);
+  const double loss = ce.loss_sum / static_cast<double>(ce.counted);
+  const double ref_loss = ref.read_f32("loss").data<float>()[0];
+  EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance);
+  Tensor dhidden = Tensor::zeros(hidden.shape());
+  head.backward(dhidden);
+  encoder.backward(dhidden);
+  expect_gradients(params, ref, count_prefixed(ref, "grad."));
+}
+
+TEST_P(ReferenceCase, SequenceClassificationMatchesPyTorch) {
+  check_classification<SequenceClassificationHead>(dir(), "seqcls.safetensors", 3);
+}
+
+TEST_P(ReferenceCase, TokenClassificationMatchesPyTorch) {
+  check_classification<TokenClassificationHead>(dir(), "tokcls.safetensors", 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, ReferenceCase, ::testing::Values("xlmr-tiny", "bert-tiny"));
+
+ParameterStore& mlm_params(const ModelConfig& config, ParameterStore& params) {
+  Encoder encoder(config, params);
+  MlmHead head(config, params, encoder.word_embeddings());
+  params.allocate();
+  return params;
+}
+
+TEST(Checkpoint, LegacyNamesAndStoredTiedDecoderLoadTheSameWeights) {
+  ModelConfig config = read_model_config(kData / "bert-tiny/config.json");
+  ParameterStore current, legacy;
+  mlm_params(config, current);
+  mlm_params(config, legacy);
+  load_parameters(SafetensorsFile::open(kData / "bert-tiny/model.safetensors"), current, false);
+  LoadReport r = load_parameters(SafetensorsFile::open(kData / "bert-tiny-legacy/model.safetensors"), legacy, false);
+  EXPECT_TRUE(r.unexpected.empty());
+  ASSERT_EQ(current.values().nbytes(), legacy.values().nbytes());
+  EXPECT_EQ(std::memcmp(current.values().raw(), legacy.values().raw(), current.values().nbytes()), 0);
+}
+
+TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
+  ModelConfig config = read_model_config(kData / "xlmr-tiny/config.json");
+  ParameterStore a, b;
+  mlm_params(config, a);
+  mlm_params(config, b);
+  a.initialize(7, 0.5);
+  fs::path dir = fs::temp_directory_path() / ("kglm-ckpt-" + std::to_string(::getpid()));
+  write_model_dir(dir, a, {{"format", "pt"}},
+                  [&](const fs::path& tmp) { write_model_config(tmp / "config.json", config, "XLMRobertaForMaskedLM"); });
+  EXPECT_FALSE(fs::exists(dir.string() + ".tmp." + std::to_string(::getpid())));
+  ModelConfig reread = read_model_config(dir / "config.json");
+  EXPECT_EQ(reread.hidden, config.hidden);
+  EXPECT_EQ(reread.layer_norm_eps, config.layer_norm_eps);
+  EXPECT_EQ(reread.max_positions, config.max_positions);
+  auto file = SafetensorsFile::open(dir / "model.safetensors");
+  EXPECT_EQ(file.find("lm_head.decoder.weight"), nullptr);  // tied: not stored, as HF does
+  EXPECT_NE(file.find("roberta.encoder.layer.1.attention.self.value.weight"), nullptr);
+  load_parameters(file, b, false);
+  EXPECT_EQ(std::memcmp(a.values().raw(), b.values().raw(), a.values().nbytes()), 0);
+  // A tensor of the wrong shape is rejected with its name.
+  ModelConfig other = config;
+  other.intermediate = 48;
+  ParameterStore c;
+  mlm_params(other, c);
+  try {
+    load_parameters(file, c, false);
+    ADD_FAILURE() << "shape mismatch accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("intermediate.dense.weight"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Optimizer, ClippingScheduleAndAdamWMatchTorch) {
+  auto ref = SafetensorsFile::open(kData / "optim/adamw.safetensors");
+  ParameterStore params;
+  params.add("p0", {4, 3}, Parameter::Init::Zeros, true);
+  params.add("p1", {5}, Parameter::Init::Zeros, true);
+  params.allocate();
+  params.get("p0").value.copy_from(ref.read_f32("init.p0"));
+  params.get("p1").value.copy_from(ref.read_f32("init.p1"));
+  OptimizerOptions options;
+  options.lr = 1e-2;
+  options.weight_decay = 0.01;
+  options.max_grad_norm = 1.0;
+  options.warmup_steps = 2;
+  options.total_steps = 6;
+  AdamW adamw(params, options);
+  for (int step = 0; step < 6; ++step) {
+    const std::string s = std::to_string(step);
+    params.get("p0").grad.copy_from(ref.read_f32("grad." + s + ".p0"));
+    params.get("p1").grad.copy_from(ref.read_f32("grad." + s + ".p1"));
+    StepReport r = adamw.step();
+    params.zero_grads();
+    EXPECT_NEAR(r.lr, ref.read("lr." + s).data<double>()[0], 1e-12) << s;
+    EXPECT_NEAR(r.grad_norm, ref.read("norm." + s).data<double>()[0], 1e-4) << s;
+    EXPECT_LE(relative_error(params.get("p0").value, ref.read_f32("after." + s + ".p0")), 1e-5) << s;
+    EXPECT_LE(relative_error(params.get("p1").value, ref.read_f32("after." + s + ".p1")), 1e-5) << s;
+  }
+}
+
+}  // namespace
