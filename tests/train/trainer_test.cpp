@@ -1,0 +1,189 @@
+// Whole-word masking (the 15% budget, whole words, 80/10/10, specials untouched), the batch order
+// (epochs are permutations, language-per-batch groups, resumed cursors) and the LR schedule.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "nn/optimizer.hpp"
+#include "train/batch_order.hpp"
+#include "train/mlm_masking.hpp"
+#include "train/token_dataset.hpp"
+
+using namespace kglm;
+using namespace kglm::train;
+
+namespace {
+
+const tok::SpecialTokens kSpecial{0, 2, 1, 3, 99};  // bos, eos, pad, unk, mask
+constexpr int32_t kVocab = 100;
+
+// <s> w w w … </s> where every `word_len`-th token starts a word; ids 10, 11, … (non-special).
+void make_sequence(size_t words, size_t word_len, std::vector<int32_t>& ids, std::vector<uint8_t>& flags) {
+  ids = {kSpecial.bos};
+  flags = {kSpecialToken};
+  for (size_t w = 0; w < words; ++w)
+    for (size_t k = 0; k < word_len; ++k) {
+      ids.push_back(static_cast<int32_t>(10 + (w * word_len + k) % 80));
+      flags.push_back(k == 0 ? kWordStart : 0);
+    }
+  ids.push_back(kSpecial.eos);
+  flags.push_back(kSpecialToken);
+}
+
+TEST(WholeWordMasking, MasksWholeWordsWithinTheBudget) {
+  WholeWordMasker masker({}, kSpecial, kVocab);
+  std::vector<int32_t> ids, out;
+  std::vector<uint8_t> flags;
+  for (size_t word_len : {1u, 2u, 3u}) {
+    make_sequence(40, word_len, ids, flags);
+    out.resize(ids.size());
+    for (uint64_t seed = 0; seed < 200; ++seed) {
+      Rng rng(seed, 1, 2);
+      std::vector<MaskedToken> masked;
+      masker.mask(ids, flags, rng, out, masked);
+      const size_t maskable = ids.size() - 2;
+      const auto budget = static_cast<size_t>(std::llround(0.15 * static_cast<double>(maskable)));
+      // Words of equal length fill the budget up to less than one word.
+      EXPECT_LE(masked.size(), budget);
+      EXPECT_GT(masked.size() + word_len, budget);
+      std::set<uint32_t> chosen;
+      for (const MaskedToken& m : masked) {
+        chosen.insert(m.position);
+        EXPECT_EQ(m.target, ids[m.position]);
+        EXPECT_EQ(flags[m.position] & kSpecialToken, 0);
+      }
+      EXPECT_EQ(chosen.size(), masked.size());
+      EXPECT_TRUE(std::is_sorted(masked.begin(), masked.end(),
+                                 [](const MaskedToken& a, const MaskedToken& b) { return a.position < b.position; }));
+      // Whole words: a chosen token's word-mates are chosen too.
+      for (uint32_t p : chosen) {
+        uint32_t start = p;
+        while (!(flags[start] & kWordStart)) --start;
+        for (uint32_t k = start; k < start + word_len; ++k) EXPECT_TRUE(chosen.count(k)) << k;
+      }
+      // Unchosen tokens are unchanged; specials are never touched.
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (!chosen.count(static_cast<uint32_t>(i))) {
+          EXPECT_EQ(out[i], ids[i]);
+        }
+      }
+    }
+  }
+}
+
+TEST(WholeWordMasking, EightyTenTenRule) {
+  WholeWordMasker masker({}, kSpecial, kVocab);
+  std::vector<int32_t> ids, out;
+  std::vector<uint8_t> flags;
+  make_sequence(200, 1, ids, flags);
+  out.resize(ids.size());
+  size_t total = 0, as_mask = 0, kept = 0, random = 0;
+  for (uint64_t r = 0; r < 2000; ++r) {
+    Rng rng(42, r, 0);
+    std::vector<MaskedToken> masked;
+    masker.mask(ids, flags, rng, out, masked);
+    for (const MaskedToken& m : masked) {
+      ++total;
+      int32_t v = out[m.position];
+      if (v == kSpecial.mask) {
+        ++as_mask;
+      } else if (v == m.target) {
+        ++kept;
+      } else {
+        ++random;
+        EXPECT_TRUE(v != kSpecial.bos && v != kSpecial.eos && v != kSpecial.pad && v != kSpecial.unk);
+      }
+    }
+  }
+  ASSERT_EQ(total, 2000u * 30);  // round(0.15 · 200)
+  // A random replacement equals the original with probability ~1/95: counted as kept.
+  const double n = static_cast<double>(total);
+  EXPECT_NEAR(as_mask / n, 0.8, 0.01);
+  EXPECT_NEAR(random / n, 0.1 * 94 / 95, 0.01);
+  EXPECT_NEAR(kept / n, 0.1 + 0.1 / 95, 0.01);
+}
+
+TEST(WholeWordMasking, ShortSequencesMaskAtLeastOneTokenAndOnlySpecialsNone) {
+  WholeWordMasker masker({}, kSpecial, kVocab);
+  std::vector<int32_t> ids, out;
+  std::vector<uint8_t> flags;
+  make_sequence(1, 1, ids, flags);
+  out.resize(ids.size());
+  Rng rng(1, 1, 1);
+  std::vector<MaskedToken> masked;
+  masker.mask(ids, flags, rng, out, masked);
+  EXPECT_EQ(masked.size(), 1u);
+  ids = {kSpecial.bos, kSpecial.eos};
+  flags = {kSpecialToken, kSpecialToken};
+  masked.clear();
+  masker.mask(ids, flags, rng, out, masked);
+  EXPECT_TRUE(masked.empty());
+  EXPECT_THROW(WholeWordMasker({0.0, 0.8, 0.1}, kSpecial, kVocab), Error);
+  EXPECT_THROW(WholeWordMasker({0.15, 0.8, 0.3}, kSpecial, kVocab), Error);
+}
+
+TEST(BatchOrder, EveryEpochIsAPermutationAndResumeContinuesExactly) {
+  std::vector<uint32_t> all(103);
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i * 2;
+  BatchOrder order({all}, std::nullopt, 9);
+  std::vector<uint32_t> seen;
+  for (uint64_t b = 0; b < 103; ++b) order.next(b, 3, seen);  // 3 epochs exactly
+  for (int e = 0; e < 3; ++e) {
+    std::vector<uint32_t> epoch(seen.begin() + e * 103, seen.begin() + (e + 1) * 103);
+    std::sort(epoch.begin(), epoch.end());
+    EXPECT_EQ(epoch, all);
+  }
+  EXPECT_NE(std::vector<uint32_t>(seen.begin(), seen.begin() + 103),
+            std::vector<uint32_t>(seen.begin() + 103, seen.begin() + 206));
+  // Stop after 50 batches, restore the cursors into a new order: the rest is the same.
+  BatchOrder first({all}, std::nullopt, 9);
+  std::vector<uint32_t> head;
+  for (uint64_t b = 0; b < 50; ++b) first.next(b, 3, head);
+  BatchOrder resumed({all}, std::nullopt, 9);
+  resumed.restore(first.cursors());
+  std::vector<uint32_t> tail;
+  for (uint64_t b = 50; b < 103; ++b) resumed.next(b, 3, tail);
+  head.insert(head.end(), tail.begin(), tail.end());
+  EXPECT_EQ(head, seen);
+}
+
+TEST(BatchOrder, LanguagePerBatchFollowsTheSampler) {
+  std::vector<std::vector<uint32_t>> groups(3);
+  for (uint32_t i = 0; i < 900; ++i) groups[i < 800 ? 0 : i < 890 ? 1 : 2].push_back(i);
+  std::vector<double> sizes{800, 90, 10};
+  sample::LanguageSampler sampler({"en", "de", "sw"}, sizes, 0.3, 5);
+  BatchOrder order(groups, sampler, 5);
+  std::map<size_t, size_t> batches;
+  const size_t n = 20000;
+  for (uint64_t b = 0; b < n; ++b) {
+    std::vector<uint32_t> seqs;
+    order.next(b, 4, seqs);
+    size_t g = seqs[0] < 800 ? 0 : seqs[0] < 890 ? 1 : 2;
+    for (uint32_t s : seqs) EXPECT_EQ(s < 800 ? 0u : s < 890 ? 1u : 2u, g);  // one language per batch
+    EXPECT_EQ(g, sampler.pick(b));
+    ++batches[g];
+  }
+  for (size_t g = 0; g < 3; ++g)
+    EXPECT_NEAR(static_cast<double>(batches[g]) / n, sampler.probabilities()[g], 0.015) << g;
+}
+
+TEST(Schedule, LinearWarmupAndDecay) {
+  nn::OptimizerOptions o;
+  o.lr = 1.0;
+  o.warmup_steps = 4;
+  o.total_steps = 12;
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 0), 0.0);
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 2), 0.5);
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 4), 1.0);
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 8), 0.5);
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 12), 0.0);
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 20), 0.0);
+  o.total_steps = 0;
+  EXPECT_DOUBLE_EQ(nn::scheduled_lr(o, 100), 1.0);
+}
+
+}  // namespace
