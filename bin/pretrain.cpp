@@ -66,8 +66,8 @@ int train_main(int argc, char** argv) {
       ("max-positions", po::value(&o.max_positions)->default_value(0),
        "position embeddings (0: the dataset's max length, + 2 for XLM-R)")
       ("dropout", po::value(&o.dropout)->default_value(0.1f), "hidden and attention dropout")
-      ("batch", po::value(&o.batch)->default_value(32), "sequences per micro-batch")
-      ("accumulate", po::value(&o.accumulate)->default_value(1), "micro-batches per optimizer step")
+      ("batch", po::value(&o.batch), "sequences per micro-batch (default 32; when resuming, the checkpoint's)")
+      ("accumulate", po::value(&o.accumulate), "micro-batches per optimizer step (default 1)")
       ("steps", po::value(&o.steps)->default_value(1000), "optimizer steps in all (a resumed run counts from 0)")
       ("lr", po::value(&o.optimizer.lr)->default_value(1e-4), "peak learning rate")
       ("warmup", po::value(&o.optimizer.warmup_steps)->default_value(0), "linear warm-up steps")
@@ -90,6 +90,9 @@ int train_main(int argc, char** argv) {
   if (!cli.parse(argc, argv)) return 0;
   const CommonOptions& c = cli.common();
   o.seed = c.seed;
+  o.seed_given = cli.values().count("seed") && !cli.values()["seed"].defaulted();
+  if (cli.values().count("batch") && o.batch < 1) throw UsageError("--batch must be at least 1");
+  if (cli.values().count("accumulate") && o.accumulate < 1) throw UsageError("--accumulate must be at least 1");
   o.threads = c.threads;
   o.quiet = c.quiet;
   o.stats_file = c.stats_file;

@@ -136,7 +136,7 @@ void check_same(bool explicit_value_differs, const char* option) {
 void run_pretrain(const PretrainOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   if (o.out.empty()) throw UsageError("--out CKPT_DIR is required");
-  if (o.batch < 1 || o.accumulate < 1 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
+  if (o.batch < 0 || o.accumulate < 0 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
 
   TokenDataset data = TokenDataset::open(o.data);
   if (data.size() == 0) throw Error(o.data + ": the dataset has no sequences");
@@ -144,8 +144,8 @@ void run_pretrain(const PretrainOptions& o) {
   // Settings: from the options, or from the checkpoint when resuming.
   TrainerState state;
   state.seed = o.seed;
-  state.batch = o.batch;
-  state.accumulate = o.accumulate;
+  state.batch = o.batch > 0 ? o.batch : 32;
+  state.accumulate = o.accumulate > 0 ? o.accumulate : 1;
   state.optimizer = o.optimizer;
   state.masking = o.masking;
   state.lang_alpha = o.lang_alpha;
@@ -153,9 +153,9 @@ void run_pretrain(const PretrainOptions& o) {
   if (!o.resume.empty()) {
     state = read_trainer_state(o.resume);
     check_same(state.data_sequences != data.size(), "the dataset (sequence count)");
-    check_same(o.batch != state.batch, "--batch");
-    check_same(o.accumulate != state.accumulate, "--accumulate");
-    check_same(o.seed != state.seed, "--seed");
+    check_same(o.batch > 0 && o.batch != state.batch, "--batch");
+    check_same(o.accumulate > 0 && o.accumulate != state.accumulate, "--accumulate");
+    check_same(o.seed_given && o.seed != state.seed, "--seed");
   }
   state.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
   if (!o.resume.empty() && state.optimizer.total_steps != read_trainer_state(o.resume).optimizer.total_steps)
@@ -237,7 +237,7 @@ void run_pretrain(const PretrainOptions& o) {
     if (!log) throw Error(o.log + ": cannot open the metrics log");
   }
   if (!o.quiet)
-    log_info("pretrain: " + config.model_type() + " " + std::to_string(config.layers) + "×" +
+    log_info(config.model_type() + " " + std::to_string(config.layers) + "×" +
              std::to_string(config.hidden) + ", " + std::to_string(model.params.count()) + " parameters; " +
              std::to_string(data.size() - eval.size()) + " training and " + std::to_string(eval.size()) +
              " held-out sequences; steps " + std::to_string(state.step) + " → " + std::to_string(o.steps));
@@ -249,7 +249,7 @@ void run_pretrain(const PretrainOptions& o) {
                        ", \"eval_ppl\": " + number(std::exp(r.loss)) + ", \"eval_accuracy\": " +
                        number(r.accuracy) + ", \"eval_masked\": " + std::to_string(r.masked) + "}\n";
     if (log.is_open()) log << line << std::flush;
-    if (!o.quiet) log_info("pretrain: step " + std::to_string(step) + " held-out perplexity " + number(std::exp(r.loss)));
+    if (!o.quiet) log_info("step " + std::to_string(step) + " held-out perplexity " + number(std::exp(r.loss)));
   };
   auto save = [&]() {
     state.cursors = order.cursors();
@@ -300,7 +300,7 @@ void run_pretrain(const PretrainOptions& o) {
           << ", \"elapsed_s\": " << number(seconds_since(start)) << "}\n"
           << std::flush;
     if (!o.quiet && o.log_every > 0 && (step % o.log_every == 0 || step == o.steps))
-      log_info("pretrain: step " + std::to_string(step) + "/" + std::to_string(o.steps) + " loss " +
+      log_info("step " + std::to_string(step) + "/" + std::to_string(o.steps) + " loss " +
                number(last_loss) + " lr " + number(report.lr) + " " + number(tokens / step_seconds) + " tokens/s");
     if (o.eval_every > 0 && step % o.eval_every == 0) run_eval(step);
     if (o.save_every > 0 && step % o.save_every == 0 && step != o.steps) {

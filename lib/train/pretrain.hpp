@@ -24,7 +24,8 @@ struct PretrainOptions {
   int64_t max_positions = 0;  // 0: the dataset's max_len (+ 2 for RoBERTa's offset)
   float dropout = 0.1f;
 
-  int64_t batch = 32, accumulate = 1, steps = 1000;
+  // batch/accumulate 0: the checkpoint's when resuming, else 32 and 1.
+  int64_t batch = 0, accumulate = 0, steps = 1000;
   nn::OptimizerOptions optimizer;
   MaskingOptions masking;
   double lang_alpha = -1;  // ≥ 0: one language per batch, q ∝ p^α
@@ -36,6 +37,7 @@ struct PretrainOptions {
   int64_t log_every = 10;       // progress lines on stderr
 
   uint64_t seed = 0;
+  bool seed_given = false;  // a resumed run refuses a different explicit --seed
   unsigned threads = 1;
   bool quiet = false;
   std::string stats_file;

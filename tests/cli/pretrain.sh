@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# pretrain on real text (botchan.txt with the fixture SentencePiece model): prepare, train with
+# dropout, checkpoint layout, bit-identical resume (2N steps = N + resume + N), init from a
+# checkpoint, BERT architecture, and bad input.
+set -euo pipefail
+bin=$1 fixtures=$2 src=$3
+spm=$fixtures/tokenizer/spm-test-vocab1000.model
+text=$fixtures/tokenizer/botchan.txt
+source "$src/tests/cli/common.sh" "$spm"
+
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$tmp/data.h5" --quiet --stats "$tmp/prep.json" "en=$text"
+python3 - "$tmp/prep.json" "$text" <<'PY' || fail "prepare statistics"
+import json, sys
+s = json.load(open(sys.argv[1]))
+lines = sum(1 for l in open(sys.argv[2], encoding="utf-8") if l.strip())
+assert s["sequences"] >= lines, (s, lines)
+PY
+ok "prepare: botchan tokenized"
+
+model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 8 --lr 3e-3 --warmup 4 --threads 2 --seed 7 --quiet)
+"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 12 --log "$tmp/full.jsonl" --out "$tmp/full"
+# A run stopped at step 6 (its checkpoint) and resumed must reproduce the full run exactly.
+"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/first.jsonl" --out "$tmp/first"
+"$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/first" --threads 2 --quiet --steps 12 --log "$tmp/first.jsonl" \
+  --out "$tmp/resumed"
+python3 - "$tmp/full.jsonl" "$tmp/first.jsonl" <<'PY' || fail "resumed losses differ"
+import json, sys
+def losses(p):
+    return [(r["step"], r["loss"], r["grad_norm"]) for r in map(json.loads, open(p)) if "loss" in r]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+assert len(a) == 12 and a == b, (a, b)
+PY
+cmp "$tmp/full/model.safetensors" "$tmp/resumed/model.safetensors" || fail "resumed weights differ"
+cmp "$tmp/full/optimizer.safetensors" "$tmp/resumed/optimizer.safetensors" || fail "resumed optimizer state differs"
+ok "resume: 6 + 6 steps = 12 steps, bit-identical losses, weights and AdamW moments"
+
+# The checkpoint is a Hugging Face directory: names, shapes, tied decoder not stored, tokenizer files.
+python3 - "$tmp/full" <<'PY' || fail "checkpoint layout"
+import json, os, struct, sys
+d = sys.argv[1]
+cfg = json.load(open(os.path.join(d, "config.json")))
+assert cfg["model_type"] == "xlm-roberta" and cfg["vocab_size"] == 1002 and cfg["hidden_size"] == 32, cfg
+with open(os.path.join(d, "model.safetensors"), "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    header = json.loads(f.read(n))
+assert header["roberta.encoder.layer.1.attention.self.query.weight"]["shape"] == [32, 32]
+assert header["roberta.embeddings.word_embeddings.weight"]["shape"] == [1002, 32]
+assert header["roberta.embeddings.position_embeddings.weight"]["shape"] == [50, 32]
+assert header["lm_head.bias"]["shape"] == [1002]
+assert "lm_head.decoder.weight" not in header
+assert all(v["dtype"] == "F32" for k, v in header.items() if k != "__metadata__")
+for f in ("sentencepiece.bpe.model", "tokenizer_config.json", "trainer_state.json", "optimizer.safetensors"):
+    assert os.path.exists(os.path.join(d, f)), f
+state = json.load(open(os.path.join(d, "trainer_state.json")))
+assert state["step"] == 12 and state["seed"] == 7, state
+PY
+ok "checkpoint: Hugging Face layout"
+
+# It learns: 60 steps bring the held-out perplexity well below the vocabulary's 1002.
+"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 60 --eval-every 20 --log "$tmp/learn.jsonl" --out "$tmp/learn"
+python3 - "$tmp/learn.jsonl" <<'PY' || fail "no learning"
+import json, sys
+ev = [r for r in map(json.loads, open(sys.argv[1])) if "eval_ppl" in r]
+assert [e["step"] for e in ev] == [20, 40, 60], ev
+assert ev[-1]["eval_ppl"] < 500 and ev[-1]["eval_ppl"] < ev[0]["eval_ppl"], ev
+PY
+ok "learning: held-out perplexity falls"
+
+# --init from a checkpoint, and the BERT architecture.
+"$bin/pretrain" --data "$tmp/data.h5" --init "$tmp/learn" --steps 2 --threads 2 --quiet --out "$tmp/init"
+"$bin/pretrain" --data "$tmp/data.h5" --architecture bert "${model[@]}" --steps 2 --out "$tmp/bert"
+grep -q '"model_type": "bert"' "$tmp/bert/config.json" || fail "bert config"
+ok "init from a checkpoint; BERT"
+
+# Bad input: clear errors, exit 1 or 2, no checkpoint left half-written.
+code=0; "$bin/pretrain" --data "$tmp/missing.h5" --out "$tmp/x" 2> "$tmp/err" || code=$?
+[ $code -eq 1 ] && grep -q missing.h5 "$tmp/err" || fail "missing dataset: exit $code"
+code=0; "$bin/pretrain" --data "$tmp/data.h5" --out "$tmp/x" --bogus 2> /dev/null || code=$?
+[ $code -eq 2 ] || fail "unknown option: exit $code"
+code=0; "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/first" --batch 4 --out "$tmp/x" 2> "$tmp/err" || code=$?
+[ $code -eq 2 ] && grep -q -- "--batch" "$tmp/err" || fail "resume with another batch: exit $code"
+cp -r "$tmp/first" "$tmp/broken"
+head -c 1000 "$tmp/first/model.safetensors" > "$tmp/broken/model.safetensors"
+code=0; "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/broken" --steps 8 --out "$tmp/x" 2> "$tmp/err" || code=$?
+[ $code -eq 1 ] && grep -q "model.safetensors" "$tmp/err" || fail "truncated checkpoint: exit $code"
+[ ! -e "$tmp/x" ] || fail "a failed run left $tmp/x"
+ls "$tmp" | grep -q '\.tmp\.' && fail "temporary directory left"
+ok "bad input"
