@@ -31,6 +31,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-cycles.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
 
 install: build
 	cmake --install $(BUILD)
@@ -45,10 +46,12 @@ sanitize:
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
 # or build-fuzz/tests/fuzz_sample_records tests/fuzz/sample-corpus
+# or build-fuzz/tests/fuzz_safetensors tests/fuzz/safetensors-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
+		fuzz_safetensors
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

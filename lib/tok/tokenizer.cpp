@@ -1,0 +1,56 @@
+#include "tok/tokenizer.hpp"
+
+#include <system_error>
+
+#include "core/error.hpp"
+#include "tok/hf_tokenizer_files.hpp"
+#include "tok/sentencepiece_tokenizer.hpp"
+#include "tok/wordpiece_tokenizer.hpp"
+
+namespace kglm::tok {
+
+void Encoding::clear() {
+  ids.clear();
+  begin.clear();
+  end.clear();
+  word_start.clear();
+}
+
+namespace {
+
+std::unique_ptr<Tokenizer> load_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto spm_model = dir / kSentencePieceModelFile;
+  if (std::filesystem::is_regular_file(spm_model, ec)) return load_sentencepiece(spm_model, dir);
+  const auto vocab = dir / kWordPieceVocabFile;
+  if (std::filesystem::is_regular_file(vocab, ec)) {
+    // A Hugging Face directory: BertTokenizer's defaults (uncased) unless tokenizer_config.json says otherwise.
+    WordPieceOptions options;
+    const auto config = dir / kTokenizerConfigFile;
+    if (std::filesystem::exists(config, ec)) read_bert_tokenizer_config(config, options);
+    return load_wordpiece(vocab, options, dir);
+  }
+  throw Error(location(dir.string()) + "no tokenizer in this directory (expected " + kSentencePieceModelFile + " or " +
+              kWordPieceVocabFile + ")");
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_or_dir) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(model_or_dir, ec);
+  if (!std::filesystem::exists(status)) throw Error(location(model_or_dir.string()) + "no such file or directory");
+  if (std::filesystem::is_directory(status)) return load_directory(model_or_dir);
+  const auto extension = model_or_dir.extension();
+  if (extension == ".model") return load_sentencepiece(model_or_dir, model_or_dir);
+  if (extension == ".txt") {
+    // A bare vocabulary says nothing about casing: keep the text as it is.
+    WordPieceOptions options;
+    options.lower_case = false;
+    return load_wordpiece(model_or_dir, options, model_or_dir);
+  }
+  throw Error(location(model_or_dir.string()) +
+              "unknown tokenizer file (expected a directory, a SentencePiece .model file or a WordPiece vocab.txt)");
+}
+
+}  // namespace kglm::tok
