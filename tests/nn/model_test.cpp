@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <unistd.h>
@@ -23,6 +24,19 @@ namespace {
 const fs::path kData = fs::path(KGLM_SOURCE_DIR) / "tests/reference/data";
 constexpr double kTolerance = 1e-4;
 
+// The largest error seen by the running test, printed at its end (for the record, not a check).
+double worst_error = 0;
+struct PrintWorst : ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { worst_error = 0; }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    if (worst_error > 0) std::printf("  %s: largest relative error %.2e\n", info.name(), worst_error);
+  }
+};
+const bool kPrintWorstRegistered = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new PrintWorst);
+  return true;
+}();
+
 // max|a − b| / max|b| over the tensor (the reference's own scale), or max|a| when b is all zero.
 double relative_error(const Tensor& actual, const Tensor& expected) {
   EXPECT_EQ(actual.shape(), expected.shape());
@@ -34,7 +48,9 @@ double relative_error(const Tensor& actual, const Tensor& expected) {
     diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
     scale = std::max(scale, std::fabs(static_cast<double>(b[i])));
   }
-  return scale > 0 ? diff / scale : diff;
+  const double error = scale > 0 ? diff / scale : diff;
+  worst_error = std::max(worst_error, error);
+  return error;
 }
 
 struct Inputs {
