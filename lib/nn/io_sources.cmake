@@ -1,3 +1,5 @@
 # Safetensors reading and writing, relative to lib/.
 set(KGLM_NN_IO_SOURCES
+  nn/convert.cpp
+  nn/safetensors.cpp
 )
