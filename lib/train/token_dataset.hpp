@@ -1,0 +1,170 @@
+// The token dataset that `pretrain prepare` writes and pretraining reads (man 5 kglm-tokens): every
+// sequence tokenized once, with its special tokens, per-token flags (word start, span kinds) and
+// span indices, so that masking objectives can run on ids alone.
+//
+// HDF5 layout (format "kglm-tokens", version 1); N sequences, T tokens in all:
+//   /tokens/ids            int32  [T]    token ids, each in [0, vocab_size)
+//   /tokens/flags          uint8  [T]    TokenFlag bits
+//   /tokens/span           int32  [T]    the span the token belongs to: its index in the record's
+//                                        "spans" list (annotated text), -1 for none
+//   /sequences/offsets     uint64 [N+1]  sequence i is tokens [offsets[i], offsets[i+1]); offsets[0]
+//                                        = 0, non-decreasing, offsets[N] = T
+//   /sequences/lang        uint16 [N]    index into /languages
+//   /sequences/kind        uint8  [N]    SequenceKind
+//   /sequences/source_line uint64 [N]    1-based line of the record in its input
+//   /sequences/input       uint16 [N]    which input: index into the input_names attribute
+//   /languages             string table (h5::StringColumnWriter: offsets + blob), in order of first use
+// Root attributes: format, format_version, tokenizer_kind ("sentencepiece" | "wordpiece"),
+// tokenizer_source, vocab_size, bos_id, eos_id, pad_id, unk_id, mask_id (-1 when the tokenizer has
+// none), max_len, and the provenance of every kglm output (h5::write_provenance).
+// Every sequence is bos, tokens..., eos with at most max_len tokens.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/atomic_file.hpp"
+#include "core/provenance.hpp"
+#include "h5/h5.hpp"
+#include "tok/tokenizer.hpp"
+
+namespace kglm::train {
+
+inline constexpr const char* kTokenFormat = "kglm-tokens";
+inline constexpr int64_t kTokenFormatVersion = 1;
+
+// Bits of /tokens/flags.
+enum TokenFlag : uint8_t {
+  kWordStart = 1u << 0,     // the token starts a word (whole-word masking)
+  kInEntity = 1u << 1,      // overlaps an entity span
+  kInRelation = 1u << 2,    // overlaps a relation span
+  kLinkSlot = 1u << 3,      // overlaps a link span (KMLM's [mask] linking slot: no loss)
+  kInAnswer = 1u << 4,      // overlaps an answer span
+  kSpecialToken = 1u << 5,  // bos, eos, pad or mask id: never a masking target
+};
+
+// /sequences/kind. Values 2.. are reserved for later kinds (KMLM, EntityCS records).
+enum class SequenceKind : uint8_t { text = 0, annotated = 1 };
+
+const char* tokenizer_kind_name(tok::TokenizerKind kind);  // "sentencepiece", "wordpiece"
+
+// What the root attributes say about the tokenizer and the sequences.
+struct TokenDatasetInfo {
+  tok::TokenizerKind tokenizer_kind = tok::TokenizerKind::SentencePiece;
+  std::string tokenizer_source;
+  int32_t vocab_size = 0;
+  tok::SpecialTokens special;
+  uint32_t max_len = 0;
+};
+TokenDatasetInfo dataset_info(const tok::Tokenizer& tokenizer, uint32_t max_len);
+
+// Sequences in the making, e.g. one worker's share of the input: tokens are pushed one by one and
+// end_sequence() closes a sequence. Languages are kept as names here; the writer numbers them.
+struct SequenceBatch {
+  std::vector<int32_t> ids;
+  std::vector<uint8_t> flags;
+  std::vector<int32_t> span;
+  std::vector<uint64_t> ends;  // per sequence: its end in ids
+  std::vector<uint16_t> lang;  // index into languages (of this batch)
+  std::vector<uint8_t> kind;
+  std::vector<uint64_t> source_line;
+  std::vector<uint16_t> input;
+  std::vector<std::string> languages;
+
+  size_t size() const { return ends.size(); }
+  void push_token(int32_t id, uint8_t flag_bits, int32_t span_index) {
+    ids.push_back(id);
+    flags.push_back(flag_bits);
+    span.push_back(span_index);
+  }
+  // The tokens pushed since the previous end_sequence() form one sequence.
+  void end_sequence(std::string_view language, SequenceKind k, uint64_t line, uint16_t input_index);
+  void clear();
+};
+
+// Writes NAME.tmp.<pid> and renames it to NAME in finish(); destroyed unfinished, it removes the
+// temporary file. Datasets are chunked and compressed as they grow (h5::ColumnWriter).
+class TokenDatasetWriter {
+ public:
+  TokenDatasetWriter(const std::string& path, const TokenDatasetInfo& info, const Provenance& provenance);
+  ~TokenDatasetWriter();
+  TokenDatasetWriter(const TokenDatasetWriter&) = delete;
+  TokenDatasetWriter& operator=(const TokenDatasetWriter&) = delete;
+
+  // Throws Error on a sequence longer than max_len or not framed by bos ... eos, an id outside the
+  // vocabulary or an input index beyond the provenance's inputs: bugs of the caller, not bad records.
+  void append(const SequenceBatch& batch);
+  void finish();
+
+  uint64_t sequences() const { return sequences_; }
+  uint64_t tokens() const { return tokens_; }
+  const std::vector<std::string>& languages() const { return languages_; }
+  const std::vector<uint64_t>& language_sequences() const { return language_sequences_; }  // per language
+
+ private:
+  struct Columns;
+  uint16_t language_index(const std::string& name);
+
+  TokenDatasetInfo info_;
+  size_t input_count_;
+  AtomicPath atomic_;  // declared before the file: removed only after the file is closed
+  h5::File file_;
+  std::unique_ptr<Columns> columns_;
+  std::vector<std::string> languages_;
+  std::map<std::string, uint16_t, std::less<>> language_of_;
+  std::vector<uint64_t> language_sequences_;
+  uint64_t sequences_ = 0;
+  uint64_t tokens_ = 0;
+};
+
+// One sequence of a loaded dataset; the views live as long as the dataset.
+struct Sequence {
+  std::span<const int32_t> ids;
+  std::span<const uint8_t> flags;
+  std::span<const int32_t> span;
+  uint16_t lang = 0;
+  SequenceKind kind = SequenceKind::text;
+  uint64_t source_line = 0;
+  uint16_t input = 0;
+  size_t size() const { return ids.size(); }
+};
+
+// A token dataset loaded whole into memory (sharded random access for MPI ranks comes later).
+class TokenDataset {
+ public:
+  // Validates the layout and the values (see the top of this file); throws Error naming the file
+  // and what is wrong.
+  static TokenDataset open(const std::string& path);
+
+  size_t size() const { return kind_.size(); }
+  Sequence sequence(size_t i) const;
+  uint64_t total_tokens() const { return ids_.size(); }
+  const std::vector<std::string>& languages() const { return languages_; }
+  const TokenDatasetInfo& info() const { return info_; }
+  int32_t vocab_size() const { return info_.vocab_size; }
+  const tok::SpecialTokens& special() const { return info_.special; }
+  uint32_t max_len() const { return info_.max_len; }
+  tok::TokenizerKind tokenizer_kind() const { return info_.tokenizer_kind; }
+  const std::string& tokenizer_source() const { return info_.tokenizer_source; }
+  const Provenance& provenance() const { return provenance_; }
+
+ private:
+  TokenDatasetInfo info_;
+  Provenance provenance_;
+  std::vector<std::string> languages_;
+  std::vector<int32_t> ids_;
+  std::vector<uint8_t> flags_;
+  std::vector<int32_t> span_;
+  std::vector<uint64_t> offsets_;
+  std::vector<uint16_t> lang_;
+  std::vector<uint8_t> kind_;
+  std::vector<uint64_t> source_line_;
+  std::vector<uint16_t> input_;
+};
+
+}  // namespace kglm::train
