@@ -11,6 +11,7 @@ function(add_kglm_test name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE kglm GTest::gtest GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${KGLM_WARNINGS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     KGLM_FIXTURES_DIR="${KGLM_FIXTURES_DIR}" KGLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     KGLM_BINARY_DIR="${PROJECT_BINARY_DIR}")

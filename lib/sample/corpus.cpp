@@ -35,13 +35,19 @@ RecordFormat parse_record_format(std::string_view name) {
   throw UsageError("--format must be auto, text or jsonl, not '" + std::string(name) + "'");
 }
 
-namespace {
-
 bool valid_language(std::string_view lang) {
   return !lang.empty() && lang.size() <= 32 && std::all_of(lang.begin(), lang.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
   });
 }
+
+RecordFormat detect_format(std::string_view data) {
+  size_t first = data.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return RecordFormat::auto_detect;
+  return data[first] == '{' ? RecordFormat::jsonl : RecordFormat::text;
+}
+
+namespace {
 
 void add_directory(const std::string& dir, std::vector<CorpusSource>& out) {
   std::vector<std::string> names;
@@ -208,11 +214,6 @@ class LineScanner {
   bool mixed_;
   bool json_;
 };
-
-RecordFormat detect_format(std::string_view data) {
-  size_t first = data.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && data[first] == '{' ? RecordFormat::jsonl : RecordFormat::text;
-}
 
 }  // namespace
 

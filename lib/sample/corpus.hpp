@@ -30,6 +30,11 @@ std::string file_suffix(std::string_view path);
 
 enum class RecordFormat { auto_detect, text, jsonl };
 RecordFormat parse_record_format(std::string_view name);
+// A language code usable as a file name and statistics key: 1-32 of [A-Za-z0-9_-].
+bool valid_language(std::string_view lang);
+// jsonl when the first non-blank byte of `data` is '{', text otherwise; auto_detect when the data
+// is blank (the next batch decides).
+RecordFormat detect_format(std::string_view data);
 
 struct RecordScanOptions {
   SizeUnit unit = SizeUnit::lines;

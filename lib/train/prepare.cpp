@@ -136,19 +136,6 @@ constexpr std::array<const char*, kCount> kCounterNames = {
     "text_tokens", "unk_tokens",  "spans"};
 using Counts = std::array<uint64_t, kCount>;
 
-// Language codes become /languages entries and statistics keys: letters, digits, '-', '_'.
-bool language_code(std::string_view lang) {
-  return !lang.empty() && lang.size() <= 32 && std::all_of(lang.begin(), lang.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
-}
-
-// auto_detect while the data holds only blank lines.
-sample::RecordFormat detect_format(std::string_view data) {
-  const size_t first = data.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return sample::RecordFormat::auto_detect;
-  return data[first] == '{' ? sample::RecordFormat::jsonl : sample::RecordFormat::text;
-}
 
 struct AnnotatedRecord {
   std::string_view text;
@@ -242,7 +229,7 @@ class Preparer {
     const uint64_t raw_before = raw_done_;
     std::function<bool(InputBatch&)> produce = [&](InputBatch& item) {
       if (!batcher.next(item.lines)) return false;
-      if (format == sample::RecordFormat::auto_detect) format = detect_format(item.lines.lines());
+      if (format == sample::RecordFormat::auto_detect) format = sample::detect_format(item.lines.lines());
       item.json = format == sample::RecordFormat::jsonl;
       return true;
     };
@@ -306,7 +293,7 @@ class Preparer {
         kind = SequenceKind::annotated;
         if (source.lang.empty() && w.record.lang) lang = *w.record.lang;  // LANG=PATH wins
       }
-      if (!language_code(lang)) {
+      if (!sample::valid_language(lang)) {
         out.errors.emplace_back(line_no, "\"" + std::string(lang.substr(0, 32)) + "\" is not a language code");
         return;
       }
@@ -340,7 +327,7 @@ void check_options(const PrepareOptions& o) {
   if (o.output == "-") throw UsageError("the token dataset is an HDF5 file: give -o FILE, not '-'");
   if (o.tokenizer.empty()) throw UsageError("missing --tokenizer");
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3 (bos, one token, eos)");
-  if (!language_code(o.default_lang))
+  if (!sample::valid_language(o.default_lang))
     throw UsageError("--lang '" + o.default_lang + "' is not a language code (letters, digits, '-', '_')");
   if (o.compression_level < 0 || o.compression_level > 9) throw UsageError("--compression must be 0..9");
   if (o.batch_bytes == 0) throw UsageError("the batch size must be at least 1 byte");

@@ -1,6 +1,8 @@
 // SentencePiece with XLM-R's id mapping, checked against Debian's spm_encode on the real model and
 // text of ../shared/fixtures/tokenizer (skipped when they or spm_encode are absent).
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,22 +26,7 @@ const fs::path kFixtures = fs::path(KGLM_FIXTURES_DIR) / "tokenizer";
 const fs::path kModel = kFixtures / "spm-test-vocab1000.model";
 const fs::path kText = kFixtures / "botchan.txt";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kglm-tok-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using kglm::testing::TempDir;
 
 // The lines as spm_encode reads them (std::getline: '\n' removed, a '\r' kept).
 std::vector<std::string> read_lines(const fs::path& path) {

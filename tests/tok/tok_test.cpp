@@ -1,6 +1,8 @@
 // WordPiece cases written from BERT's algorithm (BasicTokenizer + WordpieceTokenizer), loading
 // options and errors. SentencePiece against the real model: tok_fixtures_test.cpp.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,23 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed with its contents at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kglm-tok-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using kglm::testing::TempDir;
 
 void write_file(const fs::path& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
