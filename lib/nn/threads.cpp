@@ -1,14 +1,11 @@
 #include "nn/threads.hpp"
 
-#include <cblas.h>
 #include <omp.h>
 
 namespace kglm::nn {
 
-void set_compute_threads(int threads) {
-  if (threads < 1) threads = 1;
-  omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
-}
+// OpenBLAS itself stays on one thread: the CPU kernels split every gemm over the OpenMP threads
+// (see nn/cpu/kernels.hpp), so this one number drives all of the backend.
+void set_compute_threads(int threads) { omp_set_num_threads(threads < 1 ? 1 : threads); }
 
 }  // namespace kglm::nn

@@ -1,4 +1,4 @@
-// The CPU backend's thread count: OpenMP loops and OpenBLAS gemms use the same number.
+// The CPU backend's thread count (OpenMP threads; the gemms are split over them too).
 #pragma once
 
 namespace kglm::nn {

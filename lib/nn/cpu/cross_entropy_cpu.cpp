@@ -1,0 +1,73 @@
+// Softmax cross-entropy, one row per iteration. Each row's log-sum-exp is stable (the maximum is
+// subtracted) and summed in double, the exponentials themselves taken in T (exp_of); row losses
+// are summed serially, so the total does not depend on the thread count.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/cpu/kernels.hpp"
+
+namespace kglm::nn::cpu {
+
+template <class T>
+CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
+                                 double grad_scale) {
+  for (int64_t r = 0; r < m; ++r) {
+    const int32_t t = targets[r];
+    if (t != kIgnoreIndex && (t < 0 || t >= c))
+      throw Error("cross_entropy: targets[" + std::to_string(r) + "] = " + std::to_string(t) + " is outside [0, " +
+                  std::to_string(c) + ") and is not the ignore index " + std::to_string(kIgnoreIndex));
+  }
+  std::vector<double> loss(static_cast<size_t>(m), 0.0);
+  std::vector<uint8_t> correct(static_cast<size_t>(m), 0);
+#pragma omp parallel for schedule(static) if (m * c >= kParallelGrain)
+  for (int64_t r = 0; r < m; ++r) {
+    const T* x = logits + r * c;
+    T* g = dlogits ? dlogits + r * c : nullptr;
+    const int32_t t = targets[r];
+    if (t == kIgnoreIndex) {
+      if (g) std::fill(g, g + c, T(0));
+      continue;
+    }
+    T max = x[0];
+#pragma omp simd reduction(max : max)
+    for (int64_t j = 1; j < c; ++j) max = std::max(max, x[j]);
+    int64_t argmax = 0;                                      // the first maximum, as torch.argmax
+    while (argmax + 1 < c && !(x[argmax] == max)) ++argmax;  // bounded: NaN logits never match
+    double sum = 0;
+    if (g) {
+      // Keep the exponentials: softmax = exp(x − max) / sum.
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < c; ++j) {
+        const T e = exp_of<T>(x[j] - max);
+        g[j] = e;
+        sum += e;
+      }
+    } else {
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < c; ++j) sum += exp_of<T>(x[j] - max);
+    }
+    loss[r] = static_cast<double>(max) + std::log(sum) - static_cast<double>(x[t]);
+    correct[r] = argmax == t;
+    if (g) {
+      const T s = static_cast<T>(grad_scale / sum);
+#pragma omp simd
+      for (int64_t j = 0; j < c; ++j) g[j] *= s;
+      g[t] -= static_cast<T>(grad_scale);
+    }
+  }
+  CrossEntropyResult result;
+  for (int64_t r = 0; r < m; ++r) {
+    if (targets[r] == kIgnoreIndex) continue;
+    result.loss_sum += loss[r];
+    ++result.counted;
+    result.correct += correct[r];
+  }
+  return result;
+}
+
+template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double);
+template CrossEntropyResult cross_entropy<double>(const double*, const int32_t*, int64_t, int64_t, double*, double);
+
+}  // namespace kglm::nn::cpu

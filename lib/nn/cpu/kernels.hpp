@@ -1,0 +1,196 @@
+// CPU kernels of the ops (private to lib/nn). Each works on raw, contiguous, row-major arrays and
+// is templated on the scalar, instantiated for float (training) and double (finite-difference
+// checks). The dispatch files (nn/ops/*.cpp) have checked shapes, dtypes, devices and aliasing;
+// a kernel checks only what needs the data (ids and targets in range), before writing anything.
+//
+// Threading: one pool, OpenMP's, with omp_get_max_threads() threads.
+//  - OpenBLAS is pinned to one thread (blas_single_thread(), called before the first gemm) and we
+//    split each gemm's output rows over the OpenMP threads ourselves. Debian's default OpenBLAS is
+//    the pthread build: its own pool would compete with OpenMP's (both spin-wait after a call, so
+//    each steals the 2 cores from the other), and calling it from inside an OpenMP region
+//    (attention runs one gemm per (batch, head) in a parallel loop) would oversubscribe. With the
+//    OpenMP build of OpenBLAS the same code is right too (inside a parallel region it runs serially).
+//  - Loops use static schedules (attention hands out its (batch, head) pairs dynamically: their
+//    costs differ with padding, and each is computed whole by one thread). Every reduction is
+//    ordered independently of the thread count: split over columns (embedding/scatter backward,
+//    linear db), or over fixed-size row blocks whose partials are combined in block order
+//    (layer_norm dγ/dβ, sum_of_squares), or per row then summed serially (cross-entropy). Results
+//    are therefore bit-identical for any thread count, except the gemms of linear: OpenBLAS may
+//    pick another kernel (small-matrix, edge) for another row split, so the last bits of y, dx
+//    and dw can change with the thread count (never between runs at the same count).
+//  - Small ops stay on the calling thread: a parallel region costs a few microseconds.
+//  - Nothing inside a parallel region throws (an exception may not leave one): kernels check
+//    their data and allocate their scratch before they start the threads.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <omp.h>
+
+#include "nn/ops/adamw.hpp"
+#include "nn/ops/attention.hpp"
+#include "nn/ops/cross_entropy.hpp"
+#include "nn/ops/dropout.hpp"
+
+namespace kglm::nn::cpu {
+
+// Elementwise loops below this many elements run on one thread.
+inline constexpr int64_t kParallelGrain = 1 << 14;
+
+// Part `part` of [0, n) cut into `parts` contiguous pieces whose bounds are multiples of `align`
+// (except n): {begin, end}.
+inline std::pair<int64_t, int64_t> split_range(int64_t n, int parts, int part, int64_t align = 1) {
+  const int64_t units = (n + align - 1) / align;
+  const int64_t base = units / parts, extra = units % parts;
+  const int64_t first = part * base + std::min<int64_t>(part, extra);
+  const int64_t count = base + (part < extra ? 1 : 0);
+  return {std::min(n, first * align), std::min(n, (first + count) * align)};
+}
+
+// Runs fn(begin, end) on contiguous blocks of [0, n) (bounds multiples of `align`), one block per
+// OpenMP thread, or fn(0, n) on the calling thread when `parallel` is false. Not for use inside a
+// parallel region; fn must not throw.
+template <class F>
+void for_blocks(int64_t n, bool parallel, int64_t align, F&& fn) {
+  if (!parallel || omp_get_max_threads() == 1 || n <= align) {
+    fn(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel
+  {
+    const auto [begin, end] = split_range(n, omp_get_num_threads(), omp_get_thread_num(), align);
+    if (begin < end) fn(begin, end);
+  }
+}
+
+// e^x for float in plain arithmetic that GCC vectorises in `#pragma omp simd` loops (glibc's expf
+// is one call per element): x = n·ln2 + r, |r| ≤ ln2/2, Cephes' degree-6 polynomial for e^r, then
+// 2^n in the exponent bits.
+// Within 1 ulp of e^x for x in [−87, 88.37]; exactly 0 below −87 (so lowest() and −inf give 0, as
+// softmax masking needs); saturates at e^88.37 above (the kernels only pass x ≤ 0).
+inline float exp_vec(float x) {
+  const float c = std::min(std::max(x, -87.0f), 88.37f);
+  // Round to nearest through the 1.5·2²³ shifter (GCC does not vectorise std::floor here).
+  const float n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // in [−126, 127]
+  const float r = (c - n * 0.693359375f) + n * 2.12194440e-4f;             // ln2 split in two
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const float e = p * std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
+  return x < -87.0f ? 0.0f : e;
+}
+// The exponential the kernels use: exp_vec for float, std::exp for double (the finite-difference
+// checks want full precision).
+template <class T>
+T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return exp_vec(x);
+  } else {
+    return std::exp(x);
+  }
+}
+
+// --- gemm (linear_cpu.cpp) -------------------------------------------------------------------
+// Pins OpenBLAS to one thread (once per process; see above).
+void blas_single_thread();
+// Throws kglm::Error naming `op` when a gemm dimension does not fit OpenBLAS's 32-bit int; the
+// kernels check before they call gemm, which does not throw (it may run in a parallel region).
+void check_blas_dims(std::string_view op, std::initializer_list<int64_t> dims);
+// Row-major C[m, n] = alpha · op(A) · op(B) + beta · C on the calling thread; op(X) = Xᵀ when
+// trans_x. Calls blas_single_thread() first.
+template <class T>
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc);
+// The same with C's rows split over the OpenMP threads (not inside a parallel region).
+template <class T>
+void gemm_parallel(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+
+// --- linear_cpu.cpp: x [n, in], w [out, in], b [out] or null, y [n, out] ------------------------
+template <class T>
+void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t n, int64_t in, int64_t out);
+// dx (or null) written or accumulated; dw and db (or null) accumulated.
+template <class T>
+void linear_backward(const T* dy, const T* x, const T* w, T* dx, T* dw, T* db, int64_t n, int64_t in, int64_t out,
+                     bool dx_accumulate);
+
+// --- embedding_cpu.cpp: row gather and scatter-add (embedding and gather/scatter_add_rows) --------
+// out[i] (=|+=) src[index[i]], i < m; src has n rows of h. Throws (naming `op` and the index
+// argument `arg`) on an index outside [0, n) before writing.
+template <class T>
+void gather_rows(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, const T* src, int64_t n,
+                 int64_t h, T* out, bool accumulate);
+// dsrc[index[i]] += dout[i], i < m, in the order of i for every element (deterministic).
+template <class T>
+void scatter_add_rows(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, const T* dout,
+                      int64_t n, int64_t h, T* dsrc);
+
+// --- layer_norm_cpu.cpp: x [n, h] ---------------------------------------------------------------
+template <class T>
+void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
+                        int64_t h);
+template <class T>
+void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx, T* dgamma,
+                         T* dbeta, int64_t n, int64_t h, bool dx_accumulate);
+
+// --- activation_cpu.cpp: n elements; outputs may alias inputs ---------------------------------
+template <class T>
+void gelu_forward(const T* x, T* y, int64_t n);
+template <class T>
+void gelu_backward(const T* dy, const T* x, T* dx, int64_t n);
+template <class T>
+void tanh_forward(const T* x, T* y, int64_t n);
+template <class T>
+void tanh_backward(const T* dy, const T* y, T* dx, int64_t n);
+
+// --- dropout_cpu.cpp ----------------------------------------------------------------------------
+// Element i is kept when its Philox word is ≥ this (= ⌈p·2³²⌉, exact in double).
+uint64_t dropout_threshold(float p);
+// mask[j] = keep(first + j), j < n (also used by attention on its probabilities).
+void dropout_mask(const DropoutKey& key, float p, uint64_t first, int64_t n, uint8_t* mask);
+// mask may be null when p == 0.
+template <class T>
+void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* mask, int64_t n);
+template <class T>
+void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n);
+
+// --- attention_cpu.cpp: qkv [B, T, 3H], key_mask [B, T], ctx [B, T, H], probs [B, A, T, T] -------
+// drop_mask [B, A, T, T] (null when p == 0). Throws on a key_mask value other than 0 or 1.
+template <class T>
+void attention_forward(const T* qkv, const int32_t* key_mask, const AttentionShape& s, float p, const DropoutKey& key,
+                       T* ctx, T* probs, uint8_t* drop_mask);
+template <class T>
+void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
+                        float p, T* dqkv);
+
+// --- cross_entropy_cpu.cpp: logits [m, c], targets [m]; dlogits [m, c] or null ------------------
+template <class T>
+CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
+                                 double grad_scale);
+
+// --- elementwise_cpu.cpp: n elements ------------------------------------------------------------
+template <class T>
+void add(const T* a, const T* b, T* out, int64_t n);
+template <class T>
+void accumulate(T* acc, const T* x, int64_t n);
+template <class T>
+void scale(T* x, double s, int64_t n);
+template <class T>
+double sum_of_squares(const T* x, int64_t n);
+
+// --- adamw_cpu.cpp ------------------------------------------------------------------------------
+template <class T>
+void adamw_update(T* param, const T* grad, T* m, T* v, int64_t n, const AdamWHyper& hyper, double grad_scale);
+
+}  // namespace kglm::nn::cpu

@@ -1,0 +1,127 @@
+// Linear layer on OpenBLAS, single-threaded per call, with the rows of each product split over
+// the OpenMP threads (see kernels.hpp for why).
+//
+// OpenBLAS 0.3.21 (Debian 12) does not recognise AMD Zen 4/5 and runs its Haswell (AVX2) kernels
+// there; with OPENBLAS_CORETYPE=SkylakeX in the environment of the process (it is read when the
+// library loads) it runs its AVX-512 kernels, about 2.8x faster on the Zen 5 development machines.
+#include <cblas.h>
+
+#include <climits>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/cpu/kernels.hpp"
+
+namespace kglm::nn::cpu {
+
+namespace {
+
+// Below this many flops a product runs on one thread (~0.1 ms of work).
+constexpr double kGemmParallelFlops = 4e6;
+// Row (column) blocks are multiples of the gemm kernels' register tile.
+constexpr int64_t kRowAlign = 16;
+
+CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+}  // namespace
+
+void blas_single_thread() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+void check_blas_dims(std::string_view op, std::initializer_list<int64_t> dims) {
+  for (int64_t d : dims)
+    if (d > INT_MAX)
+      throw Error(std::string(op) + ": dimension " + std::to_string(d) + " is too large for OpenBLAS (32-bit int)");
+}
+
+template <class T>
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  blas_single_thread();
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb),
+                beta, c, i(ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb),
+                beta, c, i(ldc));
+  }
+}
+
+template <class T>
+void gemm_parallel(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const bool parallel = flops >= kGemmParallelFlops;
+  // Each thread packs the whole of the operand it shares: op(B) (k × n) when C is split by rows,
+  // op(A) (m × k) when split by columns. Split so that the shared one is the smaller (a weight
+  // gradient dyᵀ·x with few outputs and wide inputs splits by columns, the vocabulary projection
+  // of a few rows too).
+  if (n <= m) {
+    for_blocks(m, parallel, kRowAlign, [&](int64_t r0, int64_t r1) {
+      // Row r of op(A) is row r of A, or column r of A when transposed.
+      const T* a_rows = trans_a ? a + r0 : a + r0 * lda;
+      gemm(trans_a, trans_b, r1 - r0, n, k, alpha, a_rows, lda, b, ldb, beta, c + r0 * ldc, ldc);
+    });
+  } else {
+    for_blocks(n, parallel, kRowAlign, [&](int64_t c0, int64_t c1) {
+      // Column j of op(B) is column j of B, or row j of B when transposed.
+      const T* b_cols = trans_b ? b + c0 * ldb : b + c0;
+      gemm(trans_a, trans_b, m, c1 - c0, k, alpha, a, lda, b_cols, ldb, beta, c + c0, ldc);
+    });
+  }
+}
+
+template <class T>
+void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t n, int64_t in, int64_t out) {
+  check_blas_dims("linear_forward", {n, in, out});
+  // The bias goes in first and the gemm adds to it (beta = 1): OpenBLAS would make a pass over y
+  // for beta = 0 anyway.
+  if (b) {
+#pragma omp parallel for schedule(static) if (n * out >= kParallelGrain)
+    for (int64_t r = 0; r < n; ++r) std::copy(b, b + out, y + r * out);
+  }
+  gemm_parallel(false, true, n, out, in, T(1), x, in, w, in, b ? T(1) : T(0), y, out);
+}
+
+template <class T>
+void linear_backward(const T* dy, const T* x, const T* w, T* dx, T* dw, T* db, int64_t n, int64_t in, int64_t out,
+                     bool dx_accumulate) {
+  check_blas_dims("linear_backward", {n, in, out});
+  // dx [n, in] = dy [n, out] · w [out, in]
+  if (dx) gemm_parallel(false, false, n, in, out, T(1), dy, out, w, in, dx_accumulate ? T(1) : T(0), dx, in);
+  // dw [out, in] += dyᵀ · x; each element is summed over all n rows by one thread.
+  if (dw) gemm_parallel(true, false, out, in, n, T(1), dy, out, x, in, T(1), dw, in);
+  // db [out] += column sums of dy, split over columns (deterministic), summed in double.
+  if (db) {
+    std::vector<double> sum(static_cast<size_t>(out), 0.0);  // outside the parallel region: may throw
+    for_blocks(out, static_cast<double>(n) * static_cast<double>(out) >= kParallelGrain, kRowAlign,
+               [&](int64_t c0, int64_t c1) {
+                 for (int64_t r = 0; r < n; ++r) {
+                   const T* row = dy + r * out;
+#pragma omp simd
+                   for (int64_t j = c0; j < c1; ++j) sum[j] += row[j];
+                 }
+                 for (int64_t j = c0; j < c1; ++j) db[j] = static_cast<T>(db[j] + sum[j]);
+               });
+  }
+}
+
+#define KGLM_LINEAR_CPU(T)                                                                                          \
+  template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, T*,      \
+                        int64_t);                                                                                   \
+  template void gemm_parallel<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, \
+                                 T*, int64_t);                                                                      \
+  template void linear_forward<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t);                     \
+  template void linear_backward<T>(const T*, const T*, const T*, T*, T*, T*, int64_t, int64_t, int64_t, bool);
+KGLM_LINEAR_CPU(float)
+KGLM_LINEAR_CPU(double)
+#undef KGLM_LINEAR_CPU
+
+}  // namespace kglm::nn::cpu

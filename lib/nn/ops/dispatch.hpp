@@ -1,0 +1,106 @@
+// Argument checks and backend selection shared by the op dispatch files (private to lib/nn/ops).
+// A dispatch file checks everything that can be checked without reading tensor data (shapes,
+// dtypes, devices, overlapping outputs), then hands raw pointers to the backend of the device.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/error.hpp"
+#include "nn/tensor.hpp"
+
+namespace kglm::nn::detail {
+
+// Device::Cuda until the CUDA backend lands (lib/nn/cuda/<op>_cuda.cu).
+[[noreturn]] inline void no_backend(std::string_view op) {
+  throw Error(std::string(op) + ": this build has no CUDA backend");
+}
+
+// F32 or F64: the dtypes the floating kernels are instantiated for.
+inline void check_floating(const Tensor& t, std::string_view op, std::string_view arg) {
+  check_defined(t, op, arg);
+  if (t.dtype() != DType::F32 && t.dtype() != DType::F64)
+    throw Error(std::string(op) + ": '" + std::string(arg) + "' is " + std::string(dtype_name(t.dtype())) +
+                ", expected F32 or F64");
+}
+
+inline void check_rank(const Tensor& t, int rank, std::string_view op, std::string_view arg) {
+  check_defined(t, op, arg);
+  if (t.rank() != rank)
+    throw Error(std::string(op) + ": '" + std::string(arg) + "' has shape " + shape_string(t.shape()) + ", expected " +
+                std::to_string(rank) + " dimensions");
+}
+
+// `t` has `shape`, the dtype of `ref` and its device.
+inline void check_like(const Tensor& t, const Tensor& ref, const Shape& shape, std::string_view op,
+                       std::string_view arg) {
+  check_shape(t, shape, op, arg);
+  check_dtype(t, ref.dtype(), op, arg);
+  check_same_device(t, ref, op);
+}
+
+// An integer tensor (ids, targets, masks) of `dtype` and `shape` on the device of `ref`.
+inline void check_index(const Tensor& t, DType dtype, const Tensor& ref, const Shape& shape, std::string_view op,
+                        std::string_view arg) {
+  check_shape(t, shape, op, arg);
+  check_dtype(t, dtype, op, arg);
+  check_same_device(t, ref, op);
+}
+
+inline bool overlap(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || a.nbytes() == 0 || b.nbytes() == 0) return false;
+  auto* pa = static_cast<const std::byte*>(a.raw());
+  auto* pb = static_cast<const std::byte*>(b.raw());
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+
+// Output `out` must not share any element with input `in` (gemms and row-wise kernels would read
+// what they have already overwritten).
+inline void check_disjoint(const Tensor& out, const Tensor& in, std::string_view op, std::string_view out_arg,
+                           std::string_view in_arg) {
+  if (overlap(out, in))
+    throw Error(std::string(op) + ": '" + std::string(out_arg) + "' overlaps '" + std::string(in_arg) + "'");
+}
+
+// Elementwise ops: `out` may be `in` itself, but not a shifted view of it.
+inline void check_same_or_disjoint(const Tensor& out, const Tensor& in, std::string_view op, std::string_view out_arg,
+                                   std::string_view in_arg) {
+  if (overlap(out, in) && out.raw() != in.raw())
+    throw Error(std::string(op) + ": '" + std::string(out_arg) + "' partially overlaps '" + std::string(in_arg) + "'");
+}
+
+struct Named {
+  const Tensor& tensor;
+  std::string_view name;
+};
+
+// No output shares an element with an input or with another output (undefined tensors pass).
+inline void check_disjoint(std::string_view op, std::initializer_list<Named> outputs,
+                           std::initializer_list<Named> inputs) {
+  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
+    for (const Named& i : inputs) check_disjoint(o->tensor, i.tensor, op, o->name, i.name);
+    for (auto p = outputs.begin(); p != o; ++p) check_disjoint(o->tensor, p->tensor, op, o->name, p->name);
+  }
+}
+
+// Typed data of an optional argument, null when it is undefined.
+template <class T>
+T* data_or_null(Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+template <class T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+// Calls f(T{}) with T the scalar of a floating dtype (checked before by check_floating).
+template <class F>
+decltype(auto) with_floating(DType dtype, F&& f) {
+  if (dtype == DType::F64) return std::forward<F>(f)(double{});
+  return std::forward<F>(f)(float{});
+}
+
+}  // namespace kglm::nn::detail

@@ -1,0 +1,66 @@
+#include "nn/ops/dropout.hpp"
+
+#include <Random123/philox.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "nn/cpu/kernels.hpp"
+#include "nn/ops/dispatch.hpp"
+
+namespace kglm::nn {
+
+using namespace detail;
+
+namespace {
+
+// Philox counters index blocks of 4 elements with one 32-bit word.
+constexpr int64_t kMaxElements = int64_t{4} << 32;
+
+void check_p(float p, int64_t n, std::string_view op) {
+  if (!(p >= 0 && p < 1)) throw Error(std::string(op) + ": p = " + std::to_string(p) + " is outside [0, 1)");
+  if (n > kMaxElements)
+    throw Error(std::string(op) + ": " + std::to_string(n) + " elements exceed the 2^34 a dropout key can address");
+}
+
+}  // namespace
+
+bool dropout_keeps(const DropoutKey& key, uint64_t i, float p) {
+  r123::Philox4x32 philox;
+  const r123::Philox4x32::key_type k = {{static_cast<uint32_t>(key.seed), static_cast<uint32_t>(key.seed >> 32)}};
+  const r123::Philox4x32::ctr_type counter = {
+      {static_cast<uint32_t>(key.stream), static_cast<uint32_t>(key.stream >> 32), 0, static_cast<uint32_t>(i / 4)}};
+  return philox(counter, k).v[i % 4] >= cpu::dropout_threshold(p);
+}
+
+void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y, Tensor& mask) {
+  constexpr std::string_view op = "dropout_forward";
+  check_floating(x, op, "x");
+  check_p(p, x.numel(), op);
+  check_like(y, x, x.shape(), op, "y");
+  if (p > 0 || mask.defined()) check_index(mask, DType::U8, x, x.shape(), op, "mask");
+  check_same_or_disjoint(y, x, op, "y", "x");
+  check_disjoint(op, {{mask, "mask"}}, {{x, "x"}, {y, "y"}});
+  if (x.device() == Device::Cuda) no_backend(op);
+  with_floating(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::dropout_forward<T>(x.data<T>(), p, key, y.data<T>(), data_or_null<uint8_t>(mask), x.numel());
+  });
+}
+
+void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) {
+  constexpr std::string_view op = "dropout_backward";
+  check_floating(dy, op, "dy");
+  check_p(p, dy.numel(), op);
+  check_like(dx, dy, dy.shape(), op, "dx");
+  if (p > 0) check_index(mask, DType::U8, dy, dy.shape(), op, "mask");
+  check_same_or_disjoint(dx, dy, op, "dx", "dy");
+  check_disjoint(op, {{dx, "dx"}}, {{mask, "mask"}});
+  if (dy.device() == Device::Cuda) no_backend(op);
+  with_floating(dy.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::dropout_backward<T>(dy.data<T>(), p > 0 ? mask.data<uint8_t>() : nullptr, p, dx.data<T>(), dy.numel());
+  });
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,88 @@
+#include "nn/ops/elementwise.hpp"
+
+#include "nn/cpu/kernels.hpp"
+#include "nn/ops/dispatch.hpp"
+
+namespace kglm::nn {
+
+using namespace detail;
+
+void add(const Tensor& a, const Tensor& b, Tensor& out) {
+  constexpr std::string_view op = "add";
+  check_floating(a, op, "a");
+  check_like(b, a, a.shape(), op, "b");
+  check_like(out, a, a.shape(), op, "out");
+  check_same_or_disjoint(out, a, op, "out", "a");
+  check_same_or_disjoint(out, b, op, "out", "b");
+  if (a.device() == Device::Cuda) no_backend(op);
+  with_floating(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::add<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
+  });
+}
+
+void accumulate(Tensor& acc, const Tensor& x) {
+  constexpr std::string_view op = "accumulate";
+  check_floating(acc, op, "acc");
+  check_like(x, acc, acc.shape(), op, "x");
+  check_same_or_disjoint(acc, x, op, "acc", "x");
+  if (acc.device() == Device::Cuda) no_backend(op);
+  with_floating(acc.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::accumulate<T>(acc.data<T>(), x.data<T>(), acc.numel());
+  });
+}
+
+void scale(Tensor& x, double s) {
+  constexpr std::string_view op = "scale";
+  check_floating(x, op, "x");
+  if (x.device() == Device::Cuda) no_backend(op);
+  with_floating(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::scale<T>(x.data<T>(), s, x.numel());
+  });
+}
+
+double sum_of_squares(const Tensor& x) {
+  constexpr std::string_view op = "sum_of_squares";
+  check_floating(x, op, "x");
+  if (x.device() == Device::Cuda) no_backend(op);
+  return with_floating(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    return cpu::sum_of_squares<T>(x.data<T>(), x.numel());
+  });
+}
+
+void gather_rows(const Tensor& src, const Tensor& index, Tensor& out) {
+  constexpr std::string_view op = "gather_rows";
+  check_floating(src, op, "src");
+  check_rank(src, 2, op, "src");
+  check_rank(index, 1, op, "index");
+  const int64_t n = src.dim(0), h = src.dim(1), m = index.dim(0);
+  check_index(index, DType::I32, src, {m}, op, "index");
+  check_like(out, src, {m, h}, op, "out");
+  check_disjoint(op, {{out, "out"}}, {{src, "src"}, {index, "index"}});
+  if (src.device() == Device::Cuda) no_backend(op);
+  with_floating(src.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::gather_rows<T>(op, "index", index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), false);
+  });
+}
+
+void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc) {
+  constexpr std::string_view op = "scatter_add_rows";
+  check_floating(dsrc, op, "dsrc");
+  check_rank(dsrc, 2, op, "dsrc");
+  check_rank(index, 1, op, "index");
+  const int64_t n = dsrc.dim(0), h = dsrc.dim(1), m = index.dim(0);
+  check_index(index, DType::I32, dsrc, {m}, op, "index");
+  check_like(dout, dsrc, {m, h}, op, "dout");
+  check_disjoint(op, {{dsrc, "dsrc"}}, {{dout, "dout"}, {index, "index"}});
+  if (dsrc.device() == Device::Cuda) no_backend(op);
+  with_floating(dsrc.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::scatter_add_rows<T>(op, "index", index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
+  });
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,64 @@
+#include "nn/ops/layer_norm.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "nn/cpu/kernels.hpp"
+#include "nn/ops/dispatch.hpp"
+
+namespace kglm::nn {
+
+using namespace detail;
+
+void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps, Tensor& y, Tensor& mean,
+                        Tensor& rstd) {
+  constexpr std::string_view op = "layer_norm_forward";
+  check_floating(x, op, "x");
+  check_rank(x, 2, op, "x");
+  const int64_t n = x.dim(0), h = x.dim(1);
+  check_like(gamma, x, {h}, op, "gamma");
+  check_like(beta, x, {h}, op, "beta");
+  check_like(y, x, {n, h}, op, "y");
+  check_like(mean, x, {n}, op, "mean");
+  check_like(rstd, x, {n}, op, "rstd");
+  if (!(eps >= 0)) throw Error(std::string(op) + ": eps must be >= 0, got " + std::to_string(eps));
+  // y may be x itself (each row is read before it is written).
+  check_same_or_disjoint(y, x, op, "y", "x");
+  check_disjoint(op, {{y, "y"}, {mean, "mean"}, {rstd, "rstd"}}, {{gamma, "gamma"}, {beta, "beta"}});
+  check_disjoint(op, {{mean, "mean"}, {rstd, "rstd"}}, {{x, "x"}});
+  if (x.device() == Device::Cuda) no_backend(op);
+  with_floating(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::layer_norm_forward<T>(x.data<T>(), gamma.data<T>(), beta.data<T>(), eps, y.data<T>(), mean.data<T>(),
+                               rstd.data<T>(), n, h);
+  });
+}
+
+void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                         Tensor& dx, Tensor& dgamma, Tensor& dbeta, GradMode dx_mode) {
+  constexpr std::string_view op = "layer_norm_backward";
+  check_floating(x, op, "x");
+  check_rank(x, 2, op, "x");
+  const int64_t n = x.dim(0), h = x.dim(1);
+  check_like(dy, x, {n, h}, op, "dy");
+  check_like(gamma, x, {h}, op, "gamma");
+  check_like(mean, x, {n}, op, "mean");
+  check_like(rstd, x, {n}, op, "rstd");
+  check_like(dx, x, {n, h}, op, "dx");
+  if (dgamma.defined()) check_like(dgamma, x, {h}, op, "dgamma");
+  if (dbeta.defined()) check_like(dbeta, x, {h}, op, "dbeta");
+  // dx may be dy itself (each row of dy is read before it is written).
+  check_same_or_disjoint(dx, dy, op, "dx", "dy");
+  check_disjoint(op, {{dx, "dx"}, {dgamma, "dgamma"}, {dbeta, "dbeta"}},
+                 {{x, "x"}, {gamma, "gamma"}, {mean, "mean"}, {rstd, "rstd"}});
+  check_disjoint(op, {{dgamma, "dgamma"}, {dbeta, "dbeta"}}, {{dy, "dy"}});
+  if (x.device() == Device::Cuda) no_backend(op);
+  with_floating(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    cpu::layer_norm_backward<T>(dy.data<T>(), x.data<T>(), gamma.data<T>(), mean.data<T>(), rstd.data<T>(),
+                                dx.data<T>(), data_or_null<T>(dgamma), data_or_null<T>(dbeta), n, h,
+                                dx_mode == GradMode::Accumulate);
+  });
+}
+
+}  // namespace kglm::nn

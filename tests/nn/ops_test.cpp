@@ -1,0 +1,781 @@
+// Tests of the ops: finite-difference gradient checks in double, F32 against F64, and the
+// semantics the op headers promise (accumulation, aliasing, dropout masks, determinism across
+// thread counts, padding, ignored targets, AdamW, argument errors).
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "nn/cpu/kernels.hpp"
+#include "nn/ops/activation.hpp"
+#include "nn/ops/adamw.hpp"
+#include "nn/ops/attention.hpp"
+#include "nn/ops/cross_entropy.hpp"
+#include "nn/ops/dropout.hpp"
+#include "nn/ops/elementwise.hpp"
+#include "nn/ops/embedding.hpp"
+#include "nn/ops/layer_norm.hpp"
+#include "nn/ops/linear.hpp"
+
+namespace kglm::nn {
+namespace {
+
+// --- helpers -------------------------------------------------------------------------------------
+
+double get(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::F64 ? t.data<double>()[i] : static_cast<double>(t.data<float>()[i]);
+}
+
+void set(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DType::F64) {
+    t.data<double>()[i] = v;
+  } else {
+    t.data<float>()[i] = static_cast<float>(v);
+  }
+}
+
+// Uniform in [lo, hi), F64, reproducible from the seed.
+Tensor random(const Shape& shape, uint64_t seed, double lo = -1, double hi = 1) {
+  Tensor t = Tensor::empty(shape, DType::F64);
+  Rng rng(seed, 0);
+  for (int64_t i = 0; i < t.numel(); ++i) set(t, i, lo + (hi - lo) * rng.uniform());
+  return t;
+}
+
+Tensor filled(const Shape& shape, DType dtype, double v) {
+  Tensor t = Tensor::empty(shape, dtype);
+  for (int64_t i = 0; i < t.numel(); ++i) set(t, i, v);
+  return t;
+}
+
+Tensor cast(const Tensor& t, DType dtype) {
+  Tensor out = Tensor::empty(t.shape(), dtype);
+  for (int64_t i = 0; i < t.numel(); ++i) set(out, i, get(t, i));
+  return out;
+}
+
+Tensor ids(const Shape& shape, const std::vector<int32_t>& values) { return Tensor::from<int32_t>(shape, values); }
+
+double dot(const Tensor& w, const Tensor& y) {
+  double s = 0;
+  for (int64_t i = 0; i < y.numel(); ++i) s += get(w, i) * get(y, i);
+  return s;
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::abs(get(t, i)));
+  return m;
+}
+
+// ‖a − b‖∞ / ‖b‖∞: b the reference.
+double relative_error(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double diff = 0;
+  for (int64_t i = 0; i < b.numel(); ++i) diff = std::max(diff, std::abs(get(a, i) - get(b, i)));
+  const double scale = max_abs(b);
+  return scale > 0 ? diff / scale : diff;
+}
+
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+// Central differences of objective() with respect to every element of `input` (F64), against the
+// analytic gradient. With h = 1e-6 the truncation error is O(h²) ~ 1e-12 and the rounding error
+// about 1e-16 · Σ|w·y| / h ≲ 1e-9 for these sizes, so the error is measured relative to
+// max(|analytic|, 0.1): a relative 1e-6 for gradients above 0.1, an absolute 1e-7 below, both far
+// above the noise and far below what a wrong formula gives.
+void expect_gradient(const char* what, Tensor& input, const Tensor& analytic, const std::function<double()>& objective,
+                     double tol = 1e-6) {
+  ASSERT_EQ(input.dtype(), DType::F64);
+  ASSERT_EQ(analytic.shape(), input.shape()) << what;
+  const double h = 1e-6;
+  double worst = 0;
+  int64_t worst_at = -1;
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    const double saved = get(input, i);
+    set(input, i, saved + h);
+    const double up = objective();
+    set(input, i, saved - h);
+    const double down = objective();
+    set(input, i, saved);
+    const double fd = (up - down) / (2 * h);
+    const double an = get(analytic, i);
+    const double err = std::abs(fd - an) / std::max(std::abs(an), 0.1);
+    if (err > worst) {
+      worst = err;
+      worst_at = i;
+    }
+  }
+  EXPECT_LE(worst, tol) << what << ": element " << worst_at << " analytic " << get(analytic, worst_at);
+  EXPECT_GT(max_abs(analytic), 1e-3) << what << ": the gradient is (nearly) zero, the check proves little";
+}
+
+template <class F>
+void expect_error(F&& f, const std::string& op) {
+  try {
+    f();
+    ADD_FAILURE() << "no kglm::Error thrown; expected one from " << op;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+  }
+}
+
+// Runs f at the given OpenMP thread count, restoring the previous one.
+template <class F>
+void with_threads(int threads, F&& f) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  f();
+  omp_set_num_threads(saved);
+}
+
+// --- finite-difference gradient checks (F64) -----------------------------------------------------
+
+TEST(OpsGradient, Linear) {
+  for (bool bias : {true, false}) {
+    SCOPED_TRACE(bias ? "with bias" : "without bias");
+    const int64_t n = 4, in = 5, out = 3;
+    Tensor x = random({n, in}, 1), w = random({out, in}, 2), b = bias ? random({out}, 3) : Tensor();
+    Tensor wy = random({n, out}, 4), y = Tensor::empty({n, out}, DType::F64);
+    auto objective = [&] {
+      linear_forward(x, w, b, y);
+      return dot(wy, y);
+    };
+    Tensor dx = filled({n, in}, DType::F64, 9), dw = Tensor::zeros({out, in}, DType::F64);
+    Tensor db = bias ? Tensor::zeros({out}, DType::F64) : Tensor();
+    linear_backward(wy, x, w, dx, dw, db);
+    expect_gradient("dx", x, dx, objective);
+    expect_gradient("dw", w, dw, objective);
+    if (bias) expect_gradient("db", b, db, objective);
+
+    // Accumulate: dx adds to what is there; dw and db always add.
+    Tensor base = random({n, in}, 5), dx_acc = base.clone();
+    linear_backward(wy, x, w, dx_acc, dw, db, GradMode::Accumulate);
+    for (int64_t i = 0; i < dx.numel(); ++i) EXPECT_NEAR(get(dx_acc, i), get(base, i) + get(dx, i), 1e-12);
+    Tensor dw1 = Tensor::zeros({out, in}, DType::F64), none;
+    linear_backward(wy, x, w, none, dw1, none);
+    for (int64_t i = 0; i < dw.numel(); ++i) EXPECT_NEAR(get(dw, i), 2 * get(dw1, i), 1e-12);
+  }
+}
+
+TEST(OpsGradient, Embedding) {
+  const int64_t v = 6, h = 4;
+  Tensor table = random({v, h}, 10), id = ids({7}, {1, 3, 1, 5, 1, 0, 3});
+  Tensor wy = random({7, h}, 11), out = Tensor::empty({7, h}, DType::F64);
+  auto objective = [&] {
+    embedding_forward(id, table, out);
+    return dot(wy, out);
+  };
+  Tensor dtable = Tensor::zeros({v, h}, DType::F64);
+  embedding_backward(id, wy, dtable);
+  expect_gradient("dtable", table, dtable, objective);
+  for (int64_t j = 0; j < h; ++j) EXPECT_EQ(get(dtable, 2 * h + j), 0.0) << "row 2 is never looked up";
+
+  Tensor base = random({7, h}, 12), acc = base.clone();
+  embedding_forward(id, table, acc, GradMode::Accumulate);
+  embedding_forward(id, table, out);
+  for (int64_t i = 0; i < acc.numel(); ++i) EXPECT_EQ(get(acc, i), get(base, i) + get(out, i));
+}
+
+TEST(OpsGradient, LayerNorm) {
+  const int64_t n = 3, h = 7;
+  Tensor x = random({n, h}, 20, 1, 3), gamma = random({h}, 21, 0.5, 1.5), beta = random({h}, 22);
+  Tensor wy = random({n, h}, 23), y = Tensor::empty({n, h}, DType::F64);
+  Tensor mean = Tensor::empty({n}, DType::F64), rstd = Tensor::empty({n}, DType::F64);
+  auto objective = [&] {
+    layer_norm_forward(x, gamma, beta, 1e-5, y, mean, rstd);
+    return dot(wy, y);
+  };
+  objective();
+  Tensor dx = Tensor::empty({n, h}, DType::F64);
+  Tensor dgamma = Tensor::zeros({h}, DType::F64), dbeta = Tensor::zeros({h}, DType::F64);
+  layer_norm_backward(wy, x, gamma, mean, rstd, dx, dgamma, dbeta);
+  expect_gradient("dx", x, dx, objective);
+  expect_gradient("dgamma", gamma, dgamma, objective);
+  expect_gradient("dbeta", beta, dbeta, objective);
+
+  // dx Accumulate adds; dgamma and dbeta always add.
+  objective();
+  Tensor base = random({n, h}, 24), dx_acc = base.clone();
+  layer_norm_backward(wy, x, gamma, mean, rstd, dx_acc, dgamma, dbeta, GradMode::Accumulate);
+  for (int64_t i = 0; i < dx.numel(); ++i) EXPECT_NEAR(get(dx_acc, i), get(base, i) + get(dx, i), 1e-12);
+  Tensor dgamma1 = Tensor::zeros({h}, DType::F64), dbeta1 = Tensor::zeros({h}, DType::F64);
+  layer_norm_backward(wy, x, gamma, mean, rstd, dx, dgamma1, dbeta1);
+  for (int64_t j = 0; j < h; ++j) {
+    EXPECT_NEAR(get(dgamma, j), 2 * get(dgamma1, j), 1e-12);
+    EXPECT_NEAR(get(dbeta, j), 2 * get(dbeta1, j), 1e-12);
+  }
+}
+
+TEST(OpsGradient, GeluAndTanh) {
+  Tensor x = random({4, 6}, 30, -3, 3), wy = random({4, 6}, 31), y = Tensor::empty({4, 6}, DType::F64);
+  auto gelu = [&] {
+    gelu_forward(x, y);
+    return dot(wy, y);
+  };
+  Tensor dx = Tensor::empty({4, 6}, DType::F64);
+  gelu_backward(wy, x, dx);
+  expect_gradient("gelu dx", x, dx, gelu);
+
+  auto tanh = [&] {
+    tanh_forward(x, y);
+    return dot(wy, y);
+  };
+  tanh();
+  tanh_backward(wy, y, dx);
+  expect_gradient("tanh dx", x, dx, tanh);
+}
+
+TEST(OpsGradient, Dropout) {
+  const DropoutKey key{1234, 77};
+  Tensor x = random({50}, 40), wy = random({50}, 41), y = Tensor::empty({50}, DType::F64);
+  Tensor mask = Tensor::empty({50}, DType::U8);
+  auto objective = [&] {
+    dropout_forward(x, 0.3f, key, y, mask);
+    return dot(wy, y);
+  };
+  objective();
+  Tensor dx = Tensor::empty({50}, DType::F64);
+  dropout_backward(wy, mask, 0.3f, dx);
+  expect_gradient("dropout dx", x, dx, objective);
+}
+
+TEST(OpsGradient, Attention) {
+  const AttentionShape s{2, 5, 2, 8};
+  // Batch row 1 has two padded positions at the end.
+  Tensor key_mask = ids({2, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0});
+  for (float p : {0.0f, 0.2f}) {
+    SCOPED_TRACE("dropout " + std::to_string(p));
+    const DropoutKey key{99, 5};
+    Tensor qkv = random({2, 5, 24}, 50, -1.5, 1.5), wy = random({2, 5, 8}, 51);
+    Tensor ctx = Tensor::empty({2, 5, 8}, DType::F64), probs = Tensor::empty({2, 2, 5, 5}, DType::F64);
+    Tensor mask = p > 0 ? Tensor::empty({2, 2, 5, 5}, DType::U8) : Tensor();
+    auto objective = [&] {
+      attention_forward(qkv, key_mask, s, p, key, ctx, probs, mask);
+      return dot(wy, ctx);
+    };
+    objective();
+    Tensor dqkv = filled({2, 5, 24}, DType::F64, 9);
+    attention_backward(wy, qkv, probs, mask, s, p, dqkv);
+    expect_gradient("dqkv", qkv, dqkv, objective);
+    // Padded keys and values get no gradient.
+    for (int64_t t = 3; t < 5; ++t)
+      for (int64_t c = 8; c < 24; ++c) EXPECT_EQ(get(dqkv, (5 + t) * 24 + c), 0.0);
+  }
+}
+
+TEST(OpsGradient, CrossEntropy) {
+  const int64_t m = 6, c = 5;
+  Tensor logits = random({m, c}, 60, -2, 2), targets = ids({m}, {2, kIgnoreIndex, 0, 4, kIgnoreIndex, 1});
+  const double grad_scale = 0.37;
+  Tensor none;
+  auto objective = [&] { return grad_scale * cross_entropy(logits, targets, none, 1.0).loss_sum; };
+  Tensor dlogits = filled({m, c}, DType::F64, 9);
+  const CrossEntropyResult r = cross_entropy(logits, targets, dlogits, grad_scale);
+  EXPECT_EQ(r.counted, 4);
+  expect_gradient("dlogits", logits, dlogits, objective);
+  for (int64_t j = 0; j < c; ++j) EXPECT_EQ(get(dlogits, 1 * c + j), 0.0);
+
+  // The loss and the argmax against a direct computation.
+  double loss = 0;
+  int64_t correct = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const int32_t t = targets.data<int32_t>()[i];
+    if (t == kIgnoreIndex) continue;
+    double z = 0;
+    int64_t arg = 0;
+    for (int64_t j = 0; j < c; ++j) {
+      z += std::exp(get(logits, i * c + j));
+      if (get(logits, i * c + j) > get(logits, i * c + arg)) arg = j;
+    }
+    loss += std::log(z) - get(logits, i * c + t);
+    correct += arg == t;
+  }
+  EXPECT_NEAR(r.loss_sum, loss, 1e-12);
+  EXPECT_EQ(r.correct, correct);
+}
+
+TEST(OpsGradient, GatherScatterRows) {
+  Tensor src = random({5, 3}, 70), index = ids({6}, {4, 0, 4, 2, 4, 0});
+  Tensor wy = random({6, 3}, 71), out = Tensor::empty({6, 3}, DType::F64);
+  auto objective = [&] {
+    gather_rows(src, index, out);
+    return dot(wy, out);
+  };
+  Tensor dsrc = Tensor::zeros({5, 3}, DType::F64);
+  scatter_add_rows(wy, index, dsrc);
+  expect_gradient("dsrc", src, dsrc, objective);
+}
+
+// --- F32 against F64 -----------------------------------------------------------------------------
+
+// Runs `op` on the F64 tensors and on F32 copies of them; every output must agree within 1e-5
+// relative (‖·‖∞). `inputs` are copied; `outputs` are compared.
+void expect_f32_matches_f64(const char* what, std::vector<Tensor> inputs, std::vector<Tensor> outputs,
+                            const std::function<void(std::vector<Tensor>&, std::vector<Tensor>&)>& op,
+                            double tol = 1e-5) {
+  auto to32 = [](const std::vector<Tensor>& v) {
+    std::vector<Tensor> out;
+    for (const Tensor& t : v) out.push_back(t.dtype() == DType::F64 ? cast(t, DType::F32) : t.clone());
+    return out;
+  };
+  std::vector<Tensor> in32 = to32(inputs), out32 = to32(outputs);
+  op(inputs, outputs);
+  op(in32, out32);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].dtype() != DType::F64) continue;
+    EXPECT_LE(relative_error(out32[i], outputs[i]), tol) << what << " output " << i;
+  }
+}
+
+TEST(OpsPrecision, Float32MatchesFloat64) {
+  const int64_t n = 64, h = 256, f = 96;
+  expect_f32_matches_f64("linear", {random({n, h}, 1), random({f, h}, 2), random({f}, 3), random({n, f}, 4)},
+                         {Tensor::empty({n, f}, DType::F64), Tensor::zeros({n, h}, DType::F64),
+                          Tensor::zeros({f, h}, DType::F64), Tensor::zeros({f}, DType::F64)},
+                         [](auto& in, auto& out) {
+                           linear_forward(in[0], in[1], in[2], out[0]);
+                           linear_backward(in[3], in[0], in[1], out[1], out[2], out[3]);
+                         });
+  Tensor id = ids({5}, {3, 0, 3, 9, 1});
+  expect_f32_matches_f64("embedding", {random({10, h}, 5), random({5, h}, 6)},
+                         {Tensor::empty({5, h}, DType::F64), Tensor::zeros({10, h}, DType::F64)},
+                         [&](auto& in, auto& out) {
+                           embedding_forward(id, in[0], out[0]);
+                           embedding_backward(id, in[1], out[1]);
+                         });
+  expect_f32_matches_f64(
+      "layer_norm", {random({n, h}, 7, -2, 4), random({h}, 8), random({h}, 9), random({n, h}, 10)},
+      {Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64), Tensor::empty({n}, DType::F64),
+       Tensor::empty({n, h}, DType::F64), Tensor::zeros({h}, DType::F64), Tensor::zeros({h}, DType::F64)},
+      [](auto& in, auto& out) {
+        layer_norm_forward(in[0], in[1], in[2], 1e-12, out[0], out[1], out[2]);
+        layer_norm_backward(in[3], in[0], in[1], out[1], out[2], out[3], out[4], out[5]);
+      });
+  expect_f32_matches_f64("activations", {random({n, h}, 11, -4, 4), random({n, h}, 12)},
+                         {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
+                          Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64)},
+                         [](auto& in, auto& out) {
+                           gelu_forward(in[0], out[0]);
+                           gelu_backward(in[1], in[0], out[1]);
+                           tanh_forward(in[0], out[2]);
+                           tanh_backward(in[1], out[2], out[3]);
+                         });
+  expect_f32_matches_f64(
+      "dropout", {random({n, h}, 13), random({n, h}, 14)},
+      {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::U8), Tensor::empty({n, h}, DType::F64)},
+      [](auto& in, auto& out) {
+        dropout_forward(in[0], 0.1f, DropoutKey{5, 6}, out[0], out[1]);
+        dropout_backward(in[1], out[1], 0.1f, out[2]);
+      });
+  const AttentionShape s{2, 16, 4, 64};
+  std::vector<int32_t> real(32, 1);
+  for (int t = 11; t < 16; ++t) real[16 + t] = 0;
+  Tensor key_mask = ids({2, 16}, real);
+  for (float p : {0.0f, 0.1f}) {
+    expect_f32_matches_f64("attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16)},
+                           {Tensor::empty({2, 16, 64}, DType::F64), Tensor::empty({2, 4, 16, 16}, DType::F64),
+                            Tensor::empty({2, 4, 16, 16}, DType::U8), Tensor::empty({2, 16, 192}, DType::F64)},
+                           [&](auto& in, auto& out) {
+                             attention_forward(in[0], key_mask, s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
+                             attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
+                           });
+  }
+  std::vector<int32_t> t(n);
+  for (int64_t i = 0; i < n; ++i) t[i] = i % 7 == 3 ? kIgnoreIndex : static_cast<int32_t>((i * 37) % f);
+  Tensor targets = ids({n}, t);
+  Tensor logits64 = random({n, f}, 17, -5, 5), logits32 = cast(logits64, DType::F32);
+  Tensor d64 = Tensor::empty({n, f}, DType::F64), d32 = Tensor::empty({n, f}, DType::F32);
+  const CrossEntropyResult r64 = cross_entropy(logits64, targets, d64, 0.5);
+  const CrossEntropyResult r32 = cross_entropy(logits32, targets, d32, 0.5);
+  EXPECT_NEAR(r32.loss_sum, r64.loss_sum, 1e-5 * r64.loss_sum);
+  EXPECT_EQ(r32.counted, r64.counted);
+  EXPECT_LE(relative_error(d32, d64), 1e-5);
+  expect_f32_matches_f64(
+      "elementwise", {random({n, h}, 18), random({n, h}, 19), random({5, h}, 20)},
+      {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::zeros({10, h}, DType::F64)},
+      [&](auto& in, auto& out) {
+        add(in[0], in[1], out[0]);
+        accumulate(out[0], in[1]);
+        scale(out[0], 0.3);
+        Tensor first = out[1].rows(0, 5);
+        gather_rows(in[0], id, first);
+        scatter_add_rows(in[2], id, out[2]);
+      });
+  Tensor sq = random({1000}, 21);
+  EXPECT_NEAR(sum_of_squares(cast(sq, DType::F32)), sum_of_squares(sq), 1e-5 * sum_of_squares(sq));
+  expect_f32_matches_f64(
+      "adamw", {random({n, h}, 22)}, {random({n, h}, 23), random({n, h}, 24, -0.1, 0.1), random({n, h}, 25, 0, 0.01)},
+      [](auto& in, auto& out) {
+        adamw_update(out[0], in[0], out[1], out[2], AdamWHyper{1e-3, 0.9, 0.999, 1e-8, 0.01, 3}, 0.5);
+      });
+}
+
+// --- semantics ----------------------------------------------------------------------------------
+
+TEST(OpsSemantics, ElementwiseAliasing) {
+  Tensor x = random({33, 17}, 80, -3, 3), dy = random({33, 17}, 81);
+  auto same_as = [](const Tensor& a, const Tensor& b) { return bitwise_equal(a, b); };
+  Tensor y = Tensor::empty(x.shape(), DType::F64), inplace = x.clone();
+  gelu_forward(x, y);
+  gelu_forward(inplace, inplace);
+  EXPECT_TRUE(same_as(inplace, y));
+  Tensor dx = Tensor::empty(x.shape(), DType::F64), dyi = dy.clone();
+  gelu_backward(dy, x, dx);
+  gelu_backward(dyi, x, dyi);
+  EXPECT_TRUE(same_as(dyi, dx));
+  inplace = x.clone();
+  tanh_forward(x, y);
+  tanh_forward(inplace, inplace);
+  EXPECT_TRUE(same_as(inplace, y));
+  dyi = dy.clone();
+  tanh_backward(dy, y, dx);
+  tanh_backward(dyi, y, dyi);
+  EXPECT_TRUE(same_as(dyi, dx));
+
+  Tensor mask = Tensor::empty(x.shape(), DType::U8), mask2 = Tensor::empty(x.shape(), DType::U8);
+  inplace = x.clone();
+  dropout_forward(x, 0.25f, {3, 4}, y, mask);
+  dropout_forward(inplace, 0.25f, {3, 4}, inplace, mask2);
+  EXPECT_TRUE(same_as(inplace, y));
+  EXPECT_TRUE(same_as(mask, mask2));
+  dyi = dy.clone();
+  dropout_backward(dy, mask, 0.25f, dx);
+  dropout_backward(dyi, mask, 0.25f, dyi);
+  EXPECT_TRUE(same_as(dyi, dx));
+
+  Tensor a = random({33, 17}, 82), sum = Tensor::empty(x.shape(), DType::F64);
+  add(a, x, sum);
+  Tensor a1 = a.clone(), x1 = x.clone();
+  add(a1, x, a1);
+  add(a, x1, x1);
+  EXPECT_TRUE(same_as(a1, sum));
+  EXPECT_TRUE(same_as(x1, sum));
+
+  // layer_norm_backward with dx = dy.
+  Tensor g = random({17}, 83), b = random({17}, 84), mean = Tensor::empty({33}, DType::F64);
+  Tensor rstd = Tensor::empty({33}, DType::F64), dg = Tensor::zeros({17}, DType::F64), db = dg.clone();
+  layer_norm_forward(x, g, b, 1e-5, y, mean, rstd);
+  layer_norm_backward(dy, x, g, mean, rstd, dx, dg, db);
+  dyi = dy.clone();
+  layer_norm_backward(dyi, x, g, mean, rstd, dyi, dg, db);
+  EXPECT_TRUE(same_as(dyi, dx));
+
+  // Partial overlaps are refused.
+  Tensor big = random({10, 4}, 85), w = random({4, 4}, 86), none;
+  Tensor in = big.rows(0, 6), out = big.rows(4, 10);
+  expect_error([&] { linear_forward(in, w, none, out); }, "linear_forward");
+  expect_error([&] { gelu_forward(in, out); }, "gelu_forward");
+}
+
+TEST(OpsSemantics, LinearMatchesNaiveProductsAtAnyThreadCount) {
+  // Large enough to run in parallel; the first shape splits y by columns and dw by rows, the
+  // second y by rows and dw by columns (each thread packs the smaller shared operand).
+  struct Case {
+    int64_t n, in, out;
+  };
+  for (const Case c : {Case{300, 200, 700}, Case{700, 500, 64}}) {
+    Tensor x = random({c.n, c.in}, 140), w = random({c.out, c.in}, 141), b = random({c.out}, 142);
+    Tensor dy = random({c.n, c.out}, 143);
+    std::vector<double> y(c.n * c.out), dx(c.n * c.in, 0.0), dw(c.out * c.in, 0.0), db(c.out, 0.0);
+    for (int64_t i = 0; i < c.n; ++i)
+      for (int64_t o = 0; o < c.out; ++o) {
+        double s = get(b, o);
+        for (int64_t k = 0; k < c.in; ++k) s += get(x, i * c.in + k) * get(w, o * c.in + k);
+        y[i * c.out + o] = s;
+        const double g = get(dy, i * c.out + o);
+        db[o] += g;
+        for (int64_t k = 0; k < c.in; ++k) {
+          dx[i * c.in + k] += g * get(w, o * c.in + k);
+          dw[o * c.in + k] += g * get(x, i * c.in + k);
+        }
+      }
+    auto expect_close = [](const Tensor& got, const std::vector<double>& want, const char* what) {
+      double worst = 0, scale = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst, std::abs(get(got, static_cast<int64_t>(i)) - want[i]));
+        scale = std::max(scale, std::abs(want[i]));
+      }
+      EXPECT_LE(worst, 1e-12 * scale) << what;
+    };
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, n " + std::to_string(c.n));
+      with_threads(threads, [&] {
+        Tensor yt = Tensor::empty({c.n, c.out}, DType::F64), dxt = Tensor::empty({c.n, c.in}, DType::F64);
+        Tensor dwt = Tensor::zeros({c.out, c.in}, DType::F64), dbt = Tensor::zeros({c.out}, DType::F64);
+        linear_forward(x, w, b, yt);
+        linear_backward(dy, x, w, dxt, dwt, dbt);
+        expect_close(yt, y, "y");
+        expect_close(dxt, dx, "dx");
+        expect_close(dwt, dw, "dw");
+        expect_close(dbt, db, "db");
+      });
+    }
+  }
+}
+
+TEST(OpsSemantics, DropoutMask) {
+  const int64_t n = 100000;
+  const float p = 0.3f;
+  const DropoutKey key{0x1234567890abcdefULL, 0xfeedULL << 33};
+  Tensor x = random({n}, 90), y = Tensor::empty({n}, DType::F64);
+  Tensor mask1 = Tensor::empty({n}, DType::U8), mask2 = Tensor::empty({n}, DType::U8);
+  with_threads(1, [&] { dropout_forward(x, p, key, y, mask1); });
+  with_threads(2, [&] { dropout_forward(x, p, key, y, mask2); });
+  EXPECT_TRUE(bitwise_equal(mask1, mask2));
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t m = mask2.data<uint8_t>()[i];
+    kept += m;
+    ASSERT_EQ(m != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << "element " << i;
+    ASSERT_EQ(get(y, i), m ? get(x, i) * (1.0 / (1.0 - p)) : 0.0);
+  }
+  // Binomial(1e5, 0.7): standard deviation 145 elements, so ±1000 is a 7-sigma bound.
+  EXPECT_NEAR(static_cast<double>(kept), 0.7 * n, 1000);
+  // Another stream gives another mask.
+  Tensor other = Tensor::empty({n}, DType::U8);
+  dropout_forward(x, p, DropoutKey{key.seed, key.stream + 1}, y, other);
+  EXPECT_FALSE(bitwise_equal(mask1, other));
+  // p = 0 keeps everything; the mask may be left out.
+  Tensor none;
+  dropout_forward(x, 0.0f, key, y, none);
+  EXPECT_TRUE(bitwise_equal(x, y));
+}
+
+TEST(OpsSemantics, DeterministicAcrossThreadCounts) {
+  const int64_t n = 4096, v = 100, h = 256;
+  std::vector<int32_t> id(n);
+  Rng rng(5, 0);
+  for (auto& i : id) i = static_cast<int32_t>(rng.below(v));
+  Tensor ids_t = ids({n}, id), dout = cast(random({n, h}, 100), DType::F32);
+  Tensor x = cast(random({n, h}, 101, -1, 3), DType::F32), dy = cast(random({n, h}, 102), DType::F32);
+  Tensor g = cast(random({h}, 103), DType::F32), b = cast(random({h}, 104), DType::F32);
+  Tensor mean = Tensor::empty({n}), rstd = Tensor::empty({n}), y = Tensor::empty({n, h});
+  layer_norm_forward(x, g, b, 1e-5, y, mean, rstd);
+  Tensor logits = cast(random({n, 50}, 105, -3, 3), DType::F32);
+  std::vector<int32_t> tv(n);
+  for (int64_t i = 0; i < n; ++i) tv[i] = static_cast<int32_t>(i % 50);
+  Tensor targets = ids({n}, tv);
+
+  struct Result {
+    Tensor dtable, dx, dgamma, dbeta, dlogits;
+    double loss = 0, squares = 0;
+  };
+  auto run = [&] {
+    Result r{Tensor::zeros({v, h}), Tensor::empty({n, h}), Tensor::zeros({h}), Tensor::zeros({h}),
+             Tensor::empty({n, 50})};
+    embedding_backward(ids_t, dout, r.dtable);
+    layer_norm_backward(dy, x, g, mean, rstd, r.dx, r.dgamma, r.dbeta);
+    r.loss = cross_entropy(logits, targets, r.dlogits, 1.0).loss_sum;
+    r.squares = sum_of_squares(dout);
+    return r;
+  };
+  Result one, two, three;
+  with_threads(1, [&] { one = run(); });
+  with_threads(2, [&] { two = run(); });
+  with_threads(3, [&] { three = run(); });
+  for (const Result* r : {&two, &three}) {
+    EXPECT_TRUE(bitwise_equal(one.dtable, r->dtable));
+    EXPECT_TRUE(bitwise_equal(one.dx, r->dx));
+    EXPECT_TRUE(bitwise_equal(one.dgamma, r->dgamma));
+    EXPECT_TRUE(bitwise_equal(one.dbeta, r->dbeta));
+    EXPECT_TRUE(bitwise_equal(one.dlogits, r->dlogits));
+    EXPECT_EQ(one.loss, r->loss);
+    EXPECT_EQ(one.squares, r->squares);
+  }
+}
+
+TEST(OpsSemantics, AttentionPaddingAndDropoutMask) {
+  const int64_t B = 3, T = 24, A = 4, H = 64;
+  const AttentionShape s{B, T, A, H};
+  std::vector<int32_t> real(B * T, 1);
+  for (int64_t t = 17; t < T; ++t) real[1 * T + t] = 0;
+  for (int64_t t = 1; t < T; t += 2) real[2 * T + t] = 0;
+  Tensor key_mask = ids({B, T}, real);
+  for (DType dtype : {DType::F64, DType::F32}) {
+    Tensor qkv = cast(random({B, T, 3 * H}, 110, -3, 3), dtype), ctx = Tensor::empty({B, T, H}, dtype);
+    Tensor probs = Tensor::empty({B, A, T, T}, dtype), mask = Tensor::empty({B, A, T, T}, DType::U8);
+    const float p = 0.2f;
+    const DropoutKey key{42, 4242};
+    attention_forward(qkv, key_mask, s, p, key, ctx, probs, mask);
+    const double tol = dtype == DType::F64 ? 1e-12 : 1e-5;
+    for (int64_t r = 0; r < B * A * T; ++r) {
+      const int64_t b = r / (A * T);
+      double sum = 0;
+      for (int64_t j = 0; j < T; ++j) {
+        const double pr = get(probs, r * T + j);
+        if (!real[b * T + j]) {
+          EXPECT_EQ(pr, 0.0) << "batch " << b << " key " << j;
+        }
+        sum += pr;
+      }
+      EXPECT_NEAR(sum, 1.0, tol);
+    }
+    for (int64_t i = 0; i < mask.numel(); ++i)
+      ASSERT_EQ(mask.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << i;
+    // The same at one thread.
+    Tensor ctx1 = Tensor::empty({B, T, H}, dtype), probs1 = Tensor::empty({B, A, T, T}, dtype);
+    Tensor mask1 = Tensor::empty({B, A, T, T}, DType::U8);
+    with_threads(1, [&] { attention_forward(qkv, key_mask, s, p, key, ctx1, probs1, mask1); });
+    EXPECT_TRUE(bitwise_equal(mask, mask1));
+    EXPECT_TRUE(bitwise_equal(probs, probs1));
+    EXPECT_TRUE(bitwise_equal(ctx, ctx1));
+  }
+}
+
+TEST(OpsSemantics, VectorisedExpWithinOneUlp) {
+  // The float exponential of the softmax and the cross-entropy, against double-precision exp.
+  double worst = 0;
+  for (float x = -87.0f; x <= 0.0f; x += 0.0037f) {
+    const double exact = std::exp(static_cast<double>(x));
+    const float rounded = static_cast<float>(exact);
+    const double ulp = std::nextafter(rounded, INFINITY) - rounded;
+    worst = std::max(worst, std::abs(cpu::exp_vec(x) - exact) / ulp);
+  }
+  EXPECT_LE(worst, 1.0);
+  EXPECT_EQ(cpu::exp_vec(0.0f), 1.0f);
+  EXPECT_EQ(cpu::exp_vec(-87.5f), 0.0f);
+  EXPECT_EQ(cpu::exp_vec(std::numeric_limits<float>::lowest()), 0.0f);
+  EXPECT_EQ(cpu::exp_vec(-INFINITY), 0.0f);
+}
+
+TEST(OpsSemantics, GeluFloatAccuracy) {
+  // The float GELU (vector erf) against the formula in double. Its erf carries an error of about
+  // an ulp of 1 (6e-8), which 0.5·x·(1 + erf) scales by |x|/2: the bound is 1.5e-7·|x| plus a few
+  // ulp of the result.
+  const int64_t n = 24001;
+  Tensor x = Tensor::empty({n}), dy = Tensor::empty({n}), y = Tensor::empty({n}), dx = Tensor::empty({n});
+  for (int64_t i = 0; i < n; ++i) {
+    x.data<float>()[i] = -12.0f + 0.001f * static_cast<float>(i);
+    dy.data<float>()[i] = 1.0f;
+  }
+  gelu_forward(x, y);
+  gelu_backward(dy, x, dx);
+  double worst_y = 0, worst_dx = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x.data<float>()[i];
+    const double cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+    const double gelu = v * cdf, grad = cdf + v * std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
+    worst_y = std::max(worst_y, std::abs(y.data<float>()[i] - gelu) / (1.5e-7 * std::abs(v) + 3e-7 * std::abs(gelu)));
+    worst_dx =
+        std::max(worst_dx, std::abs(dx.data<float>()[i] - grad) / (1.5e-7 * std::abs(v) + 3e-7 * std::abs(grad)));
+  }
+  EXPECT_LE(worst_y, 1.0);
+  EXPECT_LE(worst_dx, 1.0);
+}
+
+TEST(OpsSemantics, CrossEntropyAllIgnored) {
+  Tensor logits = random({4, 3}, 120), targets = ids({4}, {kIgnoreIndex, kIgnoreIndex, kIgnoreIndex, kIgnoreIndex});
+  Tensor dlogits = filled({4, 3}, DType::F64, 7);
+  const CrossEntropyResult r = cross_entropy(logits, targets, dlogits, 2.0);
+  EXPECT_EQ(r.counted, 0);
+  EXPECT_EQ(r.correct, 0);
+  EXPECT_EQ(r.loss_sum, 0.0);
+  EXPECT_EQ(max_abs(dlogits), 0.0);
+  // Without a gradient tensor the loss is still computed.
+  Tensor none, one = ids({4}, {kIgnoreIndex, 2, kIgnoreIndex, kIgnoreIndex});
+  EXPECT_EQ(cross_entropy(logits, one, none, 1.0).counted, 1);
+}
+
+TEST(OpsSemantics, AdamWTwoSteps) {
+  // lr 0.01, betas (0.9, 0.999), eps 1e-8, weight decay 0.1; the second gradient arrives doubled
+  // with grad_scale 0.5. Step 1 by hand: m̂ = g, v̂ = g², so p₁ = p₀·(1 − 0.001) − 0.01·g/(|g| + 1e-8).
+  // Step 2: the values torch.optim.AdamW gives (float64) for the same run.
+  const std::vector<double> p0 = {0.5, -1.0, 2.0, 0.0}, g1 = {0.1, -0.2, 0.3, 0.0}, g2 = {-0.05, 0.4, 0.0, 1e-3};
+  const std::vector<double> torch_p2 = {0.48634713093933907, -0.9916720356541037, 1.9793114181075822,
+                                        -0.007441263026631013};
+  for (DType dtype : {DType::F64, DType::F32}) {
+    Tensor p = cast(Tensor::from<double>({4}, p0), dtype);
+    Tensor m = Tensor::zeros({4}, dtype), v = Tensor::zeros({4}, dtype);
+    AdamWHyper hyper{0.01, 0.9, 0.999, 1e-8, 0.1, 1};
+    adamw_update(p, cast(Tensor::from<double>({4}, g1), dtype), m, v, hyper);
+    const double tol = dtype == DType::F64 ? 1e-15 : 1e-7;
+    for (int i = 0; i < 4; ++i) {
+      const double expected = p0[i] * (1 - 0.01 * 0.1) - 0.01 * g1[i] / (std::abs(g1[i]) + 1e-8);
+      EXPECT_NEAR(get(p, i), expected, tol) << i;
+      EXPECT_NEAR(get(m, i), 0.1 * g1[i], tol) << i;
+      EXPECT_NEAR(get(v, i), 0.001 * g1[i] * g1[i], tol) << i;
+    }
+    std::vector<double> doubled(4);
+    for (int i = 0; i < 4; ++i) doubled[i] = 2 * g2[i];
+    hyper.step = 2;
+    adamw_update(p, cast(Tensor::from<double>({4}, doubled), dtype), m, v, hyper, 0.5);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(get(p, i), torch_p2[i], dtype == DType::F64 ? 1e-14 : 1e-6) << i;
+  }
+}
+
+TEST(OpsSemantics, BadArgumentsNameTheOp) {
+  Tensor table = random({5, 3}, 130), out = Tensor::empty({2, 3}, DType::F64);
+  expect_error([&] { embedding_forward(ids({2}, {1, 5}), table, out); }, "embedding_forward");
+  expect_error([&] { embedding_forward(ids({2}, {-1, 0}), table, out); }, "embedding_forward");
+  Tensor dtable = Tensor::zeros({5, 3}, DType::F64);
+  expect_error([&] { embedding_backward(ids({2}, {0, 7}), out, dtable); }, "embedding_backward");
+  EXPECT_EQ(max_abs(dtable), 0.0) << "nothing is written before the ids are checked";
+  expect_error([&] { embedding_forward(cast(random({2}, 131), DType::F64), table, out); }, "embedding_forward");
+  Tensor logits = random({2, 3}, 132), none;
+  expect_error([&] { cross_entropy(logits, ids({2}, {0, 3}), none, 1.0); }, "cross_entropy");
+  expect_error([&] { cross_entropy(logits, ids({2}, {-2, 0}), none, 1.0); }, "cross_entropy");
+  expect_error([&] { cross_entropy(logits, ids({3}, {0, 0, 0}), none, 1.0); }, "cross_entropy");
+  Tensor rows = Tensor::empty({2, 3}, DType::F64);
+  expect_error([&] { gather_rows(table, ids({2}, {0, 5}), rows); }, "gather_rows");
+  expect_error([&] { scatter_add_rows(rows, ids({2}, {0, 5}), dtable); }, "scatter_add_rows");
+  Tensor x = random({4, 3}, 133), w = random({2, 4}, 134), y = Tensor::empty({4, 2}, DType::F64);
+  expect_error([&] { linear_forward(x, w, none, y); }, "linear_forward");
+  expect_error([&] { linear_forward(x, random({2, 3}, 135), Tensor::zeros({3}, DType::F64), y); }, "linear_forward");
+  expect_error([&] { linear_forward(cast(x, DType::F32), random({2, 3}, 135), none, y); }, "linear_forward");
+  Tensor dx, dw = Tensor::zeros({2, 3}, DType::F64);
+  expect_error([&] { linear_backward(random({4, 3}, 136), x, random({2, 3}, 135), dx, dw, none); }, "linear_backward");
+  Tensor mean = Tensor::empty({4}, DType::F64), rstd = Tensor::empty({4}, DType::F64);
+  Tensor ln = Tensor::empty({4, 3}, DType::F64);
+  expect_error([&] { layer_norm_forward(x, Tensor::zeros({3}), Tensor::zeros({3}, DType::F64), 1e-5, ln, mean, rstd); },
+               "layer_norm_forward");
+  expect_error(
+      [&] {
+        layer_norm_forward(x, Tensor::zeros({4}, DType::F64), Tensor::zeros({3}, DType::F64), 1e-5, ln, mean, rstd);
+      },
+      "layer_norm_forward");
+  Tensor xi = Tensor::zeros({4, 3}, DType::I32);
+  expect_error([&] { gelu_forward(xi, xi); }, "gelu_forward");
+  expect_error([&] { tanh_backward(x, cast(x, DType::F32), ln); }, "tanh_backward");
+  Tensor mask = Tensor::empty({4, 3}, DType::U8);
+  expect_error([&] { dropout_forward(x, 1.0f, {}, ln, mask); }, "dropout_forward");
+  expect_error([&] { dropout_forward(x, 0.5f, {}, ln, none); }, "dropout_forward");
+  expect_error([&] { dropout_backward(x, none, 0.5f, ln); }, "dropout_backward");
+  const AttentionShape s{1, 2, 2, 4};
+  Tensor qkv = random({1, 2, 12}, 137), ctx = Tensor::empty({1, 2, 4}, DType::F64);
+  Tensor probs = Tensor::empty({1, 2, 2, 2}, DType::F64);
+  expect_error(
+      [&] {
+        attention_forward(qkv, ids({1, 2}, {1, 2}), s, 0.0f, {}, ctx, probs, none);
+      },
+      "attention_forward");
+  expect_error(
+      [&] {
+        attention_forward(qkv, ids({1, 2}, {1, 1}), AttentionShape{1, 2, 3, 4}, 0.0f, {}, ctx, probs, none);
+      },
+      "attention_forward");
+  Tensor bad_probs = Tensor::empty({1, 2, 2}, DType::F64);
+  expect_error(
+      [&] {
+        attention_forward(qkv, ids({1, 2}, {1, 1}), s, 0.0f, {}, ctx, bad_probs, none);
+      },
+      "attention_forward");
+  Tensor dqkv = Tensor::empty({1, 2, 8}, DType::F64);
+  expect_error([&] { attention_backward(ctx, qkv, probs, none, s, 0.0f, dqkv); }, "attention_backward");
+  Tensor p = random({3}, 138), g = random({3}, 139), m = Tensor::zeros({3}, DType::F64), v = m.clone();
+  expect_error([&] { adamw_update(p, g, m, v, AdamWHyper{.step = 0}); }, "adamw_update");
+  expect_error([&] { adamw_update(p, cast(g, DType::F32), m, v, AdamWHyper{}); }, "adamw_update");
+  expect_error([&] { add(p, random({4}, 140), g); }, "add");
+}
+
+}  // namespace
+}  // namespace kglm::nn
