@@ -13,8 +13,10 @@ every sequence is a full 128 tokens (the peer pads to the longest sequence of it
 
 Runs: `pretrain` for --steps timed steps after 2 untimed ones (tokens/s from its metrics log);
 bench/reference/pretrain_torch.py with --head full (the vocabulary projection at every position,
-as Hugging Face's XLMRobertaForMaskedLM) and --head masked (the masked rows only, as kglm). Peak
-RSS of each process from os.wait4.
+as Hugging Face's XLMRobertaForMaskedLM) and --head masked (the masked rows only, as kglm), each
+with torch.set_num_threads(--threads) and with torch on 1 thread (its gemms still on OpenBLAS's own
+--threads threads: the faster setting on a 2-core machine). The speed column divides by the
+fastest full-head torch run. Peak RSS of each process from os.wait4.
 
 Usage: bench/pretrain-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
                              [--steps 10] [--threads 2]
@@ -78,22 +80,23 @@ def main():
     kglm_tps = sum(s["tokens"] for s in timed) / seconds
     rows = [("kglm pretrain", kglm_tps, seconds, peak, wall)]
 
-    for head in ("full", "masked"):
-        out = os.path.join(root, "torch-%s.json" % head)
+    for head, torch_threads in (("full", args.threads), ("full", 1), ("masked", args.threads), ("masked", 1)):
+        out = os.path.join(root, "torch-%s-%d.json" % (head, torch_threads))
         cmd = ["bash", "-c", '"$0" "$@" > ' + out, TORCH_PYTHON, os.path.join(os.path.dirname(__file__), "reference",
                "pretrain_torch.py"), "--data", data, "--steps", str(args.steps), "--warmup-steps", str(warm_steps),
-               "--threads", str(args.threads), "--head", head] + MODEL
+               "--threads", str(torch_threads), "--head", head] + MODEL
         wall, cpu, peak = run(cmd)
         r = json.load(open(out))
-        rows.append(("torch, head " + head, r["tokens_per_s"], r["seconds"], peak, wall))
+        rows.append(("torch %s head, %d thr" % (head, torch_threads), r["tokens_per_s"], r["seconds"], peak, wall))
 
     info = subprocess.run(["h5dump", "-a", "vocab_size", data], capture_output=True, text=True).stdout
     vocab = [l for l in info.splitlines() if "(0)" in l]
     print("pretrain-cpu: 4 layers, hidden 256, 4 heads, FFN 1024, seq 128, batch 32, %d timed steps, %d threads;"
           " vocabulary %s" % (args.steps, args.threads, vocab[0].split(":")[-1].strip() if vocab else "?"))
-    print("%-22s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
+    best_full = max(rows[1][1], rows[2][1])
+    print("%-26s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
     for name, tps, secs, peak, _ in rows:
-        print("%-22s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / rows[1][1]))
+        print("%-26s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ embeddings (word + RoBERTa positions + token type, LayerNorm, dropout) and the R
 clip_grad_norm_(1.0), AdamW (decay on weights only) and a linear warm-up/decay LambdaLR, as the
 Hugging Face Trainer runs it. Masking: 15% of the non-special tokens, 80/10/10.
 
+--threads sets torch.set_num_threads; Debian's torch runs its gemms in the pthread build of OpenBLAS,
+whose own pool (OPENBLAS_NUM_THREADS, default all cores) competes with torch's OpenMP threads, so
+on a small machine --threads 1 (OpenBLAS still on all cores) can be the faster setting.
 --head full computes the vocabulary projection at every position, as XLMRobertaForMaskedLM does;
 --head masked gathers the masked rows first, as kglm does.
 Prints one JSON line: tokens/s over the timed steps (after --warmup-steps untimed ones), seconds.
@@ -38,6 +41,15 @@ class MaskedLM(nn.Module):
         self.dense = nn.Linear(hidden, hidden)
         self.head_norm = nn.LayerNorm(hidden, eps=1e-5)
         self.bias = nn.Parameter(torch.zeros(vocab))
+        # Hugging Face's initialisation: N(0, 0.02) weights, zero biases, padding rows zero.
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+            if isinstance(m, nn.Linear) and m.bias is not None:
+                nn.init.zeros_(m.bias)
+        with torch.no_grad():
+            self.word.weight[pad].zero_()
+            self.position.weight[pad].zero_()
 
     def forward(self, ids, labels, masked_only):
         real = ids.ne(self.pad)
