@@ -81,11 +81,11 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
   // A stored decoder must really be tied: kglm keeps one matrix for both.
   for (const std::string& name : tied) {
     bool bert = name.rfind("cls.", 0) == 0;
-    const Parameter* word = params.find((bert ? "bert." : "roberta.") + std::string("embeddings.word_embeddings.weight"));
+    const Parameter* word =
+        params.find((bert ? "bert." : "roberta.") + std::string("embeddings.word_embeddings.weight"));
     if (!word) continue;
     Tensor decoder = file.read_f32(name);
-    if (decoder.shape() != word->value.shape() ||
-        std::memcmp(decoder.raw(), word->value.raw(), decoder.nbytes()) != 0)
+    if (decoder.shape() != word->value.shape() || std::memcmp(decoder.raw(), word->value.raw(), decoder.nbytes()) != 0)
       throw Error(file.source() + ": tensor '" + name +
                   "' differs from the word embeddings; untied decoders are not supported");
   }

@@ -35,12 +35,12 @@ Encoder::Encoder(const ModelConfig& config, ParameterStore& params) : config_(co
     const std::string self = n + "attention.self.";
     Layer layer{};
     // q, k and v are one [3H, H] projection (one sgemm); checkpoints still name them apart.
-    layer.qkv_w = params.add(self + "qkv.weight", {3 * h, h}, Init::Normal, true,
-                             {{self + "query.weight", 0, h}, {self + "key.weight", h, 2 * h},
-                              {self + "value.weight", 2 * h, 3 * h}});
-    layer.qkv_b = params.add(self + "qkv.bias", {3 * h}, Init::Zeros, false,
-                             {{self + "query.bias", 0, h}, {self + "key.bias", h, 2 * h},
-                              {self + "value.bias", 2 * h, 3 * h}});
+    layer.qkv_w = params.add(
+        self + "qkv.weight", {3 * h, h}, Init::Normal, true,
+        {{self + "query.weight", 0, h}, {self + "key.weight", h, 2 * h}, {self + "value.weight", 2 * h, 3 * h}});
+    layer.qkv_b =
+        params.add(self + "qkv.bias", {3 * h}, Init::Zeros, false,
+                   {{self + "query.bias", 0, h}, {self + "key.bias", h, 2 * h}, {self + "value.bias", 2 * h, 3 * h}});
     layer.out_w = params.add(n + "attention.output.dense.weight", {h, h}, Init::Normal, true);
     layer.out_b = params.add(n + "attention.output.dense.bias", {h}, Init::Zeros, false);
     layer.ln1_g = params.add(n + "attention.output.LayerNorm.weight", {h}, Init::Ones, false);
@@ -193,8 +193,8 @@ void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx
   dropout_backward(d_sum_, L.attn_mask, hidden_p_, d_sum_);
   linear_backward(d_sum_, L.ctx, param(L.out_w), d_ctx_, grad(L.out_w), grad(L.out_b));
   Tensor dqkv = d_qkv_.view({batch_, seq_, 3 * config_.hidden});
-  attention_backward(d_ctx_.view({batch_, seq_, config_.hidden}), L.qkv.view({batch_, seq_, 3 * config_.hidden}), L.probs, L.probs_mask, shape,
-                     attention_p_, dqkv);
+  attention_backward(d_ctx_.view({batch_, seq_, config_.hidden}), L.qkv.view({batch_, seq_, 3 * config_.hidden}),
+                     L.probs, L.probs_mask, shape, attention_p_, dqkv);
   linear_backward(d_qkv_, x, param(L.qkv_w), dx, grad(L.qkv_w), grad(L.qkv_b), GradMode::Accumulate);
 }
 

@@ -66,8 +66,7 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
 
 void MlmHead::backward(Tensor& dhidden) {
   linear_backward(dlogits_, normed_, params_[word_].value, dx_, params_[word_].grad, params_[bias_].grad);
-  layer_norm_backward(dx_, act_, params_[ln_g_].value, mean_, rstd_, dpre_, params_[ln_g_].grad,
-                      params_[ln_b_].grad);
+  layer_norm_backward(dx_, act_, params_[ln_g_].value, mean_, rstd_, dpre_, params_[ln_g_].grad, params_[ln_b_].grad);
   gelu_backward(dpre_, pre_, dpre_);
   linear_backward(dpre_, x_, params_[dense_w_].value, dx_, params_[dense_w_].grad, params_[dense_b_].grad);
   scatter_add_rows(dx_, rows_, dhidden);
@@ -116,12 +115,10 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
 }
 
 void SequenceClassificationHead::backward(Tensor& dhidden) {
-  linear_backward(dlogits_, pooled_drop_, params_[out_w_].value, dpooled_, params_[out_w_].grad,
-                  params_[out_b_].grad);
+  linear_backward(dlogits_, pooled_drop_, params_[out_w_].value, dpooled_, params_[out_w_].grad, params_[out_b_].grad);
   dropout_backward(dpooled_, pooled_mask_, p_, dpooled_);
   tanh_backward(dpooled_, pooled_, dpooled_);
-  linear_backward(dpooled_, first_, params_[dense_w_].value, dfirst_, params_[dense_w_].grad,
-                  params_[dense_b_].grad);
+  linear_backward(dpooled_, first_, params_[dense_w_].value, dfirst_, params_[dense_w_].grad, params_[dense_b_].grad);
   if (dropout_first_) dropout_backward(dfirst_, first_mask_, p_, dfirst_);
   scatter_add_rows(dfirst_, rows_, dhidden);
 }
@@ -134,8 +131,7 @@ TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, Para
 }
 
 CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const Tensor& targets,
-                                                    const DropoutContext& dropout, bool need_grad,
-                                                    double grad_scale) {
+                                                    const DropoutContext& dropout, bool need_grad, double grad_scale) {
   const int64_t n = hidden.dim(0);
   if (!logits_.defined() || logits_.dim(0) != n) {
     dropped_ = Tensor::empty({n, config_.hidden});

@@ -62,8 +62,8 @@ class TokenClassificationHead {
   TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels);
 
   // hidden [N, H]; targets I32 [N] (kIgnoreIndex on padding and special tokens).
-  CrossEntropyResult forward(const Tensor& hidden, const Tensor& targets, const DropoutContext& dropout,
-                             bool need_grad, double grad_scale);
+  CrossEntropyResult forward(const Tensor& hidden, const Tensor& targets, const DropoutContext& dropout, bool need_grad,
+                             double grad_scale);
   void backward(Tensor& dhidden);
   const Tensor& logits() const { return logits_; }  // [N, labels]
 

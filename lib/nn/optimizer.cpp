@@ -12,8 +12,8 @@ double scheduled_lr(const OptimizerOptions& o, int64_t step) {
   if (step < o.warmup_steps) return o.lr * static_cast<double>(step) / static_cast<double>(o.warmup_steps);
   if (o.total_steps <= 0) return o.lr;
   if (o.total_steps <= o.warmup_steps) return 0.0;
-  return o.lr * std::max(0.0, static_cast<double>(o.total_steps - step) /
-                                  static_cast<double>(o.total_steps - o.warmup_steps));
+  return o.lr *
+         std::max(0.0, static_cast<double>(o.total_steps - step) / static_cast<double>(o.total_steps - o.warmup_steps));
 }
 
 AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(params), options_(options) {

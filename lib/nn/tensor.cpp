@@ -10,26 +10,40 @@ namespace kglm::nn {
 
 size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::F32: return 4;
-    case DType::F64: return 8;
-    case DType::BF16: return 2;
-    case DType::F16: return 2;
-    case DType::I32: return 4;
-    case DType::I64: return 8;
-    case DType::U8: return 1;
+    case DType::F32:
+      return 4;
+    case DType::F64:
+      return 8;
+    case DType::BF16:
+      return 2;
+    case DType::F16:
+      return 2;
+    case DType::I32:
+      return 4;
+    case DType::I64:
+      return 8;
+    case DType::U8:
+      return 1;
   }
   return 0;
 }
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "F32";
-    case DType::F64: return "F64";
-    case DType::BF16: return "BF16";
-    case DType::F16: return "F16";
-    case DType::I32: return "I32";
-    case DType::I64: return "I64";
-    case DType::U8: return "U8";
+    case DType::F32:
+      return "F32";
+    case DType::F64:
+      return "F64";
+    case DType::BF16:
+      return "BF16";
+    case DType::F16:
+      return "F16";
+    case DType::I32:
+      return "I32";
+    case DType::I64:
+      return "I64";
+    case DType::U8:
+      return "U8";
   }
   return "?";
 }
@@ -97,7 +111,8 @@ template Tensor Tensor::from<uint8_t>(Shape, const std::vector<uint8_t>&);
 int64_t Tensor::dim(int axis) const {
   int r = rank();
   int a = axis < 0 ? axis + r : axis;
-  if (a < 0 || a >= r) throw Error("tensor: axis " + std::to_string(axis) + " out of range for " + shape_string(shape_));
+  if (a < 0 || a >= r)
+    throw Error("tensor: axis " + std::to_string(axis) + " out of range for " + shape_string(shape_));
   return shape_[a];
 }
 
@@ -113,7 +128,7 @@ template <class T>
 const T* Tensor::data() const {
   return const_cast<Tensor*>(this)->data<T>();
 }
-#define KGLM_TENSOR_DATA(T) \
+#define KGLM_TENSOR_DATA(T)      \
   template T* Tensor::data<T>(); \
   template const T* Tensor::data<T>() const;
 KGLM_TENSOR_DATA(float)
@@ -133,8 +148,7 @@ Tensor Tensor::view(Shape shape) const {
 
 Tensor Tensor::rows(int64_t begin, int64_t end) const {
   if (rank() == 0 || begin < 0 || end < begin || end > shape_[0])
-    throw Error("tensor: rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " +
-                shape_string(shape_));
+    throw Error("tensor: rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " + shape_string(shape_));
   int64_t row = shape_[0] == 0 ? 0 : numel_ / shape_[0];
   Tensor t = *this;
   t.offset_ += static_cast<size_t>(begin * row) * dtype_size(dtype_);
@@ -168,8 +182,8 @@ void check_defined(const Tensor& t, std::string_view op, std::string_view arg) {
 void check_shape(const Tensor& t, const Shape& expected, std::string_view op, std::string_view arg) {
   check_defined(t, op, arg);
   if (t.shape() != expected)
-    throw Error(std::string(op) + ": '" + std::string(arg) + "' has shape " + shape_string(t.shape()) +
-                ", expected " + shape_string(expected));
+    throw Error(std::string(op) + ": '" + std::string(arg) + "' has shape " + shape_string(t.shape()) + ", expected " +
+                shape_string(expected));
 }
 
 void check_dtype(const Tensor& t, DType expected, std::string_view op, std::string_view arg) {

@@ -24,15 +24,25 @@ std::string_view dtype_name(DType dtype);  // "F32", "BF16", ... (safetensors sp
 template <class T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<float>() { return DType::F32; }
+constexpr DType dtype_of<float>() {
+  return DType::F32;
+}
 template <>
-constexpr DType dtype_of<double>() { return DType::F64; }
+constexpr DType dtype_of<double>() {
+  return DType::F64;
+}
 template <>
-constexpr DType dtype_of<int32_t>() { return DType::I32; }
+constexpr DType dtype_of<int32_t>() {
+  return DType::I32;
+}
 template <>
-constexpr DType dtype_of<int64_t>() { return DType::I64; }
+constexpr DType dtype_of<int64_t>() {
+  return DType::I64;
+}
 template <>
-constexpr DType dtype_of<uint8_t>() { return DType::U8; }
+constexpr DType dtype_of<uint8_t>() {
+  return DType::U8;
+}
 
 using Shape = std::vector<int64_t>;
 std::string shape_string(const Shape& shape);  // "[2, 3]"

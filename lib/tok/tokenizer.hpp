@@ -37,7 +37,7 @@ class Tokenizer {
   virtual void encode(std::string_view text, Encoding& out) const = 0;
   virtual int32_t vocab_size() const = 0;
   virtual const SpecialTokens& special() const = 0;
-  virtual std::string piece(int32_t id) const = 0;             // kglm::Error when out of range
+  virtual std::string piece(int32_t id) const = 0;                // kglm::Error when out of range
   virtual int32_t piece_to_id(std::string_view piece) const = 0;  // unk when absent
   // What load_tokenizer() was given, for provenance and checkpoints.
   virtual const std::filesystem::path& source() const = 0;

@@ -21,8 +21,7 @@ class BatchOrder {
  public:
   // groups: the sequence indices of each group (one group without language sampling; every group
   // non-empty unless the sampler never picks it). sampler: picks the group of each batch.
-  BatchOrder(std::vector<std::vector<uint32_t>> groups, std::optional<sample::LanguageSampler> sampler,
-             uint64_t seed);
+  BatchOrder(std::vector<std::vector<uint32_t>> groups, std::optional<sample::LanguageSampler> sampler, uint64_t seed);
 
   // Appends the `count` sequences of batch number `batch` (consecutive batch numbers must be
   // requested in order: the cursors advance).

@@ -4,8 +4,8 @@
 
 namespace kglm::train {
 
-MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences,
-                        const WholeWordMasker& masker, uint64_t seed, uint64_t batch_number, uint32_t stream) {
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const WholeWordMasker& masker,
+                        uint64_t seed, uint64_t batch_number, uint32_t stream) {
   const auto b = static_cast<int64_t>(sequences.size());
   size_t longest = 1;
   for (uint32_t s : sequences) longest = std::max(longest, data.sequence(s).size());

@@ -22,7 +22,7 @@ struct MlmBatch {
 };
 
 // `stream` separates training batches from evaluation batches.
-MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences,
-                        const WholeWordMasker& masker, uint64_t seed, uint64_t batch_number, uint32_t stream);
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const WholeWordMasker& masker,
+                        uint64_t seed, uint64_t batch_number, uint32_t stream);
 
 }  // namespace kglm::train

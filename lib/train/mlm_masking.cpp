@@ -8,8 +8,7 @@
 
 namespace kglm::train {
 
-WholeWordMasker::WholeWordMasker(const MaskingOptions& options, const tok::SpecialTokens& special,
-                                 int32_t vocab_size)
+WholeWordMasker::WholeWordMasker(const MaskingOptions& options, const tok::SpecialTokens& special, int32_t vocab_size)
     : options_(options), special_(special), vocab_size_(vocab_size) {
   if (!(options.probability > 0 && options.probability <= 1)) throw Error("masking: probability must be in (0, 1]");
   if (options.mask_fraction < 0 || options.random_fraction < 0 || options.mask_fraction + options.random_fraction > 1)

@@ -136,7 +136,6 @@ constexpr std::array<const char*, kCount> kCounterNames = {
     "text_tokens", "unk_tokens",  "spans"};
 using Counts = std::array<uint64_t, kCount>;
 
-
 struct AnnotatedRecord {
   std::string_view text;
   std::optional<std::string_view> lang;

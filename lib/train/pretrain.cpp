@@ -53,8 +53,8 @@ nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data)
   } else if (o.architecture == "bert") {
     arch = nn::Architecture::Bert;
   } else if (o.architecture.empty()) {
-    arch = data.tokenizer_kind() == tok::TokenizerKind::WordPiece ? nn::Architecture::Bert
-                                                                   : nn::Architecture::XlmRoberta;
+    arch =
+        data.tokenizer_kind() == tok::TokenizerKind::WordPiece ? nn::Architecture::Bert : nn::Architecture::XlmRoberta;
   } else {
     throw UsageError("--architecture must be xlm-roberta or bert, not '" + o.architecture + "'");
   }
@@ -187,11 +187,11 @@ void run_pretrain(const PretrainOptions& o) {
   if (!weights.empty()) {
     nn::LoadReport report = nn::load_parameters(nn::SafetensorsFile::open(weights), model.params, o.resume.empty());
     if (!report.missing.empty())
-      log_warning(weights + ": " + std::to_string(report.missing.size()) + " parameters not in the file start random (first: " +
-                  report.missing.front() + ")");
+      log_warning(weights + ": " + std::to_string(report.missing.size()) +
+                  " parameters not in the file start random (first: " + report.missing.front() + ")");
     if (!report.unexpected.empty())
-      log_warning(weights + ": " + std::to_string(report.unexpected.size()) + " tensors ignored (first: " +
-                  report.unexpected.front() + ")");
+      log_warning(weights + ": " + std::to_string(report.unexpected.size()) +
+                  " tensors ignored (first: " + report.unexpected.front() + ")");
   }
   nn::AdamW optimizer(model.params, state.optimizer);
   if (!o.resume.empty()) restore_optimizer(o.resume, optimizer, state.step);
@@ -237,17 +237,17 @@ void run_pretrain(const PretrainOptions& o) {
     if (!log) throw Error(o.log + ": cannot open the metrics log");
   }
   if (!o.quiet)
-    log_info(config.model_type() + " " + std::to_string(config.layers) + "×" +
-             std::to_string(config.hidden) + ", " + std::to_string(model.params.count()) + " parameters; " +
-             std::to_string(data.size() - eval.size()) + " training and " + std::to_string(eval.size()) +
-             " held-out sequences; steps " + std::to_string(state.step) + " → " + std::to_string(o.steps));
+    log_info(config.model_type() + " " + std::to_string(config.layers) + "×" + std::to_string(config.hidden) + ", " +
+             std::to_string(model.params.count()) + " parameters; " + std::to_string(data.size() - eval.size()) +
+             " training and " + std::to_string(eval.size()) + " held-out sequences; steps " +
+             std::to_string(state.step) + " → " + std::to_string(o.steps));
 
   auto run_eval = [&](int64_t step) {
     if (eval.empty()) return;
     EvalResult r = evaluate(model, data, eval, masker, state.batch, state.seed);
     std::string line = "{\"step\": " + std::to_string(step) + ", \"eval_loss\": " + number(r.loss) +
-                       ", \"eval_ppl\": " + number(std::exp(r.loss)) + ", \"eval_accuracy\": " +
-                       number(r.accuracy) + ", \"eval_masked\": " + std::to_string(r.masked) + "}\n";
+                       ", \"eval_ppl\": " + number(std::exp(r.loss)) + ", \"eval_accuracy\": " + number(r.accuracy) +
+                       ", \"eval_masked\": " + std::to_string(r.masked) + "}\n";
     if (log.is_open()) log << line << std::flush;
     if (!o.quiet) log_info("step " + std::to_string(step) + " held-out perplexity " + number(std::exp(r.loss)));
   };
@@ -295,13 +295,13 @@ void run_pretrain(const PretrainOptions& o) {
     const int64_t step = state.step + 1;
     if (log.is_open())
       log << "{\"step\": " << step << ", \"loss\": " << number(last_loss) << ", \"lr\": " << number(report.lr)
-          << ", \"grad_norm\": " << number(report.grad_norm) << ", \"masked\": " << masked
-          << ", \"tokens\": " << tokens << ", \"tokens_per_s\": " << number(tokens / step_seconds)
+          << ", \"grad_norm\": " << number(report.grad_norm) << ", \"masked\": " << masked << ", \"tokens\": " << tokens
+          << ", \"tokens_per_s\": " << number(tokens / step_seconds)
           << ", \"elapsed_s\": " << number(seconds_since(start)) << "}\n"
           << std::flush;
     if (!o.quiet && o.log_every > 0 && (step % o.log_every == 0 || step == o.steps))
-      log_info("step " + std::to_string(step) + "/" + std::to_string(o.steps) + " loss " +
-               number(last_loss) + " lr " + number(report.lr) + " " + number(tokens / step_seconds) + " tokens/s");
+      log_info("step " + std::to_string(step) + "/" + std::to_string(o.steps) + " loss " + number(last_loss) + " lr " +
+               number(report.lr) + " " + number(tokens / step_seconds) + " tokens/s");
     if (o.eval_every > 0 && step % o.eval_every == 0) run_eval(step);
     if (o.save_every > 0 && step % o.save_every == 0 && step != o.steps) {
       state.step = step;  // the checkpoint is taken after this step

@@ -26,7 +26,9 @@ std::string exact(double v) {
 
 void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s, nn::AdamW& optimizer) {
   std::string j = "{\n  \"format\": \"" + std::string(kFormat) + "\",\n  \"version\": 1,\n";
-  auto field = [&](const char* key, const std::string& value) { j += "  \"" + std::string(key) + "\": " + value + ",\n"; };
+  auto field = [&](const char* key, const std::string& value) {
+    j += "  \"" + std::string(key) + "\": " + value + ",\n";
+  };
   field("step", std::to_string(s.step));
   field("seed", std::to_string(s.seed));
   field("batch", std::to_string(s.batch));

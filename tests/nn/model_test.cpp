@@ -3,12 +3,12 @@
 // activations, losses, logits and every parameter gradient within 1e-4 relative error.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
@@ -112,9 +112,9 @@ TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
   const int64_t h = config.hidden;
   for (int64_t l = 0; l <= config.layers; ++l) {
     Tensor expected = ref.read_f32("hidden_states." + std::to_string(l));
-    EXPECT_LE(relative_error(encoder.hidden_state(static_cast<size_t>(l)),
-                             expected.view({in.batch.batch * in.batch.seq, h})),
-              kTolerance)
+    EXPECT_LE(
+        relative_error(encoder.hidden_state(static_cast<size_t>(l)), expected.view({in.batch.batch * in.batch.seq, h})),
+        kTolerance)
         << "hidden state " << l;
   }
   // The head runs on the masked rows only.
@@ -164,7 +164,8 @@ void check_classification(const fs::path& dir, const std::string& file, int64_t 
   } else {
     int64_t counted = 0;
     for (int64_t i = 0; i < targets.numel(); ++i) counted += targets.data<int32_t>()[i] != kIgnoreIndex;
-    ce = head.forward(hidden, targets.view({targets.numel()}), DropoutContext{}, true, 1.0 / static_cast<double>(counted));
+    ce = head.forward(hidden, targets.view({targets.numel()}), DropoutContext{}, true,
+                      1.0 / static_cast<double>(counted));
   }
   Tensor ref_logits = ref.read_f32("logits");
   EXPECT_LE(relative_error(head.logits(), ref_logits.view({head.logits().dim(0), labels})), kTolerance);
@@ -213,8 +214,9 @@ TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
   mlm_params(config, b);
   a.initialize(7, 0.5);
   fs::path dir = fs::temp_directory_path() / ("kglm-ckpt-" + std::to_string(::getpid()));
-  write_model_dir(dir, a, {{"format", "pt"}},
-                  [&](const fs::path& tmp) { write_model_config(tmp / "config.json", config, "XLMRobertaForMaskedLM"); });
+  write_model_dir(dir, a, {{"format", "pt"}}, [&](const fs::path& tmp) {
+    write_model_config(tmp / "config.json", config, "XLMRobertaForMaskedLM");
+  });
   EXPECT_FALSE(fs::exists(dir.string() + ".tmp." + std::to_string(::getpid())));
   ModelConfig reread = read_model_config(dir / "config.json");
   EXPECT_EQ(reread.hidden, config.hidden);

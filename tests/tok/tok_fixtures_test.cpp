@@ -2,8 +2,8 @@
 // text of ../shared/fixtures/tokenizer (skipped when they or spm_encode are absent).
 #include <gtest/gtest.h>
 
-#include "temp_dir.hpp"
 #include <unistd.h>
+#include "temp_dir.hpp"
 
 #include <cstdlib>
 #include <filesystem>

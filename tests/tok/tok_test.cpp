@@ -2,8 +2,8 @@
 // options and errors. SentencePiece against the real model: tok_fixtures_test.cpp.
 #include <gtest/gtest.h>
 
-#include "temp_dir.hpp"
 #include <unistd.h>
+#include "temp_dir.hpp"
 
 #include <filesystem>
 #include <fstream>

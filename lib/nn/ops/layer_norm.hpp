@@ -7,12 +7,11 @@
 namespace kglm::nn {
 
 // x [N, H], gamma/beta [H], y [N, H]; mean and rstd [N] are saved for the backward pass.
-void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps, Tensor& y,
-                        Tensor& mean, Tensor& rstd);
+void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps, Tensor& y, Tensor& mean,
+                        Tensor& rstd);
 
 // dx [N, H] is written per dx_mode; dgamma and dbeta [H] are accumulated.
-void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean,
-                         const Tensor& rstd, Tensor& dx, Tensor& dgamma, Tensor& dbeta,
-                         GradMode dx_mode = GradMode::Overwrite);
+void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                         Tensor& dx, Tensor& dgamma, Tensor& dbeta, GradMode dx_mode = GradMode::Overwrite);
 
 }  // namespace kglm::nn
