@@ -33,6 +33,7 @@ int prepare_main(int argc, char** argv) {
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();
   fill_run_options(cli.common(), cli.values()["batch-mb"].as<size_t>(), o);
+  o.command_line = "pretrain " + o.command_line;  // argv[0] here is "prepare"
   if (o.inputs.empty()) throw UsageError("no inputs");
   if (o.tokenizer.empty()) throw UsageError("--tokenizer is required");
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
