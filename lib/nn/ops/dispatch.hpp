@@ -103,4 +103,11 @@ decltype(auto) with_floating(DType dtype, F&& f) {
   return std::forward<F>(f)(float{});
 }
 
+// Row gather and scatter-add with an index tensor, shared by embedding_* and gather/scatter_add_rows
+// (op and index_arg name them in errors). Defined in elementwise.cpp.
+void gather_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& src,
+                         Tensor& out, bool accumulate);
+void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& dout,
+                              Tensor& dsrc);
+
 }  // namespace kglm::nn::detail

@@ -53,36 +53,48 @@ double sum_of_squares(const Tensor& x) {
   });
 }
 
-void gather_rows(const Tensor& src, const Tensor& index, Tensor& out) {
-  constexpr std::string_view op = "gather_rows";
+namespace detail {
+
+void gather_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& src,
+                         Tensor& out, bool accumulate) {
   check_floating(src, op, "src");
   check_rank(src, 2, op, "src");
-  check_rank(index, 1, op, "index");
+  check_rank(index, 1, op, index_arg);
   const int64_t n = src.dim(0), h = src.dim(1), m = index.dim(0);
-  check_index(index, DType::I32, src, {m}, op, "index");
+  check_index(index, DType::I32, src, {m}, op, index_arg);
   check_like(out, src, {m, h}, op, "out");
-  check_disjoint(op, {{out, "out"}}, {{src, "src"}, {index, "index"}});
+  check_disjoint(op, {{out, "out"}}, {{src, "src"}, {index, index_arg}});
   if (src.device() == Device::Cuda) no_backend(op);
   with_floating(src.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    cpu::gather_rows<T>(op, "index", index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), false);
+    cpu::gather_rows<T>(op, index_arg, index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), accumulate);
   });
 }
 
-void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc) {
-  constexpr std::string_view op = "scatter_add_rows";
+void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& dout,
+                              Tensor& dsrc) {
   check_floating(dsrc, op, "dsrc");
   check_rank(dsrc, 2, op, "dsrc");
-  check_rank(index, 1, op, "index");
+  check_rank(index, 1, op, index_arg);
   const int64_t n = dsrc.dim(0), h = dsrc.dim(1), m = index.dim(0);
-  check_index(index, DType::I32, dsrc, {m}, op, "index");
+  check_index(index, DType::I32, dsrc, {m}, op, index_arg);
   check_like(dout, dsrc, {m, h}, op, "dout");
-  check_disjoint(op, {{dsrc, "dsrc"}}, {{dout, "dout"}, {index, "index"}});
+  check_disjoint(op, {{dsrc, "dsrc"}}, {{dout, "dout"}, {index, index_arg}});
   if (dsrc.device() == Device::Cuda) no_backend(op);
   with_floating(dsrc.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    cpu::scatter_add_rows<T>(op, "index", index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
+    cpu::scatter_add_rows<T>(op, index_arg, index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
   });
+}
+
+}  // namespace detail
+
+void gather_rows(const Tensor& src, const Tensor& index, Tensor& out) {
+  gather_rows_checked("gather_rows", "index", index, src, out, false);
+}
+
+void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc) {
+  scatter_add_rows_checked("scatter_add_rows", "index", index, dout, dsrc);
 }
 
 }  // namespace kglm::nn
