@@ -66,6 +66,10 @@ def main():
         ap.add_argument("--steps", type=int, default=10)
         ap.add_argument("--threads", type=int, default=2)
     args = arguments(extra)
+    if subprocess.run([TORCH_PYTHON, "-c", "import torch, h5py"], capture_output=True).returncode != 0:
+        sys.exit("the peer needs Debian's python3-torch and python3-h5py: apt-get install python3-torch python3-h5py")
+    if not shutil.which("spm_train"):
+        sys.exit("spm_train not found: apt-get install sentencepiece")
     root, data = dataset(args)
     warm_steps = 2
     ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
