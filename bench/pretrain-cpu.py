@@ -18,6 +18,9 @@ with torch.set_num_threads(--threads) and with torch on 1 thread (its gemms stil
 --threads threads: the faster setting on a 2-core machine). The speed column divides by the
 fastest full-head torch run. Peak RSS of each process from os.wait4.
 
+Also `pretrain prepare` of the corpus (tokens with offsets and flags into HDF5) against Debian's
+`spm_encode --output_format=id` (ids only, to a text file) on the same text and model.
+
 Usage: bench/pretrain-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
                              [--steps 10] [--threads 2]
 """
@@ -71,6 +74,15 @@ def main():
     if not shutil.which("spm_train"):
         sys.exit("spm_train not found: apt-get install sentencepiece")
     root, data = dataset(args)
+    corpus, model = os.path.join(root, "corpus.txt"), os.path.join(root, "spm32k.model")
+    prep = run([os.path.join(args.bin, "pretrain"), "prepare", "--tokenizer", model, "--max-len", "128", "-o",
+                os.path.join(root, "prepare-bench.h5"), "--quiet", "--threads", str(args.threads), corpus])
+    spm = run(["bash", "-c", 'spm_encode --model="$0" --output_format=id < "$1" > "$2"', model, corpus,
+               os.path.join(root, "spm-ids.txt")])
+    mb = os.path.getsize(corpus) / 1e6
+    print("prepare: %.1f MB of text; pretrain prepare %.2f s (%.1f MB/s, %.0f MB peak), spm_encode %.2f s "
+          "(%.1f MB/s, %.0f MB peak): %.2fx" % (mb, prep[0], mb / prep[0], prep[2], spm[0], mb / spm[0], spm[2],
+                                                 spm[0] / prep[0]))
     warm_steps = 2
     ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
     shutil.rmtree(ckpt, ignore_errors=True)
