@@ -17,7 +17,7 @@ assert s["sequences"] >= lines, (s, lines)
 PY
 ok "prepare: botchan tokenized"
 
-model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 8 --lr 3e-3 --warmup 4 --threads 2 --seed 7 --quiet)
+model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7 --quiet)
 "$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 12 --log "$tmp/full.jsonl" --out "$tmp/full"
 # A run stopped at step 6 (its checkpoint) and resumed must reproduce the full run exactly.
 "$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/first.jsonl" --out "$tmp/first"
@@ -77,7 +77,7 @@ code=0; "$bin/pretrain" --data "$tmp/missing.h5" --out "$tmp/x" 2> "$tmp/err" ||
 [ $code -eq 1 ] && grep -q missing.h5 "$tmp/err" || fail "missing dataset: exit $code"
 code=0; "$bin/pretrain" --data "$tmp/data.h5" --out "$tmp/x" --bogus 2> /dev/null || code=$?
 [ $code -eq 2 ] || fail "unknown option: exit $code"
-code=0; "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/first" --batch 4 --out "$tmp/x" 2> "$tmp/err" || code=$?
+code=0; "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/first" --batch 16 --out "$tmp/x" 2> "$tmp/err" || code=$?
 [ $code -eq 2 ] && grep -q -- "--batch" "$tmp/err" || fail "resume with another batch: exit $code"
 cp -r "$tmp/first" "$tmp/broken"
 head -c 1000 "$tmp/first/model.safetensors" > "$tmp/broken/model.safetensors"

@@ -186,6 +186,49 @@ TEST_P(ReferenceCase, TokenClassificationMatchesPyTorch) {
   check_classification<TokenClassificationHead>(dir(), "tokcls.safetensors", 5);
 }
 
+// Gradient accumulation: two micro-batches (rows {0, 1} and {2}) with the loss scaled by the total
+// masked count give the gradients of the whole batch.
+TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
+  ModelConfig config = read_model_config(dir() / "config.json");
+  ParameterStore params;
+  Encoder encoder(config, params);
+  MlmHead head(config, params, encoder.word_embeddings());
+  params.allocate();
+  load_parameters(SafetensorsFile::open(dir() / "model.safetensors"), params, false);
+  auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
+  Inputs in = read_inputs(ref);
+  const int64_t t = in.batch.seq;
+  const int32_t* labels = in.labels.data<int32_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < in.labels.numel(); ++i) total += labels[i] != kIgnoreIndex;
+  auto micro = [&](int64_t first, int64_t count) {
+    EncoderBatch b;
+    b.batch = count;
+    b.seq = t;
+    b.input_ids = in.batch.input_ids.rows(first * t, (first + count) * t);
+    b.attention_mask = in.batch.attention_mask.rows(first * t, (first + count) * t);
+    b.token_type_ids = in.batch.token_type_ids.rows(first * t, (first + count) * t);
+    std::vector<int32_t> rows, targets;
+    for (int64_t i = 0; i < count * t; ++i)
+      if (labels[first * t + i] != kIgnoreIndex) {
+        rows.push_back(static_cast<int32_t>(i));
+        targets.push_back(labels[first * t + i]);
+      }
+    const auto m = static_cast<int64_t>(rows.size());
+    const Tensor& hidden = encoder.forward(b, DropoutContext{});
+    CrossEntropyResult ce = head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets),
+                                         true, 1.0 / static_cast<double>(total));
+    Tensor dhidden = Tensor::zeros(hidden.shape());
+    head.backward(dhidden);
+    encoder.backward(dhidden);
+    return ce.loss_sum;
+  };
+  const double loss = (micro(0, 2) + micro(2, 1)) / static_cast<double>(total);
+  const double ref_loss = ref.read_f32("loss").data<float>()[0];
+  EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance);
+  expect_gradients(params, ref, count_prefixed(ref, "grad."));
+}
+
 INSTANTIATE_TEST_SUITE_P(Reference, ReferenceCase, ::testing::Values("xlmr-tiny", "bert-tiny"));
 
 ParameterStore& mlm_params(const ModelConfig& config, ParameterStore& params) {
