@@ -157,11 +157,12 @@ void run_pretrain(const PretrainOptions& o) {
     check_same(o.accumulate > 0 && o.accumulate != state.accumulate, "--accumulate");
     check_same(o.seed_given && o.seed != state.seed, "--seed");
   }
+  const int64_t saved_total = state.optimizer.total_steps;
   state.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
-  if (!o.resume.empty() && state.optimizer.total_steps != read_trainer_state(o.resume).optimizer.total_steps)
+  if (!o.resume.empty() && state.optimizer.total_steps != saved_total)
     log_warning("--resume: the learning-rate schedule now decays to step " +
                 std::to_string(state.optimizer.total_steps) + " (the run that wrote the checkpoint used " +
-                std::to_string(read_trainer_state(o.resume).optimizer.total_steps) + ")");
+                std::to_string(saved_total) + ")");
   state.data = o.data;
   state.data_sequences = data.size();
 
