@@ -59,51 +59,41 @@ void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
   if (batch == batch_ && seq == seq_) return;
   batch_ = batch;
   seq_ = seq;
-  // Batches are padded to their longest sequence, so shapes change from step to step: each buffer
-  // is a view into a backing allocation that only ever grows.
-  size_t next = 0;
-  auto buffer = [&](Tensor& view, Shape shape, DType dtype = DType::F32) {
-    if (next == backing_.size()) backing_.emplace_back();
-    Tensor& store = backing_[next++];
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    if (!store.defined() || store.numel() < n || store.dtype() != dtype) store = Tensor::empty({n}, dtype);
-    view = store.rows(0, n).view(std::move(shape));
-  };
+  workspace_.begin();
   const int64_t n = batch * seq, h = config_.hidden, f = config_.intermediate, a = config_.heads;
-  buffer(ids_, {n}, DType::I32);
-  buffer(positions_, {n}, DType::I32);
-  buffer(types_, {n}, DType::I32);
-  buffer(key_mask_, {batch, seq}, DType::I32);
-  buffer(emb_sum_, {n, h});
-  buffer(emb_mean_, {n});
-  buffer(emb_rstd_, {n});
-  buffer(emb_out_, {n, h});
-  buffer(emb_mask_, {n, h}, DType::U8);
+  ids_ = workspace_.buffer({n}, DType::I32);
+  positions_ = workspace_.buffer({n}, DType::I32);
+  types_ = workspace_.buffer({n}, DType::I32);
+  key_mask_ = workspace_.buffer({batch, seq}, DType::I32);
+  emb_sum_ = workspace_.buffer({n, h});
+  emb_mean_ = workspace_.buffer({n});
+  emb_rstd_ = workspace_.buffer({n});
+  emb_out_ = workspace_.buffer({n, h});
+  emb_mask_ = workspace_.buffer({n, h}, DType::U8);
   for (Layer& L : layers_) {
-    buffer(L.qkv, {n, 3 * h});
-    buffer(L.ctx, {n, h});
-    buffer(L.probs, {batch, a, seq, seq});
-    buffer(L.probs_mask, {batch, a, seq, seq}, DType::U8);
-    buffer(L.sum1, {n, h});
-    buffer(L.attn_mask, {n, h}, DType::U8);
-    buffer(L.ln1_mean, {n});
-    buffer(L.ln1_rstd, {n});
-    buffer(L.h1, {n, h});
-    buffer(L.ff_pre, {n, f});
-    buffer(L.ff_act, {n, f});
-    buffer(L.ff_mask, {n, h}, DType::U8);
-    buffer(L.sum2, {n, h});
-    buffer(L.ln2_mean, {n});
-    buffer(L.ln2_rstd, {n});
-    buffer(L.out, {n, h});
+    L.qkv = workspace_.buffer({n, 3 * h});
+    L.ctx = workspace_.buffer({n, h});
+    L.probs = workspace_.buffer({batch, a, seq, seq});
+    L.probs_mask = workspace_.buffer({batch, a, seq, seq}, DType::U8);
+    L.sum1 = workspace_.buffer({n, h});
+    L.attn_mask = workspace_.buffer({n, h}, DType::U8);
+    L.ln1_mean = workspace_.buffer({n});
+    L.ln1_rstd = workspace_.buffer({n});
+    L.h1 = workspace_.buffer({n, h});
+    L.ff_pre = workspace_.buffer({n, f});
+    L.ff_act = workspace_.buffer({n, f});
+    L.ff_mask = workspace_.buffer({n, h}, DType::U8);
+    L.sum2 = workspace_.buffer({n, h});
+    L.ln2_mean = workspace_.buffer({n});
+    L.ln2_rstd = workspace_.buffer({n});
+    L.out = workspace_.buffer({n, h});
   }
-  buffer(d_sum_, {n, h});
-  buffer(d_h1_, {n, h});
-  buffer(d_ff_, {n, f});
-  buffer(d_qkv_, {n, 3 * h});
-  buffer(d_ctx_, {n, h});
-  buffer(d_x_, {n, h});
+  d_sum_ = workspace_.buffer({n, h});
+  d_h1_ = workspace_.buffer({n, h});
+  d_ff_ = workspace_.buffer({n, f});
+  d_qkv_ = workspace_.buffer({n, 3 * h});
+  d_ctx_ = workspace_.buffer({n, h});
+  d_x_ = workspace_.buffer({n, h});
 }
 
 void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout) {

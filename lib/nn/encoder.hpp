@@ -9,6 +9,7 @@
 #include "nn/model_config.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/parameters.hpp"
+#include "nn/workspace.hpp"
 
 namespace kglm::nn {
 
@@ -66,7 +67,7 @@ class Encoder {
   float hidden_p_ = 0, attention_p_ = 0;  // of the last forward (0 when not training)
   Tensor ids_, positions_, types_, key_mask_;
   Tensor emb_sum_, emb_mean_, emb_rstd_, emb_out_, emb_mask_;
-  std::vector<Tensor> backing_;  // storage behind the buffers below
+  Workspace workspace_;  // storage behind the buffers below
   // Backward scratch.
   Tensor d_sum_, d_h1_, d_ff_, d_qkv_, d_ctx_, d_x_;
 };

@@ -16,6 +16,13 @@ using Init = Parameter::Init;
 // Dropout sites of the heads, after the encoder's (see DropoutContext).
 constexpr uint64_t kHeadSiteFirst = 250, kHeadSiteSecond = 251;
 
+// The loss of a head's logits; dlogits is written only when training.
+CrossEntropyResult head_loss(const Tensor& logits, const Tensor& targets, Tensor& dlogits, bool need_grad,
+                             double grad_scale) {
+  Tensor none;
+  return cross_entropy(logits, targets, need_grad ? dlogits : none, grad_scale);
+}
+
 }  // namespace
 
 MlmHead::MlmHead(const ModelConfig& config, ParameterStore& params, size_t word_embeddings)
@@ -32,19 +39,20 @@ MlmHead::MlmHead(const ModelConfig& config, ParameterStore& params, size_t word_
 }
 
 void MlmHead::ensure(int64_t m) {
-  if (m == m_) return;
+  if (m == m_) return;  // the masked-row count changes nearly every batch: views of grow-only buffers
   m_ = m;
   const int64_t h = config_.hidden, v = config_.vocab_size;
-  x_ = Tensor::empty({m, h});
-  pre_ = Tensor::empty({m, h});
-  act_ = Tensor::empty({m, h});
-  mean_ = Tensor::empty({m});
-  rstd_ = Tensor::empty({m});
-  normed_ = Tensor::empty({m, h});
-  logits_ = Tensor::empty({m, v});
-  dlogits_ = Tensor::empty({m, v});
-  dx_ = Tensor::empty({m, h});
-  dpre_ = Tensor::empty({m, h});
+  workspace_.begin();
+  x_ = workspace_.buffer({m, h});
+  pre_ = workspace_.buffer({m, h});
+  act_ = workspace_.buffer({m, h});
+  mean_ = workspace_.buffer({m});
+  rstd_ = workspace_.buffer({m});
+  normed_ = workspace_.buffer({m, h});
+  logits_ = workspace_.buffer({m, v});
+  dlogits_ = workspace_.buffer({m, v});
+  dx_ = workspace_.buffer({m, h});
+  dpre_ = workspace_.buffer({m, h});
 }
 
 CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
@@ -60,8 +68,7 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   layer_norm_forward(act_, params_[ln_g_].value, params_[ln_b_].value, config_.layer_norm_eps, normed_, mean_, rstd_);
   // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
   linear_forward(normed_, params_[word_].value, params_[bias_].value, logits_);
-  Tensor none;
-  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+  return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
 
 void MlmHead::backward(Tensor& dhidden) {
@@ -97,11 +104,12 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
     std::vector<int32_t> first(batch);
     for (int64_t b = 0; b < batch; ++b) first[b] = static_cast<int32_t>(b * seq);
     rows_ = Tensor::from<int32_t>({batch}, first);
-    for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = Tensor::empty({batch, h});
-    first_mask_ = Tensor::empty({batch, h}, DType::U8);
-    pooled_mask_ = Tensor::empty({batch, h}, DType::U8);
-    logits_ = Tensor::empty({batch, labels_});
-    dlogits_ = Tensor::empty({batch, labels_});
+    workspace_.begin();
+    for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = workspace_.buffer({batch, h});
+    first_mask_ = workspace_.buffer({batch, h}, DType::U8);
+    pooled_mask_ = workspace_.buffer({batch, h}, DType::U8);
+    logits_ = workspace_.buffer({batch, labels_});
+    dlogits_ = workspace_.buffer({batch, labels_});
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   gather_rows(hidden, rows_, first_);
@@ -110,8 +118,7 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
   tanh_forward(pooled_, pooled_);
   dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond), pooled_drop_, pooled_mask_);
   linear_forward(pooled_drop_, params_[out_w_].value, params_[out_b_].value, logits_);
-  Tensor none;
-  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+  return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
 
 void SequenceClassificationHead::backward(Tensor& dhidden) {
@@ -134,17 +141,17 @@ CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const 
                                                     const DropoutContext& dropout, bool need_grad, double grad_scale) {
   const int64_t n = hidden.dim(0);
   if (!logits_.defined() || logits_.dim(0) != n) {
-    dropped_ = Tensor::empty({n, config_.hidden});
-    ddropped_ = Tensor::empty({n, config_.hidden});
-    mask_ = Tensor::empty({n, config_.hidden}, DType::U8);
-    logits_ = Tensor::empty({n, labels_});
-    dlogits_ = Tensor::empty({n, labels_});
+    workspace_.begin();
+    dropped_ = workspace_.buffer({n, config_.hidden});
+    ddropped_ = workspace_.buffer({n, config_.hidden});
+    mask_ = workspace_.buffer({n, config_.hidden}, DType::U8);
+    logits_ = workspace_.buffer({n, labels_});
+    dlogits_ = workspace_.buffer({n, labels_});
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst), dropped_, mask_);
   linear_forward(dropped_, params_[w_].value, params_[b_].value, logits_);
-  Tensor none;
-  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale);
+  return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
 
 void TokenClassificationHead::backward(Tensor& dhidden) {

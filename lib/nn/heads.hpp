@@ -13,6 +13,7 @@
 
 #include "nn/encoder.hpp"
 #include "nn/ops/cross_entropy.hpp"
+#include "nn/workspace.hpp"
 
 namespace kglm::nn {
 
@@ -33,6 +34,7 @@ class MlmHead {
   ParameterStore& params_;
   size_t dense_w_, dense_b_, ln_g_, ln_b_, bias_, word_;
   int64_t m_ = -1;
+  Workspace workspace_;
   Tensor rows_, x_, pre_, act_, mean_, rstd_, normed_, logits_, dlogits_, dx_, dpre_;
 };
 
@@ -54,6 +56,7 @@ class SequenceClassificationHead {
   size_t dense_w_, dense_b_, out_w_, out_b_;
   int64_t batch_ = 0, seq_ = 0;
   float p_ = 0;
+  Workspace workspace_;
   Tensor rows_, first_, first_mask_, pooled_, pooled_drop_, pooled_mask_, logits_, dlogits_, dpooled_, dfirst_;
 };
 
@@ -73,6 +76,7 @@ class TokenClassificationHead {
   int64_t labels_;
   size_t w_, b_;
   float p_ = 0;
+  Workspace workspace_;
   Tensor dropped_, mask_, logits_, dlogits_, ddropped_;
 };
 

@@ -2,6 +2,7 @@
 set(KGLM_NN_MODEL_SOURCES
   nn/model_config.cpp
   nn/parameters.cpp
+  nn/workspace.cpp
   nn/encoder.cpp
   nn/heads.cpp
   nn/checkpoint.cpp

@@ -77,7 +77,7 @@ struct MlmModel {
   nn::ParameterStore params;
   std::optional<nn::Encoder> encoder;
   std::optional<nn::MlmHead> head;
-  nn::Tensor dhidden;
+  nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
 
   explicit MlmModel(const nn::ModelConfig& c) : config(c) {
     encoder.emplace(config, params);
@@ -282,11 +282,11 @@ void run_pretrain(const PretrainOptions& o) {
       nn::DropoutContext dropout{true, state.seed, static_cast<uint64_t>(state.step * state.accumulate + k)};
       const nn::Tensor& hidden = model.encoder->forward(b.encoder, dropout);
       loss_sum += model.head->forward(hidden, b.rows, b.targets, true, scale).loss_sum;
-      if (!model.dhidden.defined() || model.dhidden.shape() != hidden.shape())
-        model.dhidden = nn::Tensor::empty(hidden.shape());
-      model.dhidden.zero();
-      model.head->backward(model.dhidden);
-      model.encoder->backward(model.dhidden);
+      model.scratch.begin();
+      nn::Tensor dhidden = model.scratch.buffer(hidden.shape());
+      dhidden.zero();
+      model.head->backward(dhidden);
+      model.encoder->backward(dhidden);
     }
     nn::StepReport report = optimizer.step();
     model.params.zero_grads();
