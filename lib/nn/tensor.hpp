@@ -83,9 +83,6 @@ class Tensor {
   void zero();
   void copy_from(const Tensor& other);  // same shape and dtype
 
-  // True when both are views of the same allocation (for diagnostics and tests).
-  bool shares_storage(const Tensor& other) const { return storage_ == other.storage_; }
-
  private:
   std::shared_ptr<std::byte[]> storage_;
   size_t offset_ = 0;
