@@ -1,32 +1,185 @@
 #include "core/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm {
 
-AtomicPath::AtomicPath(std::string final_path)
-    : final_(std::move(final_path)), temp_(final_ + ".tmp." + std::to_string(::getpid())) {}
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string directory_of(const std::string& path) {
+  fs::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+std::string scratch_directory() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
+}
+
+// Copies everything of the file at in_fd (from offset 0) to out_fd.
+void copy_file_into(int in_fd, int out_fd, const std::string& out_name) {
+  std::vector<char> buffer(1 << 20);
+  off_t offset = 0;
+  for (;;) {
+    ssize_t got = ::pread(in_fd, buffer.data(), buffer.size(), offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(location(out_name) + "cannot read back the scratch file: " + std::strerror(errno));
+    if (got == 0) return;
+    write_all(out_fd, buffer.data(), static_cast<size_t>(got), out_name);
+    offset += got;
+  }
+}
+
+void close_checked(int fd, const std::string& name) {
+  if (::close(fd) != 0 && errno != EINTR) throw Error(location(name) + "write error: " + std::strerror(errno));
+}
+
+void rename_into_place(const std::string& temp, const OutputTarget& target) {
+  if (target.exists) ::chmod(temp.c_str(), target.mode);
+  if (std::rename(temp.c_str(), target.path.c_str()) != 0) {
+    int err = errno;
+    std::remove(temp.c_str());
+    throw Error(location(target.name) + "cannot rename " + temp + " into place: " + std::strerror(err));
+  }
+}
+
+}  // namespace
+
+void write_all(int fd, const void* data, size_t n, const std::string& name) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t put = ::write(fd, p, n);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) throw Error(location(name) + "write error: " + std::strerror(put < 0 ? errno : EIO));
+    p += put;
+    n -= static_cast<size_t>(put);
+  }
+}
+
+AtomicPath::AtomicPath(const std::string& final_path) : target_(resolve_output(final_path)) {
+  if (target_.kind == OutputTarget::Kind::file) {
+    remove_stale_temporaries(target_.path);
+    temp_ = temporary_name_for(target_.path);
+  } else {
+    std::string base = fs::path(target_.name).filename().string();
+    temp_ = temporary_name_for(scratch_directory() + "/kglm-" + (base.empty() ? "output" : base));
+  }
+  register_temporary(temp_);
+}
 
 AtomicPath::~AtomicPath() {
-  if (!committed_) std::remove(temp_.c_str());
+  if (!committed_) {
+    std::error_code ec;
+    fs::remove_all(temp_, ec);
+  }
+  unregister_temporary(temp_);
 }
 
 void AtomicPath::commit() {
-  if (std::rename(temp_.c_str(), final_.c_str()) != 0) {
-    throw Error(location(final_) + "cannot rename " + temp_ + ": " + std::strerror(errno));
+  if (target_.kind == OutputTarget::Kind::file) {
+    rename_into_place(temp_, target_);
+    committed_ = true;
+    return;
   }
+  int in = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error(location(temp_) + "cannot read back: " + std::strerror(errno));
+  int out = target_.kind == OutputTarget::Kind::standard_output ? STDOUT_FILENO : open_output_stream(target_);
+  try {
+    copy_file_into(in, out, target_.name);
+  } catch (...) {
+    ::close(in);
+    if (out != STDOUT_FILENO) ::close(out);
+    throw;
+  }
+  ::close(in);
+  if (out != STDOUT_FILENO) close_checked(out, target_.name);
+  std::remove(temp_.c_str());
+  committed_ = true;
+}
+
+AtomicOutputFd::AtomicOutputFd(const std::string& path) : target_(resolve_output(path)) {
+  if (target_.kind == OutputTarget::Kind::standard_output) {
+    fd_ = STDOUT_FILENO;
+    return;
+  }
+  if (target_.kind == OutputTarget::Kind::stream) {
+    fd_ = open_output_stream(target_);
+    return;
+  }
+  remove_stale_temporaries(target_.path);
+  const std::string dir = directory_of(target_.path);
+#ifdef O_TMPFILE
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);  // RDWR: readable for the copy fallback
+#endif
+  if (fd_ < 0) {
+    named_temp_ = temporary_name_for(target_.path);
+    fd_ = ::open(named_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Error(location(target_.name) + "cannot create: " + std::strerror(errno));
+    register_temporary(named_temp_);
+  }
+}
+
+AtomicOutputFd::~AtomicOutputFd() {
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  if (!named_temp_.empty()) {
+    if (!committed_) std::remove(named_temp_.c_str());
+    unregister_temporary(named_temp_);
+  }
+}
+
+void AtomicOutputFd::commit() {
+  int fd = fd_;
+  fd_ = -1;
+  if (target_.kind != OutputTarget::Kind::file) {
+    if (fd != STDOUT_FILENO) close_checked(fd, target_.name);
+    committed_ = true;
+    return;
+  }
+  if (named_temp_.empty()) {
+    // The anonymous inode gets a name only now; rename() then replaces the output atomically.
+    named_temp_ = temporary_name_for(target_.path);
+    register_temporary(named_temp_);
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named_temp_.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
+        ::linkat(fd, "", AT_FDCWD, named_temp_.c_str(), AT_EMPTY_PATH) != 0) {
+      // No /proc and no CAP_DAC_READ_SEARCH: copy the bytes out under the temporary name.
+      int out = ::open(named_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+      if (out < 0) {
+        ::close(fd);
+        throw Error(location(target_.name) + "cannot create: " + std::strerror(errno));
+      }
+      try {
+        copy_file_into(fd, out, target_.name);
+      } catch (...) {
+        ::close(out);
+        ::close(fd);
+        throw;
+      }
+      close_checked(out, target_.name);
+    }
+  }
+  close_checked(fd, target_.name);
+  rename_into_place(named_temp_, target_);
   committed_ = true;
 }
 
 void make_directories(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  fs::create_directories(dir, ec);
   if (ec) throw Error(location(dir) + "cannot create directory: " + ec.message());
 }
 

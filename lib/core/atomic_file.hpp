@@ -1,27 +1,64 @@
-// Atomic outputs: a file is written as NAME.tmp.<pid> and renamed to NAME only on commit(),
-// so a failed or killed run never leaves a partial file under the final name.
+// Atomic outputs (man 7 kglm, OUTPUTS). A regular file, or a new path, is written under a
+// temporary name beside it and renamed over it only on commit(), so a failed or interrupted run
+// never leaves a partial file under the final name and an existing file stays untouched. A
+// symbolic link is followed: its target is replaced and the link stays. Character devices, FIFOs,
+// sockets and /dev/fd/N are never replaced: they receive the bytes as a stream.
 #pragma once
 
 #include <string>
 
+#include "core/output_target.hpp"
+
 namespace kglm {
 
+// For files a library writes by name (HDF5, safetensors, JSON): write temp(), then commit().
+// A stream target gets a scratch file under $TMPDIR whose bytes are copied into it on commit().
+// Temporaries are registered for removal on SIGINT/SIGTERM and removed by the destructor unless
+// committed; stale ones of dead processes beside the output are removed on construction.
 class AtomicPath {
  public:
-  explicit AtomicPath(std::string final_path);
-  ~AtomicPath();  // removes the temporary file unless committed
+  explicit AtomicPath(const std::string& final_path);
+  ~AtomicPath();
   AtomicPath(const AtomicPath&) = delete;
   AtomicPath& operator=(const AtomicPath&) = delete;
 
   const std::string& temp() const { return temp_; }
-  const std::string& final_path() const { return final_; }
+  // The path as given, for messages.
+  const std::string& final_path() const { return target_.name; }
   void commit();
 
  private:
-  std::string final_;
+  OutputTarget target_;
   std::string temp_;
   bool committed_ = false;
 };
+
+// For byte streams: an open descriptor on the output. A regular file is an anonymous O_TMPFILE
+// inode linked into place on commit() (nothing visible exists until then, even after SIGKILL),
+// or a registered NAME.tmp.<pid> where the file system has no O_TMPFILE. Standard output and
+// stream targets are written directly.
+class AtomicOutputFd {
+ public:
+  explicit AtomicOutputFd(const std::string& path);
+  ~AtomicOutputFd();
+  AtomicOutputFd(const AtomicOutputFd&) = delete;
+  AtomicOutputFd& operator=(const AtomicOutputFd&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& name() const { return target_.name; }
+  bool is_stream() const { return target_.kind != OutputTarget::Kind::file; }
+  // Closes the descriptor and puts a file in place. Throws Error on failure.
+  void commit();
+
+ private:
+  OutputTarget target_;
+  int fd_ = -1;
+  std::string named_temp_;  // empty with O_TMPFILE
+  bool committed_ = false;
+};
+
+// Writes all n bytes to fd, retrying short writes and EINTR. Throws Error naming `name`.
+void write_all(int fd, const void* data, size_t n, const std::string& name);
 
 // Creates the directory (and parents) if missing; throws Error on failure.
 void make_directories(const std::string& dir);

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/temporaries.hpp"
 #include "core/version.hpp"
 
 namespace kglm {
@@ -105,6 +106,7 @@ void ToolCli::require_inputs(size_t min) const {
 
 int run_tool(const char* tool, const std::function<int()>& body) {
   set_log_tool_name(tool);
+  install_interrupt_cleanup();  // before any thread starts, so every thread inherits the mask
   try {
     return body();
   } catch (const UsageError& e) {

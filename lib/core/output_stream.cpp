@@ -4,11 +4,6 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -43,29 +38,28 @@ struct OutputStream::Encoder {
   }
 };
 
-OutputStream::OutputStream(const std::string& path) : name_(path == "-" ? "<stdout>" : path) {
-  Compression kind = Compression::plain;
-  if (path == "-") {
-    file_ = stdout;
-  } else {
-    kind = compression_for_suffix(path);
-    atomic_ = std::make_unique<AtomicPath>(path);
-    file_ = std::fopen(atomic_->temp().c_str(), "wb");
-    if (file_ == nullptr) throw Error(location(path) + "cannot create: " + std::strerror(errno));
-    owns_file_ = true;
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
-  }
+namespace {
+constexpr size_t kWriteBuffer = 1 << 20;
+}  // namespace
+
+OutputStream::OutputStream(const std::string& path) : file_(std::make_unique<AtomicOutputFd>(path)) {
+  name_ = file_->name();
+  buffer_.reserve(kWriteBuffer);
+  Compression kind = path == "-" ? Compression::plain : compression_for_suffix(path);
   if (kind != Compression::plain) encoder_ = std::make_unique<Encoder>(kind, name_);
 }
 
-OutputStream::~OutputStream() {
-  if (owns_file_ && file_ != nullptr) std::fclose(file_);
+OutputStream::~OutputStream() = default;
+
+void OutputStream::flush_buffer() {
+  write_all(file_->fd(), buffer_.data(), buffer_.size(), name_);
+  buffer_.clear();
 }
 
 void OutputStream::write_raw(const char* data, size_t n) {
-  if (n > 0 && std::fwrite(data, 1, n, file_) != n) {
-    throw Error(location(name_) + "write error: " + std::strerror(errno));
-  }
+  if (buffer_.size() + n > kWriteBuffer) flush_buffer();
+  if (n >= kWriteBuffer) return write_all(file_->fd(), data, n, name_);
+  buffer_.insert(buffer_.end(), data, data + n);
 }
 
 void OutputStream::write(std::string_view bytes) {
@@ -134,13 +128,8 @@ void OutputStream::close() {
       write_raw(e.buffer.data(), produced);
     }
   }
-  if (std::fflush(file_) != 0) throw Error(location(name_) + "write error: " + std::strerror(errno));
-  if (owns_file_) {
-    int rc = std::fclose(file_);
-    file_ = nullptr;
-    if (rc != 0) throw Error(location(name_) + "write error: " + std::strerror(errno));
-    atomic_->commit();
-  }
+  flush_buffer();
+  file_->commit();
 }
 
 }  // namespace kglm

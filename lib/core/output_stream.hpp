@@ -1,11 +1,12 @@
 // Byte output to a file or stdout ("-"), compressed according to the file suffix (.gz, .bz2,
-// .zst; anything else is plain). Files are atomic: nothing appears under the final name until
-// close() succeeds.
+// .zst; anything else is plain). Regular files are atomic (AtomicOutputFd): nothing appears under
+// the final name until close() succeeds; devices, FIFOs and /dev/fd/N are written as streams.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/input_stream.hpp"
 
@@ -29,10 +30,11 @@ class OutputStream {
   struct Encoder;
   void write_raw(const char* data, size_t n);
 
+  void flush_buffer();
+
   std::string name_;
-  std::unique_ptr<class AtomicPath> atomic_;
-  std::FILE* file_ = nullptr;
-  bool owns_file_ = false;
+  std::unique_ptr<class AtomicOutputFd> file_;
+  std::vector<char> buffer_;  // bytes not yet written to the descriptor
   std::unique_ptr<Encoder> encoder_;
 };
 

@@ -1,10 +1,14 @@
 #include "kg/kg_writer.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm::kg {
 
@@ -181,15 +185,20 @@ KgWriter::KgWriter(const std::string& path, const Provenance& provenance, bool p
     auto type = static_cast<ValueType>(i + static_cast<size_t>(ValueType::quantity));
     literals_.push_back(std::make_unique<LiteralColumns>(type, literals.create_group(kLiteralTables[i])));
   }
-  spill_path_ = atomic_.temp() + ".spill";
-  spill_ = std::fopen(spill_path_.c_str(), "w+b");
-  if (spill_ == nullptr) throw Error(location(spill_path_) + "cannot create: " + std::strerror(errno));
+  // Anonymous (O_TMPFILE where possible): no spill file outlives the run, even after SIGKILL.
+  spill_path_ = atomic_.temp() + " (qualifier spill)";
+  const std::filesystem::path temp(atomic_.temp());
+  int fd = open_anonymous_file(temp.has_parent_path() ? temp.parent_path().string() : ".");
+  spill_ = ::fdopen(fd, "w+b");
+  if (spill_ == nullptr) {
+    ::close(fd);
+    throw Error(location(spill_path_) + "cannot create: " + std::strerror(errno));
+  }
 }
 
 KgWriter::~KgWriter() {
   if (spill_ != nullptr) {
     std::fclose(spill_);
-    std::remove(spill_path_.c_str());
   }
 }
 

@@ -1,0 +1,132 @@
+#include "core/temporaries.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace kglm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::mutex registry_mutex;
+std::vector<std::string>& registry() {
+  static auto* paths = new std::vector<std::string>();  // never destroyed: the signal thread may outlive main
+  return *paths;
+}
+
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
+
+sigset_t interrupt_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kInterruptSignals) sigaddset(&set, s);
+  return set;
+}
+
+[[noreturn]] void on_interrupt(int sig) {
+  std::lock_guard lock(registry_mutex);
+  std::error_code ec;
+  for (const std::string& path : registry()) fs::remove_all(path, ec);
+  // A closed pipe downstream is the reader's choice, not an event worth a message.
+  if (sig != SIGPIPE) {
+    log_error(std::string("interrupted by SIG") + sigabbrev_np(sig) + "; temporaries removed, exit status " +
+              std::to_string(128 + sig));
+  }
+  ::_exit(128 + sig);
+}
+
+bool process_alive(long pid) {
+  if (pid <= 0) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) == 0) return true;
+  return errno != ESRCH;  // EPERM: someone else's process, alive
+}
+
+}  // namespace
+
+void register_temporary(const std::string& path) {
+  std::lock_guard lock(registry_mutex);
+  registry().push_back(path);
+}
+
+void unregister_temporary(const std::string& path) {
+  std::lock_guard lock(registry_mutex);
+  auto& paths = registry();
+  auto it = std::find(paths.rbegin(), paths.rend(), path);
+  if (it != paths.rend()) paths.erase(std::next(it).base());
+}
+
+void install_interrupt_cleanup() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sigset_t set = interrupt_set();
+    // Threads started later (OpenMP, the thread pool) inherit the mask, so only the waiter below
+    // ever receives these signals.
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set] {
+      for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) == 0) on_interrupt(sig);
+      }
+    }).detach();
+  });
+}
+
+std::string temporary_name_for(const std::string& final_path) {
+  return final_path + ".tmp." + std::to_string(::getpid());
+}
+
+size_t remove_stale_temporaries(const std::string& final_path) {
+  fs::path final(final_path);
+  fs::path dir = final.has_parent_path() ? final.parent_path() : fs::path(".");
+  const std::string prefix = final.filename().string() + ".tmp.";
+  size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    std::string_view rest = std::string_view(name).substr(prefix.size());
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0 || (digits < rest.size() && rest[digits] != '.')) continue;
+    long pid = std::strtol(std::string(rest.substr(0, digits)).c_str(), nullptr, 10);
+    if (pid == ::getpid() || process_alive(pid)) continue;
+    std::error_code rm;
+    if (fs::remove_all(it->path(), rm) > 0 && !rm) {
+      const std::string shown = final.has_parent_path() ? it->path().string() : name;
+      log_warning(location(shown) + "removed the temporary of an interrupted run (pid " + std::to_string(pid) + ")");
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+int open_anonymous_file(const std::string& dir) {
+  const std::string where = dir.empty() ? std::string(".") : dir;
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+#endif
+  std::string pattern = where + "/.kglm-scratch.XXXXXX";
+  fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+  if (fd < 0) throw Error(location(where) + "cannot create a scratch file: " + std::strerror(errno));
+  ::unlink(pattern.c_str());
+  return fd;
+}
+
+}  // namespace kglm
