@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/input_stream.hpp"
 #include "core/log.hpp"
 #include "core/temporaries.hpp"
 #include "core/version.hpp"
@@ -28,7 +29,10 @@ void fill_run_options(const CommonOptions& common, size_t batch_mb, RunOptions& 
   run.command_line = common.command_line;
 }
 
-void report_stats(const CommonOptions& common, const Stats& stats) {
+void report_stats(const CommonOptions& common, const Stats& given) {
+  Stats stats = given;
+  if (const auto truncated = truncated_inputs(); !truncated.empty())
+    stats.set("truncated_inputs", static_cast<int64_t>(truncated.size()));
   if (!common.quiet) {
     log_info("done:");
     stats.print();
@@ -50,6 +54,7 @@ bool ToolCli::parse(int argc, const char* const* argv) {
     common_.command_line += argv[i];
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::string max_errors;
   po::options_description common("common options", kHelpWidth, kHelpWidth / 2);
   // clang-format off
   common.add_options()
@@ -60,8 +65,10 @@ bool ToolCli::parse(int argc, const char* const* argv) {
       ("seed", po::value(&common_.seed)->default_value(1234), "random seed; same seed => same output")
       ("quiet,q", po::bool_switch(&common_.quiet), "no progress or summary on stderr")
       ("stats", po::value(&common_.stats_file), "write run statistics as JSON to FILE")
-      ("max-errors", po::value(&common_.max_errors)->default_value(1000),
-       "fail (exit 1) once more than N bad records were seen");
+      ("max-errors", po::value(&max_errors)->default_value("1000"),
+       "fail (exit 1) past N bad records, or past a rate P% of the records (checked from 1,000 records on)")
+      ("allow-truncated", po::bool_switch(&common_.allow_truncated),
+       "keep what was read of a truncated compressed input (recorded in the statistics); default: exit 1");
   // clang-format on
   po::options_description hidden;
   if (input_help_.empty())
@@ -92,6 +99,8 @@ bool ToolCli::parse(int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   if (common_.threads == 0) throw UsageError("--threads must be at least 1");
+  common_.max_errors = ErrorLimit::parse(max_errors);
+  set_allow_truncated(common_.allow_truncated);
   set_log_quiet(common_.quiet);
   return true;
 }

@@ -1,5 +1,5 @@
 // The command line every tool shares: --help, --version, -o/--output, --threads, --seed, --quiet,
-// --stats FILE, --max-errors, parsed with Boost.Program_options, plus the tool's own options.
+// --stats FILE, --max-errors N|P%, --allow-truncated, parsed with Boost.Program_options, plus the tool's own options.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/stats.hpp"
 
 namespace kglm {
@@ -20,7 +21,8 @@ struct CommonOptions {
   uint64_t seed = 0;
   bool quiet = false;
   std::string stats_file;
-  uint64_t max_errors = 0;
+  ErrorLimit max_errors;
+  bool allow_truncated = false;
   std::vector<std::string> inputs;
   std::string command_line;
 };
@@ -58,7 +60,7 @@ struct RunOptions {
   std::string output;
   unsigned threads = 1;
   size_t batch_bytes = 4 << 20;  // input per worker task
-  uint64_t max_errors = 1000;
+  ErrorLimit max_errors;
   uint64_t seed = 0;
   bool quiet = false;
   std::string command_line;
@@ -67,7 +69,8 @@ struct RunOptions {
 // Copies the shared options into run; batch_mb (the tool's --batch-mb) must be at least 1.
 void fill_run_options(const CommonOptions& common, size_t batch_mb, RunOptions& run);
 
-// The end of a run: statistics on stderr (unless --quiet) and in the --stats file.
+// The end of a run: statistics on stderr (unless --quiet) and in the --stats file, with the
+// inputs --allow-truncated cut short as truncated_inputs.
 void report_stats(const CommonOptions& common, const Stats& stats);
 
 // Runs a tool body with the shared exit-status policy: 0 success, 1 Error (or any exception),

@@ -9,15 +9,33 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace kglm {
 
 const char* compression_name(Compression c) {
   static constexpr const char* kNames[] = {"plain", "gzip", "bzip2", "zstd"};  // in Compression order
   return kNames[static_cast<size_t>(c)];
+}
+
+namespace {
+std::mutex truncation_mutex;
+bool truncation_allowed = false;
+std::vector<std::string> truncated_list;
+}  // namespace
+
+void set_allow_truncated(bool allow) {
+  std::lock_guard lock(truncation_mutex);
+  truncation_allowed = allow;
+}
+
+std::vector<std::string> truncated_inputs() {
+  std::lock_guard lock(truncation_mutex);
+  return truncated_list;
 }
 
 Compression detect_compression(const unsigned char* head, size_t n) {
@@ -108,7 +126,52 @@ size_t InputStream::read_raw(unsigned char* out, size_t n) {
   }
 }
 
+std::string_view InputStream::peek(size_t n) {
+  if (peeked_pos_ > 0) {
+    peeked_.erase(0, peeked_pos_);
+    peeked_pos_ = 0;
+  }
+  while (peeked_.size() < n) {
+    size_t have = peeked_.size();
+    peeked_.resize(n);
+    size_t got = decode(peeked_.data() + have, n - have);
+    peeked_.resize(have + got);
+    if (got == 0) break;
+  }
+  return std::string_view(peeked_).substr(0, std::min(n, peeked_.size()));
+}
+
 size_t InputStream::read(char* out, size_t n) {
+  if (truncated_) return 0;
+  if (peeked_pos_ < peeked_.size()) {
+    size_t take = std::min(n, peeked_.size() - peeked_pos_);
+    std::memcpy(out, peeked_.data() + peeked_pos_, take);
+    peeked_pos_ += take;
+    if (peeked_pos_ == peeked_.size()) {
+      peeked_.clear();
+      peeked_pos_ = 0;
+    }
+    if (take == n) return take;
+    return take + read(out + take, n - take);
+  }
+  return decode(out, n);
+}
+
+size_t InputStream::decode(char* out, size_t n) {
+  if (truncated_) return 0;
+  try {
+    return read_decoded(out, n);
+  } catch (const Error& e) {
+    std::lock_guard lock(truncation_mutex);
+    if (!truncation_allowed) throw Error(std::string(e.what()) + "; --allow-truncated keeps what was read");
+    truncated_ = true;
+    truncated_list.push_back(e.what());
+    log_warning(std::string(e.what()) + "; kept what was read before it (--allow-truncated)");
+    return 0;
+  }
+}
+
+size_t InputStream::read_decoded(char* out, size_t n) {
   Decoder& d = *decoder_;
   auto truncated = [&] {
     return location(name_) + "truncated or corrupt " + compression_name(compression_) + " stream";

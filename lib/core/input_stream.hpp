@@ -7,12 +7,20 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace kglm {
 
 enum class Compression { plain, gzip, bzip2, zstd };
 const char* compression_name(Compression c);
 Compression detect_compression(const unsigned char* head, size_t n);
+
+// --allow-truncated, process-wide (set by ToolCli): a truncated or corrupt compressed stream then
+// ends its input early with a warning, and is listed by truncated_inputs() for the statistics and
+// the provenance. Without it, read() throws and the run fails with no output (man 7 kglm).
+void set_allow_truncated(bool allow);
+std::vector<std::string> truncated_inputs();  // one located message per truncated input
 
 class InputStream {
  public:
@@ -23,8 +31,11 @@ class InputStream {
   InputStream& operator=(const InputStream&) = delete;
 
   // Reads up to n decompressed bytes; 0 at the end. Throws Error on a corrupt or truncated
-  // compressed stream; everything returned before that is valid data.
+  // compressed stream (unless --allow-truncated); everything returned before that is valid data.
   size_t read(char* out, size_t n);
+  // The first n decompressed bytes (fewer at the end of input), without consuming them: read()
+  // returns them again. For sniffing the kind of input (input_kind.hpp), stdin included.
+  std::string_view peek(size_t n);
 
   const std::string& name() const { return name_; }
   Compression compression() const { return compression_; }
@@ -35,6 +46,8 @@ class InputStream {
  private:
   struct Decoder;
   size_t read_raw(unsigned char* out, size_t n);
+  size_t read_decoded(char* out, size_t n);
+  size_t decode(char* out, size_t n);  // read_decoded() under the truncation policy
 
   std::string name_;
   int fd_ = -1;
@@ -43,6 +56,9 @@ class InputStream {
   uint64_t raw_read_ = 0;
   uint64_t raw_size_ = 0;
   std::unique_ptr<Decoder> decoder_;
+  std::string peeked_;  // decoded bytes taken by peek() and not yet returned by read()
+  size_t peeked_pos_ = 0;
+  bool truncated_ = false;  // --allow-truncated cut this input short
   friend struct Decoder;
 };
 

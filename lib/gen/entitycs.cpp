@@ -30,6 +30,7 @@ struct TaskResult {
   std::string file;
   RecordBatch records;
   std::vector<std::pair<uint64_t, std::string>> errors;
+  uint64_t valid_docs = 0;
   Stats stats;
 };
 
@@ -44,6 +45,7 @@ class EntityCsGenerator {
   void process(text::SentenceSplitter& splitter, text::DocumentBatch& task, TaskResult& result) const {
     result.file = task.file;
     result.errors = std::move(task.errors);
+    result.valid_docs = task.docs.size();
     std::vector<text::Sentence> sentences;
     for (size_t d = 0; d < task.docs.size(); ++d) {
       const text::Document& doc = task.docs[d].second;
@@ -187,11 +189,13 @@ Stats generate_entitycs(const EntityCsOptions& options) {
       },
       [&](TaskResult& result) {
         writer.write(result.records);
+        errors.add_valid(result.valid_docs);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         int64_t max_cs = std::max(stats.get("max_cs_per_sentence"), result.stats.get("max_cs_per_sentence"));
         stats.merge(result.stats);
         stats.set("max_cs_per_sentence", max_cs);
       });
+  errors.finish(options.inputs);
   writer.close();
   // Table 1 of the paper.
   int64_t languages = 0;

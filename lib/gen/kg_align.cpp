@@ -50,6 +50,7 @@ struct TaskResult {
   std::string file;
   std::string records;
   std::vector<std::pair<uint64_t, std::string>> errors;
+  uint64_t valid_docs = 0;
   std::vector<size_t> aligned_facts;                // FactStore indexes
   std::vector<std::pair<uint32_t, uint32_t>> cooc;  // relation rows, one pair per sentence
   Stats stats;
@@ -94,6 +95,7 @@ class Aligner {
   void process(Scratch& s, text::DocumentBatch& task, TaskResult& result) const {
     result.file = task.file;
     result.errors = std::move(task.errors);
+    result.valid_docs = task.docs.size();
     for (auto& [line, doc] : task.docs) article(s, doc, result);
   }
 
@@ -393,11 +395,13 @@ Stats align_kg(const KgAlignOptions& options) {
       [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { aligner.process(*scratch[w], task, result); },
       [&](TaskResult& result) {
         out.write(result.records);
+        errors.add_valid(result.valid_docs);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         for (size_t f : result.aligned_facts) fact_aligned[f] = 1;
         for (const auto& [a, b] : result.cooc) cooc.add(text.relation_number(a), text.relation_number(b), 1);
         stats.merge(result.stats);
       });
+  errors.finish(options.inputs);
   out.close();
   if (!options.cooc.empty()) cooc.write(options.cooc);
 

@@ -5,9 +5,11 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/fact_text.hpp"
@@ -49,6 +51,7 @@ struct TaskResult {
   std::string file;
   std::vector<Rendered> rendered;
   std::vector<std::pair<uint64_t, std::string>> errors;
+  uint64_t valid = 0;  // subgraph lines parsed
   Stats stats;
 };
 
@@ -113,6 +116,7 @@ class Renderer {
         result.errors.emplace_back(line, e.what());
         return;
       }
+      ++result.valid;
       render(g, result);
     });
   }
@@ -236,6 +240,11 @@ class LineTasks {
       if (!batcher_) {
         if (next_input_ >= inputs_.size()) return false;
         input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
+        if (require_input_kind(*input_, {InputKind::json}, "subgraphs (JSON lines of verbalize subgraphs)") ==
+            InputKind::empty) {
+          log_warning(location(input_->name()) + "empty input");
+          continue;
+        }
         batcher_ = std::make_unique<LineBatcher>(*input_, batch_bytes_);
       }
       task.file = input_->name();
@@ -297,6 +306,7 @@ Stats render_subgraphs(const RenderOptions& options) {
       workers, 2 * workers + 2, [&](LineTask& task) { return source.next(task); },
       [&](unsigned w, LineTask& task, TaskResult& result) { renderer.process(parsers[w], task, result); },
       [&](TaskResult& result) {
+        errors.add_valid(result.valid);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         stats.merge(result.stats);
         for (Rendered& r : result.rendered) {
@@ -313,6 +323,7 @@ Stats render_subgraphs(const RenderOptions& options) {
         }
       });
   flush_groups();
+  errors.finish(options.inputs);
   writer.close();
   stats.set("errors", static_cast<int64_t>(errors.count()));
   return stats;

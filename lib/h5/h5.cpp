@@ -1,5 +1,11 @@
 #include "h5/h5.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "core/input_kind.hpp"
+#include "core/input_stream.hpp"
 #include "core/thread_pool.hpp"
 
 #include <libdeflate.h>
@@ -170,8 +176,11 @@ File File::create(const std::string& path) {
 File File::open(const std::string& path) {
   File f;
   f.path_ = path;
+  if (::access(path.c_str(), R_OK) != 0) throw Error(location(path) + "cannot open: " + std::strerror(errno));
   if (H5Fis_hdf5(path.c_str()) <= 0) {
-    throw Error(location(path) + "not an HDF5 file (or cannot be read)");
+    const std::string what = describe_file(path);
+    if (what == "an HDF5 file") throw Error(location(path) + "a damaged or truncated HDF5 file");
+    throw Error(location(path) + "is " + what + "; expected an HDF5 file");
   }
   f.handle_ =
       Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path + ": cannot open HDF5 file"), H5Fclose);
@@ -414,6 +423,16 @@ StringTable read_string_table(const Group& parent, std::string_view name) {
   return t;
 }
 
+std::string describe_format(const Group& root) {
+  if (!root.has_attribute("format")) return "an HDF5 file of another program (no kglm format attribute)";
+  const std::string format = root.string_attribute("format");
+  static constexpr std::pair<std::string_view, std::string_view> kKnown[] = {
+      {"kglm-kg", "a KG store"}, {"kglm-tokens", "a token dataset"}, {"kglm-cycles", "a cycles table"}};
+  for (const auto& [name, what] : kKnown)
+    if (format == name) return std::string(what) + " (" + format + ")";
+  return "an HDF5 file of format '" + format + "'";
+}
+
 void write_provenance(const Group& g, const Provenance& p) {
   g.set_attribute("tool", p.tool);
   g.set_attribute("version", p.version);
@@ -429,6 +448,10 @@ void write_provenance(const Group& g, const Provenance& p) {
   g.set_attribute("input_sizes", sizes);
   g.set_attribute("seed", static_cast<int64_t>(p.seed));
   g.set_attribute("created", p.created);
+  // Written at the end of a run, so it knows which inputs --allow-truncated cut short.
+  std::string truncated;
+  for (const std::string& t : truncated_inputs()) truncated += (truncated.empty() ? "" : "\n") + t;
+  if (!truncated.empty()) g.set_attribute("truncated_inputs", truncated);
 }
 
 Provenance read_provenance(const Group& g) {

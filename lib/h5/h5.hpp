@@ -239,6 +239,10 @@ StringTable read_string_table(const Group& parent, std::string_view name);
 // Provenance as attributes of g: tool, version, command_line, input_names (newline-separated),
 // input_sizes (int64[], -1 = unknown), seed, created.
 void write_provenance(const Group& g, const Provenance& p);
+
+// What a kglm HDF5 file is, from its root's format attribute, for "is X; expected Y" messages:
+// "a KG store (kglm-kg)", "a token dataset (kglm-tokens)", "an HDF5 file of another program".
+std::string describe_format(const Group& root);
 Provenance read_provenance(const Group& g);
 
 }  // namespace kglm::h5

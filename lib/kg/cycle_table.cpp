@@ -10,7 +10,7 @@ CycleTable CycleTable::read_kg_table(const std::string& path) {
   h5::File file = h5::File::open(path);
   const h5::Group& root = file.root();
   if (!root.has_attribute("format") || root.string_attribute("format") != "kglm-cycles")
-    throw Error(path + ": not a kg-cycles table");
+    throw Error(location(path) + "is " + h5::describe_format(root) + "; expected a cycles table (kg-cycles)");
   if (!root.has_attribute("nodes") || root.string_attribute("nodes") != "kg")
     throw Error(path + ": a cycles table of an edge list, not of a KG store");
   h5::Group g = root.open_group("cycles");

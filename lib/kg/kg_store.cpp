@@ -8,7 +8,7 @@ h5::File open_kg_file(const std::string& path, bool partial) {
   h5::File file = h5::File::open(path);
   const h5::Group& r = file.root();
   if (!r.has_attribute("format") || r.string_attribute("format") != kKgFormat) {
-    throw Error(location(path) + "not a kglm KG store (no format=kglm-kg attribute)");
+    throw Error(location(path) + "is " + h5::describe_format(r) + "; expected a KG store (wd-extract's kg.h5)");
   }
   if (r.int_attribute("format_version") > kKgFormatVersion) {
     throw Error(location(path) + "KG store format version " + std::to_string(r.int_attribute("format_version")) +

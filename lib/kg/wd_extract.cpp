@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
 #include "core/log.hpp"
@@ -101,6 +102,7 @@ class Extraction {
   Stats run() {
     auto start = std::chrono::steady_clock::now();
     for (const auto& path : options_.inputs) extract_input(path);
+    errors_.finish(options_.inputs);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.set("errors", static_cast<int64_t>(errors_.count()));
     stats_.set("input_bytes", static_cast<int64_t>(bytes_));
@@ -113,6 +115,7 @@ class Extraction {
 
  private:
   void consume(const BatchResult& r, const std::string& name) {
+    errors_.add_valid(r.records.size() + r.skipped.size());
     for (const auto& e : r.errors) errors_.record(name, e.line, e.reason);
     for (const auto& k : r.skipped) stats_.add(k);
     add_counts(stats_, r.counts);
@@ -167,6 +170,12 @@ class Extraction {
 
   void extract_input(const std::string& path) {
     InputStream in(path);
+    if (require_input_kind(in, {InputKind::json}, "a Wikidata JSON dump (JSON lines or a JSON array)") ==
+        InputKind::empty) {
+      log_warning(location(in.name()) + "empty input");
+      stats_.add("empty_inputs");
+      return;
+    }
     LineBatcher batcher(in, options_.batch_bytes);
     LineBatch first;
     if (!batcher.next(first)) {
@@ -203,9 +212,7 @@ class Extraction {
     }
     progress.finish();
     ordinal_base_ += std::max(ordinals, batcher.lines_seen());
-    if (!batcher.stream_error().empty()) {
-      errors_.record(in.name(), batcher.lines_seen(), batcher.stream_error() + "; kept everything before it");
-    }
+    if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
     stats_.add(std::string("input_") + compression_name(in.compression()));
   }
 

@@ -7,8 +7,10 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 
 namespace kglm::sample {
@@ -62,7 +64,7 @@ void add_directory(const std::string& dir, std::vector<CorpusSource>& out) {
   for (const std::string& name : names) {
     std::string lang = name.substr(0, name.find('.'));
     if (!valid_language(lang)) throw UsageError(dir + "/" + name + ": '" + lang + "' is not a language code");
-    out.push_back({lang, dir + "/" + name, file_suffix(name)});
+    out.push_back({lang, dir + "/" + name, file_suffix(name), ""});
   }
 }
 
@@ -76,11 +78,11 @@ std::vector<CorpusSource> resolve_sources(const std::vector<std::string>& args) 
       std::string lang = arg.substr(0, eq), path = arg.substr(eq + 1);
       if (!valid_language(lang)) throw UsageError("--input " + arg + ": '" + lang + "' is not a language code");
       if (path.empty()) throw UsageError("--input " + arg + ": no path after '='");
-      out.push_back({lang, path, file_suffix(path)});
+      out.push_back({lang, path, file_suffix(path), ""});
     } else if (arg != "-" && fs::is_directory(arg)) {
       add_directory(arg, out);
     } else {
-      out.push_back({"", arg, file_suffix(arg)});
+      out.push_back({"", arg, file_suffix(arg), ""});
     }
   }
   if (out.empty()) throw UsageError("no inputs: give --input LANG=PATH, a directory of LANG.* files or a JSONL stream");
@@ -220,6 +222,11 @@ class LineScanner {
 uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& options, const ScanCallbacks& callbacks) {
   bool mixed = source.lang.empty();
   InputStream in(source.path);
+  const bool totals_only = !callbacks.record;
+  if (require_input_kind(in, kTextInputs, "text or JSON lines") == InputKind::empty) {
+    if (totals_only) log_warning(location(source.shown()) + "empty input");  // once: in the counting pass
+    return 0;
+  }
   LineBatcher batcher(in, options.batch_bytes);
   RecordFormat format = options.format;
   std::unique_ptr<LineScanner> scanner;
@@ -236,7 +243,6 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
     }
     return true;
   };
-  const bool totals_only = !callbacks.record;
   // Counting totals: a record's size is added to its language's total instead of being kept.
   auto add_total = [&](ScannedBatch& out, const ScannedLine& s) {
     std::string_view lang = mixed ? std::string_view(out.langs).substr(s.lang_offset, s.lang_length) : source.lang;

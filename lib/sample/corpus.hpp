@@ -19,6 +19,9 @@ struct CorpusSource {
   std::string lang;    // empty: a mixed stream, the language is read from each record
   std::string path;    // or "-"
   std::string suffix;  // of the file name, for --split-by-lang outputs (".txt.gz", ".jsonl", "")
+  std::string name;    // for messages when path is not what the user gave (spilled stdin)
+
+  std::string shown() const { return !name.empty() ? name : path == "-" ? "stdin" : path; }
 };
 
 // Each argument is LANG=PATH, a directory (its regular files named LANG.*, hidden files skipped)

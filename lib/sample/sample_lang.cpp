@@ -17,6 +17,7 @@
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
 #include "core/string_hash.hpp"
+#include "core/temporaries.hpp"
 #include "sample/external_shuffle.hpp"
 #include "sample/record_selector.hpp"
 
@@ -45,38 +46,43 @@ std::string default_tmp_dir(const SampleLangOptions& o) {
   return env && *env ? env : "/tmp";
 }
 
-// Standard input copied (still compressed, if it is) to a temporary file, so it can be read twice.
+// Standard input copied (still compressed, if it is) to an anonymous file, so it can be read twice.
+// It is opened again through /proc/self/fd/N; where there is no /proc, a registered named
+// temporary (removed on SIGINT/SIGTERM) stands in.
 class SpilledStdin {
  public:
   explicit SpilledStdin(const std::string& dir) {
-    path_ = dir + "/kglm-stdin-XXXXXX";
-    int fd = ::mkstemp(path_.data());
-    if (fd < 0) throw Error("cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+    if (fs::exists("/proc/self/fd")) {
+      fd_ = open_anonymous_file(dir);
+      path_ = "/proc/self/fd/" + std::to_string(fd_);
+    } else {
+      named_ = dir + "/kglm-stdin-XXXXXX";
+      fd_ = ::mkostemp(named_.data(), O_CLOEXEC);
+      if (fd_ < 0) throw Error("cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+      register_temporary(named_);
+      path_ = named_;
+    }
     std::string buffer(1 << 20, '\0');
     for (;;) {
       ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail(fd, "cannot read standard input");
+      if (n < 0) throw Error(std::string("cannot read standard input: ") + std::strerror(errno));
       if (n == 0) break;
-      for (ssize_t done = 0; done < n;) {
-        ssize_t w = ::write(fd, buffer.data() + done, static_cast<size_t>(n - done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) fail(fd, "cannot spill standard input to " + path_);
-        done += w;
-      }
+      write_all(fd_, buffer.data(), static_cast<size_t>(n), "the spilled standard input");
     }
-    ::close(fd);
   }
-  ~SpilledStdin() { ::unlink(path_.c_str()); }
+  ~SpilledStdin() {
+    ::close(fd_);
+    if (!named_.empty()) {
+      ::unlink(named_.c_str());
+      unregister_temporary(named_);
+    }
+  }
   const std::string& path() const { return path_; }
 
  private:
-  [[noreturn]] void fail(int fd, const std::string& what) {
-    std::string reason = std::strerror(errno);
-    ::close(fd);
-    ::unlink(path_.c_str());
-    throw Error(what + ": " + reason);
-  }
+  int fd_ = -1;
+  std::string named_;
   std::string path_;
 };
 
@@ -162,13 +168,13 @@ Stats sample_languages(const SampleLangOptions& o) {
   if (from_stdin && counting_pass && !o.plan_only) {
     make_directories(tmp_dir);
     spilled = std::make_unique<SpilledStdin>(tmp_dir);
-    for (CorpusSource& s : sources)
-      if (s.path == "-") s.path = spilled->path();
+    for (CorpusSource& s : sources) {
+      if (s.path != "-") continue;
+      s.path = spilled->path();
+      s.name = "stdin";  // messages name standard input as such, also once read from its copy
+    }
   }
-  // Messages name standard input as such, also once it is read from its spilled copy.
-  auto name_of = [&](const CorpusSource& s) {
-    return s.path == "-" || (spilled && s.path == spilled->path()) ? std::string("stdin") : s.path;
-  };
+  auto name_of = [](const CorpusSource& s) { return s.shown(); };
   for (CorpusSource& s : sources)
     if (s.suffix.empty() && s.lang.empty()) s.suffix = ".jsonl";
   uint64_t raw_total = input_bytes(sources);
@@ -190,10 +196,9 @@ Stats sample_languages(const SampleLangOptions& o) {
         it->second.records += n;
         it->second.units += units;
         records += n;
+        errors.add_valid(n);
       };
-      on.bad = [&](uint64_t line, std::string_view reason) {
-        errors.record(name_of(s), line, reason);
-      };
+      on.bad = [&](uint64_t line, std::string_view reason) { errors.record(name_of(s), line, reason); };
       uint64_t raw_before = raw_done;
       on.progress = [&](uint64_t raw) { progress.update(records, raw_done = raw_before + raw); };
       empty_lines += scan_records(s, o.scan, on);
@@ -204,6 +209,22 @@ Stats sample_languages(const SampleLangOptions& o) {
     sizes = read_counts(o.counts, o.scan.unit);
   }
 
+  std::vector<std::string> input_names;
+  for (const CorpusSource& s : sources) input_names.push_back(name_of(s));
+  if (counting_pass) errors.finish(input_names);
+  if (std::all_of(sizes.begin(), sizes.end(), [](const LanguageSize& l) { return l.units == 0; }) && !o.plan_only) {
+    // Empty input, the same in every tool: a warning, an empty output, exit 0.
+    log_warning("every input is empty: the output is empty");
+    if (o.split_dir.empty()) {
+      OutputStream(o.output).close();
+    } else {
+      make_directories(o.split_dir);
+      for (const CorpusSource& s : sources)
+        if (!s.lang.empty()) OutputStream(o.split_dir + "/" + s.lang + s.suffix).close();
+    }
+    stats.set("records_out", 0);
+    return stats;
+  }
   Plan plan = make_plan(o.scan.unit, sizes, o.plan);
   stats.set("languages", static_cast<int64_t>(plan.rows.size()));
   stats.set("units_in", static_cast<int64_t>(plan.total_units()));
@@ -267,6 +288,7 @@ Stats sample_languages(const SampleLangOptions& o) {
         return;
       }
       size_t row = it->second;
+      if (!counting_pass) errors.add_valid();
       ++records_in;
       seen_units[row] += r.units;
       uint64_t copies = selectors[row].copies(r.units);
@@ -294,6 +316,7 @@ Stats sample_languages(const SampleLangOptions& o) {
                   "language " + plan.rows[i].lang + " has " + std::to_string(seen_units[i]) + " " +
                   size_unit_name(plan.unit) + ", not " + std::to_string(plan.rows[i].units));
   }
+  errors.finish(input_names);
   for (auto& sink : sinks) sink->finish(stats);
   for (auto& sink : sinks) sink->commit();
 

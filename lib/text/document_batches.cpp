@@ -1,6 +1,26 @@
 #include "text/document_batches.hpp"
 
+#include "core/error.hpp"
+#include "core/input_kind.hpp"
+#include "core/log.hpp"
+
 namespace kglm::text {
+
+bool require_documents(InputStream& input) {
+  constexpr std::string_view kExpected = "wiki-extract documents (JSON lines or <doc> text)";
+  InputKind kind = require_input_kind(input, {InputKind::json, InputKind::xml, InputKind::text}, kExpected);
+  if (kind == InputKind::empty) {
+    log_warning(location(input.name()) + "empty input");
+    return false;
+  }
+  std::string_view head = input.peek(256);
+  if (kind == InputKind::xml && !head.starts_with("<doc")) {
+    const bool dump = head.find("<mediawiki") != std::string_view::npos;
+    throw Error(location(input.name()) + "is " + (dump ? "a MediaWiki XML dump" : "XML") + "; expected " +
+                std::string(kExpected) + (dump ? ": run wiki-extract on it first" : ""));
+  }
+  return true;
+}
 
 bool DocumentBatches::next(DocumentBatch& batch) {
   batch.first_ordinal = ordinal_;
@@ -8,6 +28,7 @@ bool DocumentBatches::next(DocumentBatch& batch) {
     if (!reader_) {
       if (next_input_ >= inputs_.size()) return !batch.docs.empty() || !batch.errors.empty();
       input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
+      if (!require_documents(*input_)) continue;
       reader_ = std::make_unique<DocumentReader>(*input_);
     }
     batch.file = input_->name();

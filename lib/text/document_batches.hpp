@@ -21,6 +21,10 @@ struct DocumentBatch {
   uint64_t first_ordinal = 0;  // the input-wide number of docs[0], keys the RNG
 };
 
+// Checks that an input holds documents: false (with a warning) when it is empty; Error naming
+// what it is when it is HDF5, binary, a MediaWiki dump or other XML.
+bool require_documents(InputStream& input);
+
 class DocumentBatches {
  public:
   DocumentBatches(const std::vector<std::string>& inputs, size_t docs_per_batch)

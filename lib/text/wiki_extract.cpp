@@ -7,9 +7,11 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
@@ -45,6 +47,7 @@ struct BatchResult {
   std::string redirects;
   Stats stats;
   std::vector<PageError> errors;
+  uint64_t valid_pages = 0;  // pages read without error (articles, redirects, other namespaces)
   uint64_t input_bytes = 0;
 };
 
@@ -83,8 +86,18 @@ class BatchSource {
   }
 
   bool open_next() {
-    if (next_input_ >= options_.inputs.size()) return false;
-    input_ = std::make_unique<InputStream>(options_.inputs[next_input_++]);
+    for (;;) {
+      if (next_input_ >= options_.inputs.size()) return false;
+      input_ = std::make_unique<InputStream>(options_.inputs[next_input_++]);
+      const bool xml = options_.input_format == WikiExtractOptions::Input::xml;
+      InputKind kind =
+          xml ? require_input_kind(*input_, {InputKind::xml}, "a MediaWiki XML dump")
+              : require_input_kind(*input_, {InputKind::json},
+                                   "WikiExtractor --json output (JSON lines; --input-format wikiextractor)");
+      if (kind != InputKind::empty) break;
+      log_warning(location(input_->name()) + "empty input");
+      input_.reset();
+    }
     pages_in_file_ = 0;
     if (options_.input_format == WikiExtractOptions::Input::xml) {
       reader_ = std::make_unique<MediaWikiDumpReader>(*input_);
@@ -190,6 +203,7 @@ class PageProcessor {
       result.stats.add("text_bytes", static_cast<int64_t>(doc_.text.size()));
       write(result);
     }
+    result.valid_pages = batch.pages_seen - std::min<uint64_t>(batch.pages_seen, result.errors.size());
     if (batch.input_error) result.errors.push_back(*batch.input_error);
     result.stats.add("unterminated_markup", static_cast<int64_t>(report_.unterminated));
     result.stats.add("stray_closers", static_cast<int64_t>(report_.stray_closers));
@@ -288,6 +302,7 @@ Stats extract_wiki(const WikiExtractOptions& options) {
       [&](BatchResult& result) {
         out.write(result.records);
         if (redirects) redirects->write(result.redirects);
+        errors.add_valid(result.valid_pages);
         for (const PageError& e : result.errors) {
           if (e.located)
             errors.record(e.reason);
@@ -299,6 +314,7 @@ Stats extract_wiki(const WikiExtractOptions& options) {
         if (progress) progress->update(static_cast<uint64_t>(stats.get("articles")), source.raw_bytes());
       });
   if (progress) progress->finish();
+  errors.finish(options.inputs);
   out.close();
   if (redirects) redirects->close();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -8,8 +8,10 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/progress.hpp"
 #include "core/provenance.hpp"
@@ -223,6 +225,10 @@ class Preparer {
 
   void run(const sample::CorpusSource& source, uint16_t input) {
     InputStream in(source.path);
+    if (require_input_kind(in, kTextInputs, "plain text or annotated-text JSONL") == InputKind::empty) {
+      log_warning(location(in.name()) + "empty input");
+      return;
+    }
     LineBatcher batcher(in, o_.batch_bytes);
     sample::RecordFormat format = o_.format;
     const uint64_t raw_before = raw_done_;
@@ -237,6 +243,7 @@ class Preparer {
       prepare_batch(*workers_[w], source, input, item, out);
     };
     std::function<void(PreparedBatch&)> consume = [&](PreparedBatch& done) {
+      errors_.add_valid(done.counts[kLines] - done.counts[kEmptyLines] - done.errors.size());
       for (const auto& [line, reason] : done.errors) errors_.record(in.name(), line, reason);
       writer_.append(done.sequences);
       for (size_t k = 0; k < kCount; ++k) counts_[k] += done.counts[k];
@@ -249,8 +256,9 @@ class Preparer {
     if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
   }
 
-  Stats finish() {
+  Stats finish(const std::vector<std::string>& inputs) {
     if (progress_) progress_->finish();
+    errors_.finish(inputs);
     Stats stats;
     for (size_t k = 0; k < kCount; ++k) stats.set(kCounterNames[k], static_cast<int64_t>(counts_[k]));
     stats.set("bad_records", static_cast<int64_t>(errors_.count()));
@@ -352,7 +360,7 @@ Stats run_prepare(const PrepareOptions& o) {
   TokenDatasetWriter writer(o.output, dataset_info(*tokenizer, o.max_len), provenance);
   Preparer preparer(o, *tokenizer, writer, raw_total);
   for (size_t i = 0; i < sources.size(); ++i) preparer.run(sources[i], static_cast<uint16_t>(i));
-  Stats stats = preparer.finish();
+  Stats stats = preparer.finish(paths);
   writer.finish();
   return stats;
 }

@@ -97,7 +97,7 @@ TokenDatasetWriter::TokenDatasetWriter(const std::string& path, const TokenDatas
   root.set_attribute("vocab_size", int64_t{info_.vocab_size});
   for (const SpecialAttribute& a : kSpecialAttributes) root.set_attribute(a.name, int64_t{info_.special.*a.id});
   root.set_attribute("max_len", int64_t{info_.max_len});
-  h5::write_provenance(root, provenance);
+  provenance_ = provenance;
   columns_ = std::make_unique<Columns>(root);
   columns_->offsets.append(0);
 }
@@ -156,6 +156,7 @@ void TokenDatasetWriter::append(const SequenceBatch& batch) {
 }
 
 void TokenDatasetWriter::finish() {
+  h5::write_provenance(file_.root(), provenance_);  // at the end: it lists truncated inputs
   columns_->finish();
   h5::StringColumnWriter names(file_.root(), "languages");
   for (const std::string& l : languages_) names.append(l);
@@ -205,7 +206,7 @@ class Loader {
 
 TokenDatasetInfo read_info(const Loader& in) {
   if (!in.root().has_attribute("format") || in.root().string_attribute("format") != kTokenFormat)
-    in.fail(std::string("not a token dataset (no format attribute \"") + kTokenFormat + "\")");
+    in.fail("is " + h5::describe_format(in.root()) + "; expected a token dataset (pretrain prepare)");
   const int64_t version = in.int_attribute("format_version");
   if (version != kTokenFormatVersion)
     in.fail("token dataset format version " + std::to_string(version) + "; this kglm reads version " +

@@ -111,6 +111,7 @@ class TokenDatasetWriter {
   uint16_t language_index(const std::string& name);
 
   TokenDatasetInfo info_;
+  Provenance provenance_;
   size_t input_count_;
   AtomicPath atomic_;  // declared before the file: removed only after the file is closed
   h5::File file_;

@@ -80,7 +80,8 @@ for i in 0 1 2; do "$wd" "$dev" -o "$tmp/part$i.h5" --langs all --sites all --sh
 diff -r "$tmp/tsv-merged" "$tmp/tsv-dev.json" > /dev/null || fail "shard + merge differs from one pass"
 ok "3 shards + merge equal one pass"
 
-# 5. A truncated file: everything before the cut is kept, the cut line is one error.
+# 5. A truncated plain file: everything before the cut is kept, the cut line is one error. A truncated
+# compressed file fails with no output; --allow-truncated keeps what was read and records it.
 head -c 30000000 "$tmp/dev.json" > "$tmp/cut.json"
 "$wd" "$tmp/cut.json" -o "$tmp/cut.h5" --stats "$tmp/cut.stats" -q 2> "$tmp/cut.err"
 full_lines=$(python3 -c "import sys; d=open(sys.argv[1],'rb').read(); print(d.count(b'\n'))" "$tmp/cut.json")
@@ -89,10 +90,15 @@ items=$(( $(stat_of "$tmp/cut.stats" items) + $(stat_of "$tmp/cut.stats" propert
 [ "$items" = $((full_lines - 1)) ] || fail "truncated plain file: $items entities kept, expected $((full_lines - 1))"
 grep -q "cut.json:$((full_lines + 1)):" "$tmp/cut.err" || fail "truncation error lacks its line number"
 head -c 3000000 "$dev" > "$tmp/cut.json.gz"
-"$wd" "$tmp/cut.json.gz" -o "$tmp/cutgz.h5" --stats "$tmp/cutgz.stats" -q 2> "$tmp/cutgz.err"
+set +e; "$wd" "$tmp/cut.json.gz" -o "$tmp/cutgz.h5" -q 2> "$tmp/cutgz.err"; rc=$?; set -e
+[ $rc = 1 ] || fail "truncated gzip should exit 1, got $rc"
 grep -q "truncated or corrupt gzip" "$tmp/cutgz.err" || fail "truncated gzip not reported"
-[ "$(stat_of "$tmp/cutgz.stats" items)" -gt 1000 ] || fail "truncated gzip lost the data before the cut"
-ok "truncated plain and gzip inputs keep everything before the cut"
+[ ! -e "$tmp/cutgz.h5" ] || fail "a truncated gzip left an output"
+"$wd" "$tmp/cut.json.gz" -o "$tmp/cutgz.h5" --allow-truncated --stats "$tmp/cutgz.stats" -q 2> /dev/null
+[ "$(stat_of "$tmp/cutgz.stats" items)" -gt 1000 ] || fail "--allow-truncated lost the data before the cut"
+[ "$(stat_of "$tmp/cutgz.stats" truncated_inputs)" = 1 ] || fail "--allow-truncated: not in the statistics"
+h5dump -a /truncated_inputs "$tmp/cutgz.h5" | grep -q "cut.json.gz" || fail "--allow-truncated: not in the provenance"
+ok "a truncated plain file keeps everything before the cut; truncated gzip exits 1 unless --allow-truncated"
 
 # 6. Bad input: the bugs file gives counted errors with line numbers, exit 0; --max-errors fails.
 "$wd" "$fx/wikidata/wdtk-mock-dump-with-bugs.json" -o "$tmp/bugs.h5" --stats "$tmp/bugs.stats" -q 2> "$tmp/bugs.err"

@@ -105,7 +105,7 @@ set +e
 "$we" "$xml" -o "$tmp/x.jsonl" --format html 2> /dev/null; rc3=$?
 set -e
 [ $rc1 = 1 ] && [ $rc2 = 1 ] && [ $rc3 = 2 ] || fail "exit codes $rc1 $rc2 $rc3"
-grep -q "x.json:1: XML error" "$tmp/x.err" || fail "not-XML message: $(cat "$tmp/x.err")"
+grep -q "x.json: is JSON; expected a MediaWiki XML dump" "$tmp/x.err" || fail "not-XML message: $(cat "$tmp/x.err")"
 [ ! -e "$tmp/x.jsonl" ] || fail "output left behind"
 ok "bad pages counted with their location, truncated inputs keep earlier pages, exit codes 1/2"
 

@@ -283,7 +283,8 @@ TEST(TokenDataset, ValidatesTheLayout) {
   expect_invalid([](RawDataset& r) { r.max_len = 3; }, "sequence 0 has 4 tokens, more than max_len 3");
   expect_invalid([](RawDataset& r) { r.span[2] = -2; }, "token 2 has span -2");
   expect_invalid([](RawDataset& r) { r.vocab_size = 0; }, "vocab_size 0");
-  expect_invalid([](RawDataset& r) { r.format = "kglm-cycles"; }, "not a token dataset");
+  expect_invalid([](RawDataset& r) { r.format = "kglm-cycles"; },
+                 "is a cycles table (kglm-cycles); expected a token dataset");
 
   ScratchDir dir;
   std::ofstream(dir.file("text.h5")) << "not HDF5\n";

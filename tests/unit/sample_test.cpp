@@ -366,7 +366,7 @@ TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
       seen.push_back(std::string(r.lang) + ":" + std::to_string(r.units) + "@" + std::to_string(r.line));
     };
     on.bad = [&](uint64_t line, std::string_view) { bad_lines.push_back(line); };
-    uint64_t empty = scan_records({"", dir.file("mixed.jsonl"), ".jsonl"}, o, on);
+    uint64_t empty = scan_records({"", dir.file("mixed.jsonl"), ".jsonl", ""}, o, on);
     EXPECT_EQ(empty, 1u);
     EXPECT_EQ(seen, (std::vector<std::string>{"de:3@1", "en:2@3", "fr:0@6"}));
     EXPECT_EQ(bad_lines, (std::vector<uint64_t>{4, 5}));
@@ -379,7 +379,7 @@ TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
       totals[std::string(lang)].second += units;
     };
     count.bad = on.bad;
-    scan_records({"", dir.file("mixed.jsonl"), ".jsonl"}, o, count);
+    scan_records({"", dir.file("mixed.jsonl"), ".jsonl", ""}, o, count);
     EXPECT_EQ(totals,
               (std::map<std::string, std::pair<uint64_t, uint64_t>>{{"de", {1, 3}}, {"en", {1, 2}}, {"fr", {1, 0}}}));
     EXPECT_EQ(bad_lines, (std::vector<uint64_t>{4, 5}));
@@ -391,14 +391,14 @@ TEST(Corpus, ScansJsonlRecordsAndReportsBadOnes) {
   ScanCallbacks on;
   on.record = [&](const ScannedRecord& r) { units.push_back(r.units); };
   on.bad = [&](uint64_t line, std::string_view) { bad.push_back(line); };
-  scan_records({"de", dir.file("mixed.jsonl"), ".jsonl"}, counted, on);
+  scan_records({"de", dir.file("mixed.jsonl"), ".jsonl", ""}, counted, on);
   EXPECT_EQ(units, (std::vector<uint64_t>{7}));
   EXPECT_EQ(bad, (std::vector<uint64_t>{3, 4, 5, 6}));
   // A mixed stream must be JSONL.
   OutputStream text(dir.file("plain.txt"));
   text.write("just text\n");
   text.close();
-  EXPECT_THROW(scan_records({"", dir.file("plain.txt"), ".txt"}, RecordScanOptions{}, on), Error);
+  EXPECT_THROW(scan_records({"", dir.file("plain.txt"), ".txt", ""}, RecordScanOptions{}, on), Error);
 }
 
 }  // namespace
