@@ -64,6 +64,7 @@ void write_all(int fd, const void* data, size_t n, const std::string& name) {
   while (n > 0) {
     ssize_t put = ::write(fd, p, n);
     if (put < 0 && errno == EINTR) continue;
+    if (put < 0 && errno == EPIPE) await_sigpipe_exit();
     if (put <= 0) throw Error(location(name) + "write error: " + std::strerror(put < 0 ? errno : EIO));
     p += put;
     n -= static_cast<size_t>(put);

@@ -93,6 +93,15 @@ InputKind require_input_kind(InputStream& in, std::initializer_list<InputKind> a
               "; expected " + std::string(expected));
 }
 
+InputKind require_text_input(InputStream& in, std::string_view expected) {
+  InputKind kind = require_input_kind(in, {InputKind::json, InputKind::text, InputKind::xml}, expected);
+  if (kind == InputKind::xml && in.peek(1024).find("<mediawiki") != std::string_view::npos) {
+    throw Error(location(in.name()) + "is a MediaWiki XML dump; expected " + std::string(expected) +
+                ": run wiki-extract on it first");
+  }
+  return kind;
+}
+
 std::string describe_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);

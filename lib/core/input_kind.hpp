@@ -36,7 +36,8 @@ InputKind require_input_kind(InputStream& in, std::initializer_list<InputKind> a
 // opened), for messages about inputs read by a library (HDF5, safetensors).
 std::string describe_file(const std::string& path);
 
-// Text-like inputs: JSON lines, plain text, TSV (not HDF5, XML is text too).
-inline constexpr std::initializer_list<InputKind> kTextInputs = {InputKind::json, InputKind::text, InputKind::xml};
+// Inputs of lines (text, JSON lines, TSV; XML too, as text): HDF5, binary data and a MediaWiki
+// XML dump (which wants wiki-extract first) are refused. Returns the kind, empty included.
+InputKind require_text_input(InputStream& in, std::string_view expected);
 
 }  // namespace kglm

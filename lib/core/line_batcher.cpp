@@ -71,7 +71,7 @@ bool LineBatcher::next(LineBatch& batch) {
 
 void for_each_data_line(const std::string& path, const std::function<void(uint64_t, std::string_view)>& fn) {
   InputStream in(path);
-  require_input_kind(in, kTextInputs, "a text file of lines (a list or a table)");
+  require_text_input(in, "a text file of lines (a list or a table)");
   LineBatcher batcher(in);
   LineBatch batch;
   while (batcher.next(batch)) {

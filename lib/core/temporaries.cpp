@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -24,19 +26,13 @@ namespace {
 namespace fs = std::filesystem;
 
 std::mutex registry_mutex;
+std::atomic<bool> cleanup_installed{false};
 std::vector<std::string>& registry() {
   static auto* paths = new std::vector<std::string>();  // never destroyed: the signal thread may outlive main
   return *paths;
 }
 
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
-
-sigset_t interrupt_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : kInterruptSignals) sigaddset(&set, s);
-  return set;
-}
 
 [[noreturn]] void on_interrupt(int sig) {
   std::lock_guard lock(registry_mutex);
@@ -73,17 +69,35 @@ void unregister_temporary(const std::string& path) {
 void install_interrupt_cleanup() {
   static std::once_flag once;
   std::call_once(once, [] {
-    sigset_t set = interrupt_set();
-    // Threads started later (OpenMP, the thread pool) inherit the mask, so only the waiter below
-    // ever receives these signals.
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    std::thread([set] {
+    // The handler only writes the signal number into a pipe (async-signal-safe), whichever thread
+    // it lands on: libraries such as OpenBLAS start threads before main, so blocking the signals
+    // in main's mask would not cover them. The thread below does the real work.
+    static int pipe_fds[2] = {-1, -1};
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return;
+    struct sigaction action {};
+    action.sa_handler = [](int sig) {
+      const int saved = errno;
+      const unsigned char byte = static_cast<unsigned char>(sig);
+      [[maybe_unused]] ssize_t n = ::write(pipe_fds[1], &byte, 1);
+      errno = saved;
+    };
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int s : kInterruptSignals) ::sigaction(s, &action, nullptr);
+    cleanup_installed = true;
+    std::thread([] {
       for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) == 0) on_interrupt(sig);
+        unsigned char byte = 0;
+        ssize_t n = ::read(pipe_fds[0], &byte, 1);
+        if (n == 1) on_interrupt(byte);
+        if (n < 0 && errno != EINTR) return;
       }
     }).detach();
   });
+}
+
+void await_sigpipe_exit() {
+  if (cleanup_installed.load()) std::this_thread::sleep_for(std::chrono::seconds(2));
 }
 
 std::string temporary_name_for(const std::string& final_path) {

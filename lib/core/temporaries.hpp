@@ -1,11 +1,11 @@
 // Temporary files and directories a run creates beside its outputs, and what happens to them
 // when the run is interrupted: the one place that knows every temporary of the process.
 //
-// - install_interrupt_cleanup() (called by run_tool before any thread starts) blocks SIGINT,
-//   SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1 and SIGUSR2 in every thread and waits for them in
-//   one dedicated thread. On arrival it removes every registered temporary and exits with
-//   128 + the signal number (SIGTERM: 143, SIGINT: 130), so Slurm's time-limit SIGTERM leaves
-//   nothing behind. A signal handler could not safely walk a std::vector or call remove_all.
+// - install_interrupt_cleanup() (called by run_tool) catches SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+//   SIGXCPU, SIGUSR1 and SIGUSR2 and hands them to one dedicated thread through a pipe. That thread
+//   removes every registered temporary and exits with 128 + the signal number (SIGTERM: 143,
+//   SIGINT: 130), so Slurm's time-limit SIGTERM leaves nothing behind. A signal handler itself
+//   could not safely walk a std::vector or call remove_all.
 // - Named temporaries are NAME.tmp.<pid>[suffix]; remove_stale_temporaries() deletes those of
 //   dead processes of this host beside an output (what SIGKILL leaves behind).
 #pragma once
@@ -18,8 +18,13 @@ namespace kglm {
 void register_temporary(const std::string& path);
 void unregister_temporary(const std::string& path);
 
-// Blocks the interrupting signals and starts the thread that handles them; idempotent.
+// Installs the handlers and starts the thread that acts on them; idempotent.
 void install_interrupt_cleanup();
+
+// After a write failed with EPIPE: SIGPIPE is already on its way to the cleanup thread, which
+// exits quietly with 141 like any tool whose reader went away; give it a moment to do so rather
+// than report a "Broken pipe" error first. Returns if it does not.
+void await_sigpipe_exit();
 
 // "NAME.tmp.<pid>" for this process.
 std::string temporary_name_for(const std::string& final_path);

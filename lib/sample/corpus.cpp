@@ -223,7 +223,7 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
   bool mixed = source.lang.empty();
   InputStream in(source.path);
   const bool totals_only = !callbacks.record;
-  if (require_input_kind(in, kTextInputs, "text or JSON lines") == InputKind::empty) {
+  if (require_text_input(in, "text or JSON lines") == InputKind::empty) {
     if (totals_only) log_warning(location(source.shown()) + "empty input");  // once: in the counting pass
     return 0;
   }

@@ -8,17 +8,13 @@ namespace kglm::text {
 
 bool require_documents(InputStream& input) {
   constexpr std::string_view kExpected = "wiki-extract documents (JSON lines or <doc> text)";
-  InputKind kind = require_input_kind(input, {InputKind::json, InputKind::xml, InputKind::text}, kExpected);
+  InputKind kind = require_text_input(input, kExpected);
   if (kind == InputKind::empty) {
     log_warning(location(input.name()) + "empty input");
     return false;
   }
-  std::string_view head = input.peek(256);
-  if (kind == InputKind::xml && !head.starts_with("<doc")) {
-    const bool dump = head.find("<mediawiki") != std::string_view::npos;
-    throw Error(location(input.name()) + "is " + (dump ? "a MediaWiki XML dump" : "XML") + "; expected " +
-                std::string(kExpected) + (dump ? ": run wiki-extract on it first" : ""));
-  }
+  if (kind == InputKind::xml && !input.peek(256).starts_with("<doc"))
+    throw Error(location(input.name()) + "is XML; expected " + std::string(kExpected));
   return true;
 }
 

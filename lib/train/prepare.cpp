@@ -225,7 +225,7 @@ class Preparer {
 
   void run(const sample::CorpusSource& source, uint16_t input) {
     InputStream in(source.path);
-    if (require_input_kind(in, kTextInputs, "plain text or annotated-text JSONL") == InputKind::empty) {
+    if (require_text_input(in, "plain text or annotated-text JSONL") == InputKind::empty) {
       log_warning(location(in.name()) + "empty input");
       return;
     }

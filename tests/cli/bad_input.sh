@@ -12,7 +12,7 @@
 set -uo pipefail
 bin=$1 src=$2 fixtures=${3:-}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp/scratch
 mkdir -p "$TMPDIR"
 failures=0 checks=0
@@ -28,7 +28,8 @@ d=$tmp/data
 mkdir -p "$d"
 "$bin/wd-extract" "$src/data/wikidata-sample.json" -o "$d/kg.h5" --langs all -q || exit 1
 "$bin/wiki-extract" "$src/data/enwiki-sample.xml" -o "$d/docs.jsonl" -q || exit 1
-"$bin/verbalize" subgraphs --kg "$d/kg.h5" -o "$d/subgraphs.jsonl" -q || exit 1
+"$bin/kg-align" --kg "$d/kg.h5" --cooc "$d/cooc.tsv" -o "$d/aligned.jsonl" "$d/docs.jsonl" -q || exit 1
+"$bin/verbalize" subgraphs --kg "$d/kg.h5" --cooc "$d/cooc.tsv" -o "$d/subgraphs.jsonl" -q || exit 1
 "$bin/kg-cycles" --kg "$d/kg.h5" -o "$d/cycles.h5" -q || exit 1
 "$bin/cs-gen" kmlm --kg "$d/kg.h5" --langs fr,de -o "$d/kmlm.jsonl" -q || exit 1
 python3 - "$d/docs.jsonl" "$d/wikiextractor.jsonl" <<'PY'
@@ -59,8 +60,8 @@ tools=(
   "sample-lang|text|$d/docs.jsonl|sample-lang en=IN -o OUT"
   "cs-gen-kmlm|hdf5|$d/kg.h5|cs-gen kmlm --kg IN --langs fr -o OUT"
   "kg-cycles|hdf5|$d/kg.h5|kg-cycles --kg IN -o OUT"
-  "kg-cycles-xlr|hdf5|$d/cycles.h5|kg-cycles xlr --kg $d/kg.h5 --cycles IN --langs en,fr --dir OUT"
-  "verbalize-subgraphs|hdf5|$d/kg.h5|verbalize subgraphs --kg IN -o OUT"
+  "kg-cycles-xlr|hdf5|$d/cycles.h5|kg-cycles xlr --kg $d/kg.h5 --cycles IN --langs en,fr -o OUT"
+  "verbalize-subgraphs|hdf5|$d/kg.h5|verbalize subgraphs --kg IN --cooc $d/cooc.tsv -o OUT"
 )
 if [ -n "$spm" ]; then
   tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o OUT IN")
@@ -119,8 +120,8 @@ one_line_error() {  # WHAT INPUT_NAME
   check
   [ "$rc" = 1 ] || { fail "$1: exit $rc, expected 1: $(head -c 300 "$err")"; return; }
   local lines
-  lines=$(grep -c ': error: ' "$err")
-  [ "$lines" = 1 ] || fail "$1: $lines error lines, expected one: $(cat "$err")"
+  lines=$(wc -l < "$err")
+  [ "$lines" = 1 ] && grep -q ': error: ' "$err" || fail "$1: $lines lines on stderr, expected one error: $(cat "$err")"
   grep ': error: ' "$err" | grep -qF "$2" || fail "$1: the error does not name $2: $(cat "$err")"
 }
 
@@ -267,5 +268,54 @@ for entry in "${tools[@]}"; do
   no_litter "$name special outputs" "$out_dir"
 done
 echo "outputs: $((checks - before)) checks"
+
+# ---------------------------------------------------------------------------------------------
+# 3. SIGTERM during a run of each streaming tool: its input is a FIFO kept open, so the tool is
+# still reading when the signal comes. Exit 143, one message, no temporary anywhere, the existing
+# output untouched (and for HDF5 outputs the named temporary was there before the signal).
+before=$checks
+streaming=(
+  "wd-extract|$src/data/wikidata-sample.json|wd-extract IN -o OUT.h5"
+  "wiki-extract|$src/data/enwiki-sample.xml|wiki-extract IN -o OUT"
+  "cs-gen-entitycs|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o OUT IN"
+  "kg-align|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o OUT IN"
+  "verbalize-render|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o OUT IN"
+  "sample-lang|$d/docs.jsonl|sample-lang en=IN -o OUT"
+)
+[ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o OUT.h5 IN")
+for entry in "${streaming[@]}"; do
+  IFS='|' read -r name valid cmd <<< "$entry"
+  dir=$tmp/sigterm/$name
+  mkdir -p "$dir"
+  mkfifo "$dir/input"
+  out=$dir/result
+  [[ "$cmd" == *OUT.h5* ]] && out=$dir/result.h5
+  printf 'precious\n' > "$out"
+  line=${cmd//IN/$dir/input}
+  line=${line//OUT.h5/$out}
+  line=${line//OUT/$out}
+  # shellcheck disable=SC2086
+  "$bin"/$line -q --threads 2 2> "$dir/err" &
+  pid=$!
+  exec 7> "$dir/input"
+  cat "$valid" >&7
+  sleep 1
+  if [[ "$out" == *.h5 ]]; then
+    check
+    ls "$dir" | grep -q '\.tmp\.' || fail "$name: no named temporary while running (the test would prove nothing)"
+  fi
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  exec 7>&-
+  check
+  [ "$rc" = 143 ] || fail "$name: SIGTERM: exit $rc, expected 143: $(cat "$dir/err")"
+  check
+  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "interrupted by SIGTERM" "$dir/err" || fail "$name: SIGTERM message: $(cat "$dir/err")"
+  check
+  [ "$(cat "$out")" = precious ] || fail "$name: SIGTERM: the existing output was touched"
+  no_litter "$name SIGTERM" "$dir"
+done
+echo "signals: $((checks - before)) checks"
 echo "$checks checks, $failures failures"
 [ "$failures" = 0 ]
