@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm::sample {
 
@@ -136,10 +137,7 @@ void ExternalShuffle::spill() {
     throw Error("the shuffle would need more than " + std::to_string(kMaxRuns) +
                 " temporary runs: give it more memory (--memory-mb)");
   shuffle_buffer();
-  std::string name = tmp_dir_ + "/kglm-shuffle-XXXXXX";
-  int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error("cannot create a temporary file in " + tmp_dir_ + ": " + errno_text());
-  ::unlink(name.c_str());  // the descriptor keeps the data; no file outlives the process
+  const int fd = open_anonymous_file(tmp_dir_);  // O_TMPFILE: no file outlives the process
   auto run = std::make_unique<FileRun>();
   run->fd = fd;
   run->records = entries_.size();
