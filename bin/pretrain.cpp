@@ -2,6 +2,8 @@
 // `pretrain prepare`, which tokenizes text into the HDF5 token dataset it trains on.
 // See man 1 pretrain, man 5 kglm-tokens and man 5 kglm-checkpoint.
 #include <cstring>
+#include <limits>
+#include <utility>
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
@@ -93,6 +95,29 @@ int train_main(int argc, char** argv) {
   o.seed = c.seed;
   o.seed_given = cli.values().count("seed") && !cli.values()["seed"].defaulted();
   if (cli.values().count("batch") && o.batch < 1) throw UsageError("--batch must be at least 1");
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  require_range("--lr", o.optimizer.lr, 0, kInf, true);
+  require_range("--weight-decay", o.optimizer.weight_decay, 0, kInf);
+  require_range("--beta1", o.optimizer.beta1, 0, 1, false, true);
+  require_range("--beta2", o.optimizer.beta2, 0, 1, false, true);
+  require_range("--adam-eps", o.optimizer.eps, 0, kInf, true);
+  require_range("--clip", o.optimizer.max_grad_norm, 0, kInf);
+  require_range("--mask-prob", o.masking.probability, 0, 1, true);
+  require_range("--dropout", o.dropout, 0, 1, false, true);
+  require_range("--eval-fraction", o.eval_fraction, 0, 1, false, true);
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"--warmup", o.optimizer.warmup_steps},
+                             {"--decay-steps", o.optimizer.total_steps},
+                             {"--eval-max", o.eval_max},
+                             {"--eval-every", o.eval_every},
+                             {"--save-every", o.save_every},
+                             {"--log-every", o.log_every},
+                             {"--max-positions", o.max_positions}})
+    if (value < 0) throw UsageError(std::string(name) + " must be ≥ 0");
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"--layers", o.layers},
+                             {"--hidden", o.hidden},
+                             {"--heads", o.heads},
+                             {"--ffn", o.ffn}})
+    if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
   if (cli.values().count("accumulate") && o.accumulate < 1) throw UsageError("--accumulate must be at least 1");
   o.threads = c.threads;
   o.quiet = c.quiet;

@@ -1,6 +1,8 @@
 #include "core/cli.hpp"
 
+#include <cmath>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
@@ -98,6 +100,15 @@ bool ToolCli::parse(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
+  for (const auto& [name, value] : vm_) {
+    const boost::any& v = value.value();
+    double x = 0;
+    if (v.type() == typeid(double))
+      x = boost::any_cast<double>(v);
+    else if (v.type() == typeid(float))
+      x = boost::any_cast<float>(v);
+    if (!std::isfinite(x)) throw UsageError("--" + name + " must be a finite number");
+  }
   if (common_.threads == 0) throw UsageError("--threads must be at least 1");
   common_.max_errors = ErrorLimit::parse(max_errors);
   set_allow_truncated(common_.allow_truncated);
@@ -111,6 +122,16 @@ void ToolCli::require_output() const {
 
 void ToolCli::require_inputs(size_t min) const {
   if (common_.inputs.size() < min) throw UsageError("missing input (use '-' for stdin)");
+}
+
+void require_range(const char* option, double value, double lo, double hi, bool lo_open, bool hi_open) {
+  const bool inside = (lo_open ? value > lo : value >= lo) && (hi_open ? value < hi : value <= hi);
+  if (inside) return;
+  std::ostringstream range;
+  range << (lo_open ? '(' : '[') << lo << ", " << hi << (hi_open ? ')' : ']');
+  std::ostringstream given;
+  given << value;
+  throw UsageError(std::string(option) + " must be in " + range.str() + ", not " + given.str());
 }
 
 int run_tool(const char* tool, const std::function<int()>& body) {

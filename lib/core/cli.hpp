@@ -54,6 +54,11 @@ class ToolCli {
   po::variables_map vm_;
 };
 
+// UsageError "--NAME must be in [lo, hi]" (parentheses for open ends) unless value is inside.
+// Non-finite values never get this far: ToolCli::parse() rejects NaN and infinity in every
+// floating-point option.
+void require_range(const char* option, double value, double lo, double hi, bool lo_open = false, bool hi_open = false);
+
 // What a data tool's library entry point takes from the shared command line.
 struct RunOptions {
   std::vector<std::string> inputs;  // paths or "-"

@@ -1,5 +1,6 @@
 #include "tok/tokenizer.hpp"
 
+#include <cstdio>
 #include <system_error>
 
 #include "core/error.hpp"
@@ -14,6 +15,21 @@ void Encoding::clear() {
   begin.clear();
   end.clear();
   word_start.clear();
+}
+
+std::string vocabulary_checksum(const Tokenizer& tokenizer) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: a fingerprint, not a defence against forgery
+  auto add = [&](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+    h = (h ^ 0xffu) * 0x100000001b3ull;  // a separator no UTF-8 piece contains
+  };
+  add(tokenizer.kind() == TokenizerKind::WordPiece ? "wordpiece" : "sentencepiece");
+  const SpecialTokens& sp = tokenizer.special();
+  for (int32_t id : {sp.bos, sp.eos, sp.pad, sp.unk, sp.mask}) add(std::to_string(id));
+  for (int32_t id = 0; id < tokenizer.vocab_size(); ++id) add(tokenizer.piece(id));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return std::string("fnv1a64:") + hex;
 }
 
 namespace {

@@ -46,6 +46,11 @@ class Tokenizer {
   virtual void save_hf_files(const std::filesystem::path& dir) const = 0;
 };
 
+// "fnv1a64:<16 hex digits>" over the kind, the special ids and every piece in id order: the same
+// for a .model file and the Hugging Face directory saved from it, different for any other
+// vocabulary. Token datasets record it so that pretrain can tell the tokenizer it finds is theirs.
+std::string vocabulary_checksum(const Tokenizer& tokenizer);
+
 // Loads from a Hugging Face model directory (sentencepiece.bpe.model → XLM-R SentencePiece;
 // vocab.txt → WordPiece, options from tokenizer_config.json), or directly from a .model file
 // (SentencePiece, XLM-R mapping) or a vocab.txt file (WordPiece, cased unless told otherwise).

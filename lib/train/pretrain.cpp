@@ -17,6 +17,7 @@
 #include "sample/language_sampler.hpp"
 #include "tok/tokenizer.hpp"
 #include "train/batch_order.hpp"
+#include "train/metrics_log.hpp"
 #include "train/mlm_batch.hpp"
 #include "train/token_dataset.hpp"
 #include "train/trainer_state.hpp"
@@ -163,7 +164,7 @@ void run_pretrain(const PretrainOptions& o) {
     log_warning("--resume: the learning-rate schedule now decays to step " +
                 std::to_string(state.optimizer.total_steps) + " (the run that wrote the checkpoint used " +
                 std::to_string(saved_total) + ")");
-  state.data = o.data;
+  state.data = std::filesystem::weakly_canonical(std::filesystem::absolute(o.data)).string();
   state.data_sequences = data.size();
 
   // Model.
@@ -203,14 +204,19 @@ void run_pretrain(const PretrainOptions& o) {
                                : !o.resume.empty()  ? o.resume
                                : !o.init.empty()    ? o.init
                                                     : data.tokenizer_source();
+  // A checkpoint without its tokenizer cannot be used by anyone: a missing one is an error.
   try {
     tokenizer = tok::load_tokenizer(tokenizer_path);
   } catch (const Error& e) {
-    if (!o.tokenizer.empty()) throw;
-    log_warning(std::string("checkpoints will have no tokenizer files: ") + e.what());
+    if (!o.tokenizer.empty() || !o.resume.empty() || !o.init.empty()) throw;
+    throw Error(std::string(e.what()) + " (the tokenizer " + o.data +
+                " was prepared with; give --tokenizer where it is now)");
   }
-  if (tokenizer && tokenizer->vocab_size() != data.vocab_size())
+  if (tokenizer->vocab_size() != data.vocab_size())
     throw Error(tokenizer_path + ": the tokenizer's vocabulary differs from the dataset's");
+  if (!data.tokenizer_checksum().empty() && tok::vocabulary_checksum(*tokenizer) != data.tokenizer_checksum())
+    throw Error(tokenizer_path + ": not the tokenizer " + o.data + " was prepared with (vocabulary checksum " +
+                tok::vocabulary_checksum(*tokenizer) + ", the dataset's " + data.tokenizer_checksum() + ")");
 
   // Data: held-out sequences, then the training order.
   std::vector<uint32_t> eval;
@@ -234,6 +240,11 @@ void run_pretrain(const PretrainOptions& o) {
 
   std::ofstream log;
   if (!o.log.empty()) {
+    if (!o.resume.empty()) {
+      if (uint64_t dropped = truncate_metrics_log(o.log, state.step); dropped > 0)
+        log_info(o.log + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(state.step) +
+                 ", the checkpoint's");
+    }
     log.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
     if (!log) throw Error(o.log + ": cannot open the metrics log");
   }

@@ -1,6 +1,7 @@
 #include "train/token_dataset.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "core/error.hpp"
@@ -31,7 +32,11 @@ const char* tokenizer_kind_name(tok::TokenizerKind kind) {
 TokenDatasetInfo dataset_info(const tok::Tokenizer& tokenizer, uint32_t max_len) {
   TokenDatasetInfo info;
   info.tokenizer_kind = tokenizer.kind();
-  info.tokenizer_source = tokenizer.source().string();
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(tokenizer.source(), ec);
+  info.tokenizer_source = std::filesystem::weakly_canonical(absolute, ec).string();
+  if (ec) info.tokenizer_source = absolute.lexically_normal().string();
+  info.tokenizer_checksum = tok::vocabulary_checksum(tokenizer);
   info.vocab_size = tokenizer.vocab_size();
   info.special = tokenizer.special();
   info.max_len = max_len;
@@ -94,6 +99,7 @@ TokenDatasetWriter::TokenDatasetWriter(const std::string& path, const TokenDatas
   root.set_attribute("format_version", kTokenFormatVersion);
   root.set_attribute("tokenizer_kind", tokenizer_kind_name(info_.tokenizer_kind));
   root.set_attribute("tokenizer_source", info_.tokenizer_source);
+  root.set_attribute("tokenizer_checksum", info_.tokenizer_checksum);
   root.set_attribute("vocab_size", int64_t{info_.vocab_size});
   for (const SpecialAttribute& a : kSpecialAttributes) root.set_attribute(a.name, int64_t{info_.special.*a.id});
   root.set_attribute("max_len", int64_t{info_.max_len});
@@ -220,6 +226,8 @@ TokenDatasetInfo read_info(const Loader& in) {
   else
     in.fail("unknown tokenizer_kind \"" + kind + "\"");
   info.tokenizer_source = in.string_attribute("tokenizer_source");
+  if (in.root().has_attribute("tokenizer_checksum"))
+    info.tokenizer_checksum = in.string_attribute("tokenizer_checksum");
   const int64_t vocab = in.int_attribute("vocab_size");
   if (vocab <= 0 || vocab > INT32_MAX) in.fail("vocab_size " + std::to_string(vocab) + " is not a vocabulary size");
   info.vocab_size = static_cast<int32_t>(vocab);

@@ -56,7 +56,8 @@ const char* tokenizer_kind_name(tok::TokenizerKind kind);  // "sentencepiece", "
 // What the root attributes say about the tokenizer and the sequences.
 struct TokenDatasetInfo {
   tok::TokenizerKind tokenizer_kind = tok::TokenizerKind::SentencePiece;
-  std::string tokenizer_source;
+  std::string tokenizer_source;    // absolute, canonical: the dataset may be used from anywhere
+  std::string tokenizer_checksum;  // tok::vocabulary_checksum(); empty in datasets of older kglm
   int32_t vocab_size = 0;
   tok::SpecialTokens special;
   uint32_t max_len = 0;
@@ -152,6 +153,7 @@ class TokenDataset {
   uint32_t max_len() const { return info_.max_len; }
   tok::TokenizerKind tokenizer_kind() const { return info_.tokenizer_kind; }
   const std::string& tokenizer_source() const { return info_.tokenizer_source; }
+  const std::string& tokenizer_checksum() const { return info_.tokenizer_checksum; }
   const Provenance& provenance() const { return provenance_; }
 
  private:

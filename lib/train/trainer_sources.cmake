@@ -3,6 +3,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/mlm_masking.cpp
   train/batch_order.cpp
   train/mlm_batch.cpp
+  train/metrics_log.cpp
   train/trainer_state.cpp
   train/pretrain.cpp
 )

@@ -1,0 +1,51 @@
+#include "train/metrics_log.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/output_stream.hpp"
+
+namespace kglm::train {
+
+namespace {
+
+// The value of "step" in a metrics line; -1 when there is none.
+int64_t line_step(std::string_view line) {
+  constexpr std::string_view kKey = "\"step\":";
+  size_t at = line.find(kKey);
+  if (at == std::string_view::npos) return -1;
+  at += kKey.size();
+  while (at < line.size() && line[at] == ' ') ++at;
+  int64_t step = -1;
+  std::from_chars(line.data() + at, line.data() + line.size(), step);
+  return step;
+}
+
+}  // namespace
+
+uint64_t truncate_metrics_log(const std::string& path, int64_t step) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(location(path) + "cannot read the metrics log");
+  std::string kept, line;
+  uint64_t dropped = 0;
+  while (std::getline(in, line)) {
+    if (line_step(line) > step) {
+      ++dropped;
+      continue;
+    }
+    kept += line;
+    kept += '\n';
+  }
+  if (dropped == 0) return 0;
+  OutputStream out(path);
+  out.write(kept);
+  out.close();
+  return dropped;
+}
+
+}  // namespace kglm::train
