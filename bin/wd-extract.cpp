@@ -3,6 +3,7 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "gen/language_codes.hpp"
 #include "kg/wd_extract.hpp"
 
 using namespace kglm;
@@ -69,6 +70,7 @@ int extract_main(int argc, char** argv) {
   cli.require_inputs();
   const CommonOptions& common = cli.common();
   fill_set(langs, o.parse.all_langs, o.parse.langs);
+  gen::validate_language_codes(std::vector<std::string>(o.parse.langs.begin(), o.parse.langs.end()), "--langs");
   fill_set(sites, o.parse.all_sites, o.parse.sites);
   std::unordered_set<uint64_t> entity_ids, relation_ids;
   if (!entities.empty()) {

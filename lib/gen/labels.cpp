@@ -2,13 +2,20 @@
 
 #include <algorithm>
 
+#include "core/log.hpp"
+
 namespace kglm::gen {
 
 LabelIndex::LabelIndex(const kg::KgStore& store, const std::vector<std::string>& langs, bool aliases) : langs_(langs) {
+  std::string without;  // requested languages the store has no label in: a typo, or the wrong store
   for (const std::string& lang : langs_) {
     labels_.push_back(store.terms("labels", lang));
     aliases_.push_back(aliases ? store.terms("aliases", lang) : kg::TermTable{});
+    if (labels_.back().entity.empty()) without += (without.empty() ? "" : ", ") + lang;
   }
+  if (!without.empty())
+    log_warning("the KG store has 0 labels (of " + std::to_string(store.entity_count()) + " entities) in: " + without +
+                "; nothing is written in these languages");
 }
 
 std::optional<std::string_view> LabelIndex::label(size_t lang, uint32_t row) const {

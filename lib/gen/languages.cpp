@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "gen/language_codes.hpp"
 
 namespace kglm::gen {
 
@@ -31,6 +32,7 @@ std::vector<std::string> parse_language_list(const std::string& list) {
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   }
   if (out.empty()) throw UsageError("empty language list");
+  validate_language_codes(out, "--langs");
   return out;
 }
 

@@ -11,7 +11,8 @@ namespace kglm::gen {
 const std::vector<std::string>& xlmr_languages();
 
 // "en,fr,de" -> {"en","fr","de"}; "xlmr" -> xlmr_languages(); duplicates removed, order kept.
-// Throws UsageError on an empty list or an empty item.
+// Throws UsageError on an empty list, an empty item or a code that is not a language
+// (language_codes.hpp).
 std::vector<std::string> parse_language_list(const std::string& list);
 
 // {"en"} followed by targets without "en": the label-index order the generators use (English,

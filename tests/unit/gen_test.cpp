@@ -11,6 +11,7 @@
 #include "gen/annotated_text.hpp"
 #include "gen/entitycs.hpp"
 #include "gen/kmlm.hpp"
+#include "gen/language_codes.hpp"
 #include "gen/languages.hpp"
 #include "kg/wd_extract.hpp"
 #include "test_paths.hpp"
@@ -104,4 +105,20 @@ TEST(EntityCs, DemoSentencesRedirectsAndCapitalisation) {
   auto records = test::lines(o.output);
   ASSERT_EQ(records.size(), 6u);  // English + 5 of the 8 languages with a Berlin label
   EXPECT_EQ(field(records[0], "en_sentence"), "He lived in <e>Berlin</e> for years.");
+}
+
+TEST(LanguageCodes, AcceptsWikidataCodesAndSuggestsForMistakes) {
+  for (const std::string& code : gen::xlmr_languages()) EXPECT_EQ(gen::language_code_problem(code), "") << code;
+  for (const char* code : {"en", "yue", "zh-hant", "pt-br", "sr-el", "simple", "be-x-old", "zh-min-nan", "tlh", "szl"})
+    EXPECT_EQ(gen::language_code_problem(code), "") << code;
+  const std::pair<const char*, const char*> suggested[] = {{"jp", "'ja'"},          {"cn", "'zh'"}, {"gr", "'el'"},
+                                                           {"dk", "'da'"},          {"iw", "'he'"}, {"deu", "'de'"},
+                                                           {"jp-kana", "'ja-kana'"}};
+  for (const auto& [code, hint] : suggested)
+    EXPECT_NE(gen::language_code_problem(code).find(std::string("did you mean ") + hint), std::string::npos)
+        << code << ": " << gen::language_code_problem(code);
+  for (const char* code : {"xx", "EN", "zh_hans", "e", "english", "en--us", "q1"})
+    EXPECT_NE(gen::language_code_problem(code), "") << code;
+  EXPECT_THROW(gen::parse_language_list("xx,fr"), UsageError);
+  EXPECT_EQ(gen::parse_language_list("fr, de,fr").size(), 2u);
 }
