@@ -248,6 +248,28 @@ class Aligner {
     s.matcher.build();
   }
 
+  // Language and nationality names are also adjectives of compounds that say something else:
+  // "German-born" is no evidence of P1412 (languages spoken) = German, "French-speaking" none of
+  // P27 = France. Such objects match only as words of their own, not joined by a hyphen.
+  bool names_language_or_nationality(const Candidate& c) const {
+    static constexpr uint64_t kRelations[] = {
+        27,    // country of citizenship
+        37,    // official language
+        103,   // native language
+        172,   // ethnic group
+        364,   // original language of film or TV show
+        407,   // language of work or name
+        1412,  // languages spoken, written or signed
+        2936,  // language used
+    };
+    const uint64_t number = text_.relation_number(c.ref.fact->relation);
+    return std::find(std::begin(kRelations), std::end(kRelations), number) != std::end(kRelations);
+  }
+
+  static bool in_hyphen_compound(std::string_view body, size_t begin, size_t end) {
+    return (begin > 0 && body[begin - 1] == '-') || (end < body.size() && body[end] == '-');
+  }
+
   void align_sentence(Scratch& s, const text::Document& doc, uint32_t subject, std::string_view body, size_t index,
                       TaskResult& result) const {
     s.folded.assign(body);
@@ -261,6 +283,9 @@ class Aligner {
       // Whole words only; a unit may follow its amount directly ("5km").
       if (!p.unit && text::word_char_before(body, begin) && text::word_char_at(body, begin)) return;
       if (text::word_char_before(body, end) && text::word_char_at(body, end)) return;
+      if (p.candidate != kSubjectName && !p.unit && in_hyphen_compound(body, begin, end) &&
+          names_language_or_nationality(s.candidates[p.candidate]))
+        return;
       if (p.candidate == kSubjectName)
         subject_named = true;
       else if (p.unit)

@@ -129,21 +129,22 @@ bool parse_relation(std::string_view id, uint64_t& number) {
 struct FunctionWord {
   std::string_view lang;
   std::string_view word_class;
-  std::string_view masculine;  // also for unknown and neuter gender
+  std::string_view masculine;  // also for neuter gender
   std::string_view feminine;
+  std::string_view neutral;  // for an unknown gender: both forms, as in "un(e)"
   // Words of the class, space-separated: the slot is dropped right after one of them.
   std::string_view class_words;
 };
 
 // See resolve_template's comment. ARTDEF has no entry: X-FACTR drops it before proper names.
 constexpr std::array kFunctionWords = {
-    FunctionWord{"fr", "PREPLOC", "à", "à", "à au aux en dans"},
-    FunctionWord{"fr", "PREPDEF", "de", "de", "de du des d'"},
-    FunctionWord{"fr", "ARTIND", "un", "une", "un une des"},
-    FunctionWord{"es", "ART", "un", "una", "un una unos unas el la los las"},
-    FunctionWord{"es", "ARTIND", "un", "una", "un una unos unas"},
-    FunctionWord{"es", "PREPLOC", "en", "en", "en"},
-    FunctionWord{"es", "PREPDEF", "de", "de", "de del"},
+    FunctionWord{"fr", "PREPLOC", "à", "à", "à", "à au aux en dans"},
+    FunctionWord{"fr", "PREPDEF", "de", "de", "de", "de du des d'"},
+    FunctionWord{"fr", "ARTIND", "un", "une", "un(e)", "un une des"},
+    FunctionWord{"es", "ART", "un", "una", "un(a)", "un una unos unas el la los las"},
+    FunctionWord{"es", "ARTIND", "un", "una", "un(a)", "un una unos unas"},
+    FunctionWord{"es", "PREPLOC", "en", "en", "en", "en"},
+    FunctionWord{"es", "PREPDEF", "de", "de", "de", "de del"},
 };
 
 const FunctionWord* find_function_word(std::string_view lang, std::string_view word_class) {
@@ -179,17 +180,31 @@ std::string_view function_word(const TemplateElement& element, const TemplateEle
       contains_word(w->class_words, last_word(previous->text))) {
     return {};
   }
+  if (gender == Gender::unknown) return w->neutral;
   return gender == Gender::feminine ? w->feminine : w->masculine;
 }
 
-std::string_view choose(const TemplateElement& choice, Gender gender) {
+// The form for a gender; for an unknown one the template's neutral form: an alternative with no
+// gender, else the masculine and feminine forms together ("né(e)" when the feminine extends the
+// masculine, "a/b" otherwise), else the first. A NEUT form is the neuter gender's (Russian's
+// "родилось"), not a neutral one.
+std::string choose(const TemplateElement& choice, Gender gender) {
   if (choice.alternatives.empty()) return {};
+  auto form_for = [&](Gender g) -> const std::string* {
+    for (const auto& [alternative_gender, form] : choice.alternatives)
+      if (alternative_gender == g) return &form;
+    return nullptr;
+  };
   if (gender != Gender::unknown) {
-    for (const auto& [alternative_gender, form] : choice.alternatives) {
-      if (alternative_gender == gender) return form;
-    }
+    if (const std::string* form = form_for(gender)) return *form;
+    return choice.alternatives.front().second;
   }
-  return choice.alternatives.front().second;
+  if (const std::string* form = form_for(Gender::unknown)) return *form;
+  const std::string* masculine = form_for(Gender::masculine);
+  const std::string* feminine = form_for(Gender::feminine);
+  if (masculine == nullptr || feminine == nullptr || *masculine == *feminine) return choice.alternatives.front().second;
+  if (feminine->starts_with(*masculine)) return *masculine + "(" + feminine->substr(masculine->size()) + ")";
+  return *masculine + "/" + *feminine;
 }
 
 bool is_closing_punctuation(char c) { return c == '.' || c == ',' || c == '?' || c == '!'; }

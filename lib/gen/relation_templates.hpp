@@ -90,11 +90,13 @@ class RelationTemplates {
 };
 
 // Resolves a parsed template into text/subject/object pieces. Gender choices take the form for the
-// subject's gender (X-Gender) or the object's (Y-Gender); unknown, or a gender the choice has no
-// form for, takes the first form. Function words come from this table (X-FACTR's defaults for
-// proper names, which most KG labels are; gendered where X-FACTR's are):
-//   fr  PREPLOC "à"   PREPDEF "de"   ARTIND "un" / feminine "une"   ARTDEF: none
-//   es  ART "un" / feminine "una"   ARTIND the same   PREPLOC "en"   PREPDEF "de"   ARTDEF: none
+// subject's gender (X-Gender) or the object's (Y-Gender); a gender the choice has no form for takes
+// the first form. An unknown gender takes the template's neutral form: an alternative with no
+// gender, else both forms ("né(e)", "родился/родилась"), so that nothing is asserted that the KG
+// does not say (NEUT forms are for neuter entities). Function words come from this table (X-FACTR's defaults for proper
+// names, which most KG labels are; gendered where X-FACTR's are; "neutral" for an unknown gender):
+//   fr  PREPLOC "à"   PREPDEF "de"   ARTIND "un" / feminine "une" / neutral "un(e)"   ARTDEF: none
+//   es  ART "un" / "una" / "un(a)"   ARTIND the same   PREPLOC "en"   PREPDEF "de"   ARTDEF: none
 // Any other language or class has none: the word is dropped. It is dropped too right after a
 // word of its class in the template's text (fr P31 "est un [ARTIND;Y]", P159 "est en
 // [PREPLOC;Y]" write both). No elision ("l'") or contraction ("du", "au") is made, since the

@@ -101,6 +101,7 @@ class Renderer {
         text_(store_, facts_, labels_) {
     if (o.mode == RenderOptions::Mode::templates) templates_ = RelationTemplates::load_dir(o.templates, o.langs);
     gender_relation_ = text_.relation_row("P21");
+    grammatical_gender_relation_ = text_.relation_row("P5185");
   }
 
   const LabelIndex& labels() const { return labels_; }
@@ -150,13 +151,17 @@ class Renderer {
     }
   }
 
+  // P21 (sex or gender) for people, else P5185 (grammatical gender) where an item has it; unknown
+  // otherwise, and templates use their neutral form (relation_templates.hpp).
   Gender gender(uint32_t row) const {
-    if (gender_relation_ < 0) return Gender::unknown;
     for (const kg::Fact& f : facts_.facts(row)) {
-      if (f.relation != gender_relation_) continue;
+      if (f.relation != gender_relation_ && f.relation != grammatical_gender_relation_) continue;
       const std::string& value = text_.entity_id(facts_.object(f));
       if (value == "Q6581097" || value == "Q2449503") return Gender::masculine;  // male, trans man
       if (value == "Q6581072" || value == "Q1052281") return Gender::feminine;   // female, trans woman
+      if (value == "Q499327") return Gender::masculine;                          // the grammatical genders
+      if (value == "Q1775415") return Gender::feminine;
+      if (value == "Q1775461") return Gender::neuter;
     }
     return Gender::unknown;
   }
@@ -229,6 +234,7 @@ class Renderer {
   FactText text_;
   RelationTemplates templates_;
   int64_t gender_relation_ = -1;
+  int64_t grammatical_gender_relation_ = -1;
 };
 
 // Input files in turn, cut into line batches.

@@ -16,7 +16,7 @@ struct XlrOptions {
   std::string kg;
   std::string cycles;
   std::vector<std::string> langs;  // the first is the pivot: every question renders in it
-  std::string dir;  // DIR/{train,dev,test}.LANG.jsonl and DIR/test-cycles.txt
+  std::string dir;                 // DIR/{train,dev,test}.LANG.jsonl and DIR/test-cycles.txt
   uint64_t train = 3000, dev = 1000, test = 1050;
   double max_entity_share = 0.02;  // of a split's questions mentioning one entity
   double max_answer_share = 0.2;   // of a split's questions with one answer relation

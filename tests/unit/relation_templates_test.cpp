@@ -78,7 +78,11 @@ TEST(RelationTemplates, GenderChoicesFollowTheirEntity) {
   EXPECT_EQ(fill(x_choice, "xx", Gender::masculine), "SUBJ a OBJ.");
   EXPECT_EQ(fill(x_choice, "xx", Gender::feminine), "SUBJ b OBJ.");
   EXPECT_EQ(fill(x_choice, "xx", Gender::neuter), "SUBJ c OBJ.");
-  EXPECT_EQ(fill(x_choice, "xx", Gender::unknown, Gender::feminine), "SUBJ a OBJ.");
+  // An unknown gender: both forms, committing to neither (the subject's gender decides here, not
+  // the object's); a form with no gender feature is the template's own neutral form.
+  EXPECT_EQ(fill(x_choice, "xx", Gender::unknown, Gender::feminine), "SUBJ a/b OBJ.");
+  EXPECT_EQ(fill("[X] [a;X-Gender=MASC|ab;X-Gender=FEM] [Y]", "xx"), "SUBJ a(b) OBJ");
+  EXPECT_EQ(fill("[X] [a;X-Gender=MASC|n|b;X-Gender=FEM] [Y]", "xx"), "SUBJ n OBJ");
   // No neuter form: the first (masculine) one.
   EXPECT_EQ(fill("[X] [a;X-Gender=MASC|b;X-Gender=FEM] [Y]", "xx", Gender::neuter), "SUBJ a OBJ");
   const char* y_choice = "[X] [a;Y-Gender=MASC|b;Y-Gender=FEM] [Y]";
@@ -99,8 +103,9 @@ TEST(RelationTemplates, ToleratesStrayEmptyAlternatives) {
 
 TEST(RelationTemplates, FunctionWordsComeFromTheTableOrAreDropped) {
   const char* p19 = "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] [PREPLOC;Y] [Y] .";
-  EXPECT_EQ(fill(p19, "fr"), "SUBJ est né à OBJ.");
-  EXPECT_EQ(fill(p19, "xx"), "SUBJ est né OBJ.");
+  EXPECT_EQ(fill(p19, "fr"), "SUBJ est né(e) à OBJ.");
+  EXPECT_EQ(fill(p19, "xx"), "SUBJ est né(e) OBJ.");
+  EXPECT_EQ(fill(p19, "fr", Gender::masculine), "SUBJ est né à OBJ.");
   EXPECT_EQ(fill("[ARTDEF;X] [X] fait partie [PREPDEF;Y] [Y] .", "fr"), "SUBJ fait partie de OBJ.");
   EXPECT_EQ(fill("[X] est [ARTIND;Y] [Y] .", "fr", Gender::unknown, Gender::feminine), "SUBJ est une OBJ.");
   EXPECT_EQ(fill("[X] es [ART;X-Gender] [Y] .", "es", Gender::feminine), "SUBJ es una OBJ.");
@@ -110,7 +115,10 @@ TEST(RelationTemplates, FunctionWordsComeFromTheTableOrAreDropped) {
   // Not repeated after a word of its class that the template already has.
   EXPECT_EQ(fill("[X] est un [ARTIND;Y] [Y] .", "fr", Gender::unknown, Gender::feminine), "SUBJ est un OBJ.");
   EXPECT_EQ(fill("[X] est en [PREPLOC;Y] [Y] .", "fr"), "SUBJ est en OBJ.");
-  EXPECT_EQ(fill("[X] est [ARTIND;Y] [Y] un .", "fr"), "SUBJ est un OBJ un.");
+  EXPECT_EQ(fill("[X] est [ARTIND;Y] [Y] un .", "fr"), "SUBJ est un(e) OBJ un.");
+  // The demo's "anglais est un langue": without the object's gender, the neutral article.
+  EXPECT_EQ(fill("[X] est [ARTIND;Y] [Y] .", "fr", Gender::unknown, Gender::unknown), "SUBJ est un(e) OBJ.");
+  EXPECT_EQ(fill("[X] est [ARTIND;Y] [Y] .", "fr", Gender::unknown, Gender::masculine), "SUBJ est un OBJ.");
 }
 
 TEST(RelationTemplates, NormalisesWhitespace) {
@@ -285,7 +293,7 @@ TEST_F(FixtureTemplates, English) {
 TEST_F(FixtureTemplates, FrenchGenderAndFunctionWords) {
   EXPECT_EQ(fill("fr", 19, "Victor Hugo", "Besançon", Gender::masculine), "Victor Hugo est né à Besançon.");
   EXPECT_EQ(fill("fr", 19, "Marie Curie", "Varsovie", Gender::feminine), "Marie Curie est née à Varsovie.");
-  EXPECT_EQ(fill("fr", 19, "Paris Hilton", "New York"), "Paris Hilton est né à New York.");
+  EXPECT_EQ(fill("fr", 19, "Paris Hilton", "New York"), "Paris Hilton est né(e) à New York.");
   // P30 has the stray empty alternative "|;située".
   EXPECT_EQ(fill("fr", 30, "Lyon", "France", Gender::feminine), "Lyon est située en France.");
   EXPECT_EQ(fill("fr", 463, "France", "OTAN"), "France est membre de OTAN.");
@@ -301,7 +309,8 @@ TEST_F(FixtureTemplates, FrenchGenderAndFunctionWords) {
 TEST_F(FixtureTemplates, RussianNeuter) {
   EXPECT_EQ(fill("ru", 19, "SUBJ", "OBJ", Gender::neuter), "SUBJ родилось в OBJ.");
   EXPECT_EQ(fill("ru", 19, "SUBJ", "OBJ", Gender::feminine), "SUBJ родилась в OBJ.");
-  EXPECT_EQ(fill("ru", 19, "SUBJ", "OBJ"), "SUBJ родился в OBJ.");
+  EXPECT_EQ(fill("ru", 19, "SUBJ", "OBJ", Gender::masculine), "SUBJ родился в OBJ.");
+  EXPECT_EQ(fill("ru", 19, "SUBJ", "OBJ"), "SUBJ родился/родилась в OBJ.");
   EXPECT_EQ(fill("ru", 279, "SUBJ", "OBJ"), "SUBJ — подкласс OBJ.");
 }
 
