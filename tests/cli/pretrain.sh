@@ -30,6 +30,17 @@ def losses(p):
 a, b = losses(sys.argv[1]), losses(sys.argv[2])
 assert len(a) == 12 and a == b, (a, b)
 PY
+# A log that went on past the checkpoint (here: all 12 steps) is cut back to its step on resume,
+# so no step appears twice.
+cp "$tmp/full.jsonl" "$tmp/past.jsonl"
+"$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/first" --threads 2 --quiet --steps 12 --log "$tmp/past.jsonl" \
+  --out "$tmp/resumed-past"
+python3 - "$tmp/full.jsonl" "$tmp/past.jsonl" <<'PY' || fail "the metrics log repeats steps after a resume"
+import json, sys
+def losses(p):
+    return [(r["step"], r["loss"]) for r in map(json.loads, open(p)) if "loss" in r]
+assert losses(sys.argv[1]) == losses(sys.argv[2]), (losses(sys.argv[1]), losses(sys.argv[2]))
+PY
 cmp "$tmp/full/model.safetensors" "$tmp/resumed/model.safetensors" || fail "resumed weights differ"
 cmp "$tmp/full/optimizer.safetensors" "$tmp/resumed/optimizer.safetensors" || fail "resumed optimizer state differs"
 ok "resume: 6 + 6 steps = 12 steps, bit-identical losses, weights and AdamW moments"
@@ -86,3 +97,33 @@ code=0; "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/broken" --steps 8 -
 [ ! -e "$tmp/x" ] || fail "a failed run left $tmp/x"
 ls "$tmp" | grep -q '\.tmp\.' && fail "temporary directory left"
 ok "bad input"
+
+# Paths: a dataset prepared with a relative tokenizer path is usable from anywhere; its tokenizer
+# is recorded absolute with a checksum; a missing or different tokenizer is an error.
+mkdir -p "$tmp/a" "$tmp/b"
+cp "$spm" "$tmp/a/spm.model"
+(cd "$tmp/a" && "$bin/pretrain" prepare --tokenizer spm.model --max-len 48 -o data.h5 --quiet "en=$text")
+h5dump -a /tokenizer_source "$tmp/a/data.h5" | grep -q "\"$tmp/a/spm.model\"" || fail "tokenizer_source is not absolute"
+h5dump -a /tokenizer_checksum "$tmp/a/data.h5" | grep -q 'fnv1a64:' || fail "no tokenizer checksum"
+(cd "$tmp/b" && "$bin/pretrain" --data ../a/data.h5 "${model[@]}" --steps 1 --out ckpt)
+[ -f "$tmp/b/ckpt/sentencepiece.bpe.model" ] || fail "run from elsewhere: no tokenizer files in the checkpoint"
+mv "$tmp/a/spm.model" "$tmp/a/moved.model"
+code=0; (cd "$tmp/b" && "$bin/pretrain" --data ../a/data.h5 "${model[@]}" --steps 1 --out ckpt2 2> "$tmp/err") || code=$?
+[ $code -eq 1 ] && grep -q "spm.model" "$tmp/err" && grep -q -- "--tokenizer" "$tmp/err" || fail "missing tokenizer: exit $code"
+[ ! -e "$tmp/b/ckpt2" ] || fail "a run without its tokenizer wrote a checkpoint"
+python3 - "$tmp/vocab.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + ["w%d" % i for i in range(997)]) + "\n")
+PY
+code=0; "$bin/pretrain" --data "$tmp/a/data.h5" --tokenizer "$tmp/vocab.txt" "${model[@]}" --steps 1 --out "$tmp/x" \
+  2> "$tmp/err" || code=$?
+[ $code -eq 1 ] && grep -q "not the tokenizer" "$tmp/err" || fail "a different tokenizer was accepted: exit $code"
+ok "dataset paths are absolute, the tokenizer is checked by checksum, a missing one is an error"
+
+# Options: non-finite and out-of-range values are usage errors.
+for bad in "--lr nan" "--lr -1" "--lr inf" "--beta2 1" "--dropout 1" "--warmup -1" "--max-errors 5x"; do
+  code=0; "$bin/pretrain" --data "$tmp/data.h5" --out "$tmp/x" $bad 2> /dev/null || code=$?
+  [ $code -eq 2 ] || fail "$bad: exit $code, expected 2"
+done
+ok "non-finite and out-of-range options exit 2"
