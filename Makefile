@@ -47,11 +47,12 @@ sanitize:
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
 # or build-fuzz/tests/fuzz_sample_records tests/fuzz/sample-corpus
 # or build-fuzz/tests/fuzz_safetensors tests/fuzz/safetensors-corpus
+# or build-fuzz/tests/fuzz_input_policy tests/fuzz/input-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
-		fuzz_safetensors
+		fuzz_safetensors fuzz_input_policy
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out
