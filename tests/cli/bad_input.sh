@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The reliability matrix of man 7 kglm, for every tool:
-#   inputs  {missing, empty, random bytes, truncated gz/bz2/zst, invalid UTF-8 line, HDF5 of the
-#            wrong kind, the wrong text kind (JSONL where XML is expected, XML where JSONL is)}
+#   inputs  {missing, empty, random bytes, truncated gz/bz2/zst, invalid UTF-8 line, every record
+#            bad, HDF5 of the wrong kind, the wrong text kind (JSONL where XML is expected, XML where
+#            JSONL is)}
 #   outputs {new path, existing file, symlink, scratch character device, FIFO with a reader,
 #            /dev/fd/N from process substitution}
 # For each run it checks the exit status, that a failure says so in one line naming the file, that
@@ -75,6 +76,7 @@ make_inputs() {  # TOOL VALID KIND -> files in $in/
   in=$tmp/in/$3
   mkdir -p "$in"
   : > "$in/empty"
+  printf '{"id": oops\n{"also": not JSON\n' > "$in/all-bad"
   head -c 65536 /dev/urandom > "$in/random.bin"
   local size
   size=$(stat -c %s "$valid")
@@ -134,7 +136,7 @@ for entry in "${tools[@]}"; do
   mkdir -p "$out_dir"
   output=$out_dir/result
   [[ "$name" == pretrain-prepare || "$name" == wd-extract || "$name" == kg-cycles ]] && output=$out_dir/result.h5
-  for case in missing empty random.bin cut.gz cut.bz2 cut.zst cut.h5 bad-utf8 wrong.h5 wrong-text; do
+  for case in missing empty random.bin cut.gz cut.bz2 cut.zst cut.h5 bad-utf8 all-bad wrong.h5 wrong-text; do
     input=$in/$case
     [ "$case" = missing ] && input=$in/no-such-file
     [ "$case" = cut.h5 ] && [ "$kind" != hdf5 ] && continue
@@ -149,10 +151,21 @@ for entry in "${tools[@]}"; do
         empty) [ "$kind" = text ] && expect=empty ;;
         bad-utf8) [ "$kind" = text ] && expect=ok ;;
       esac
+      # Lines of text are records of their own for sample-lang LANG=FILE: nothing there is bad.
+      [ "$case" = all-bad ] && [ "$name" = sample-lang ] && expect=ok
       # A MediaWiki dump is one XML document: a byte that is not UTF-8 makes it unreadable.
       [ "$case" = bad-utf8 ] && [ "$name" = wiki-extract ] && expect=fail
       case $expect in
         fail)
+          if [ "$case" = all-bad ]; then
+            # Each bad record is a located warning; then one error line says no record was valid.
+            check
+            grep -v ': error: ' "$err" | grep -v -q "$(basename "$input"):[0-9]*: " &&
+              fail "$what: a warning without file:line: $(cat "$err")"
+            tail -n 1 "$err" > "$err.last"
+            [ "$(grep -c ': error: ' "$err")" = 1 ] || fail "$what: not one error line: $(cat "$err")"
+            cp "$err.last" "$err"
+          fi
           one_line_error "$what" "$(basename "$input")"
           check
           if [ $existing = yes ]; then
