@@ -77,7 +77,9 @@ AtomicPath::AtomicPath(const std::string& final_path) : target_(resolve_output(f
     temp_ = temporary_name_for(target_.path);
   } else {
     std::string base = fs::path(target_.name).filename().string();
-    temp_ = temporary_name_for(scratch_directory() + "/kglm-" + (base.empty() ? "output" : base));
+    const std::string scratch = scratch_directory() + "/kglm-" + (base.empty() ? "output" : base);
+    remove_stale_temporaries(scratch);
+    temp_ = temporary_name_for(scratch);
   }
   register_temporary(temp_);
 }
