@@ -83,7 +83,13 @@ void install_interrupt_cleanup() {
     };
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    for (int s : kInterruptSignals) ::sigaction(s, &action, nullptr);
+    for (int s : kInterruptSignals) {
+      // A signal the parent ignores stays ignored: a shell script's background jobs must not
+      // die of the Ctrl-C meant for the script (as sort(1) and others do).
+      struct sigaction current {};
+      if (::sigaction(s, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+      ::sigaction(s, &action, nullptr);
+    }
     cleanup_installed = true;
     std::thread([] {
       for (;;) {

@@ -5,7 +5,8 @@
 //   SIGXCPU, SIGUSR1 and SIGUSR2 and hands them to one dedicated thread through a pipe. That thread
 //   removes every registered temporary and exits with 128 + the signal number (SIGTERM: 143,
 //   SIGINT: 130), so Slurm's time-limit SIGTERM leaves nothing behind. A signal handler itself
-//   could not safely walk a std::vector or call remove_all.
+//   could not safely walk a std::vector or call remove_all. Signals ignored at start (nohup's
+//   SIGHUP, SIGINT for a script's background jobs) stay ignored.
 // - Named temporaries are NAME.tmp.<pid>[suffix]; remove_stale_temporaries() deletes those of
 //   dead processes of this host beside an output (what SIGKILL leaves behind).
 #pragma once

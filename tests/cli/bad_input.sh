@@ -283,7 +283,7 @@ done
 echo "outputs: $((checks - before)) checks"
 
 # ---------------------------------------------------------------------------------------------
-# 3. SIGTERM during a run of each streaming tool: its input is a FIFO kept open, so the tool is
+# 3. SIGTERM (and once SIGHUP) during a run of each streaming tool: its input is a FIFO kept open, so the tool is
 # still reading when the signal comes. Exit 143, one message, no temporary anywhere, the existing
 # output untouched (and for HDF5 outputs the named temporary was there before the signal).
 before=$checks
@@ -296,8 +296,11 @@ streaming=(
   "sample-lang|$d/docs.jsonl|sample-lang en=IN -o OUT"
 )
 [ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o OUT.h5 IN")
-for entry in "${streaming[@]}"; do
+signal=TERM
+for entry in "${streaming[@]}" "${streaming[0]}"; do
   IFS='|' read -r name valid cmd <<< "$entry"
+  # The last run repeats the first tool with SIGHUP (SIGINT is ignored by a script's background jobs).
+  [ -d "$tmp/sigterm/$name" ] && { signal=HUP; name=$name-hup; }
   dir=$tmp/sigterm/$name
   mkdir -p "$dir"
   mkfifo "$dir/input"
@@ -317,17 +320,18 @@ for entry in "${streaming[@]}"; do
     check
     ls "$dir" | grep -q '\.tmp\.' || fail "$name: no named temporary while running (the test would prove nothing)"
   fi
-  kill -TERM $pid
+  kill -$signal $pid
   wait $pid
   rc=$?
   exec 7>&-
+  expected=$((128 + $(kill -l $signal)))
   check
-  [ "$rc" = 143 ] || fail "$name: SIGTERM: exit $rc, expected 143: $(cat "$dir/err")"
+  [ "$rc" = $expected ] || fail "$name: SIG$signal: exit $rc, expected $expected: $(cat "$dir/err")"
   check
-  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "interrupted by SIGTERM" "$dir/err" || fail "$name: SIGTERM message: $(cat "$dir/err")"
+  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "interrupted by SIG$signal" "$dir/err" || fail "$name: SIG$signal message: $(cat "$dir/err")"
   check
-  [ "$(cat "$out")" = precious ] || fail "$name: SIGTERM: the existing output was touched"
-  no_litter "$name SIGTERM" "$dir"
+  [ "$(cat "$out")" = precious ] || fail "$name: SIG$signal: the existing output was touched"
+  no_litter "$name SIG$signal" "$dir"
 done
 echo "signals: $((checks - before)) checks"
 echo "$checks checks, $failures failures"
