@@ -2,7 +2,9 @@
 // line's tokens kept across splits, annotated spans flagged on exactly the overlapping tokens,
 // and the same dataset whatever --threads or the input's compression. Skipped without fixtures.
 #include <gtest/gtest.h>
+
 #include <zlib.h>
+#include <filesystem>
 
 #include <algorithm>
 #include <fstream>
@@ -50,7 +52,9 @@ TEST(PrepareSentencePiece, BotchanLinesSplitWithoutLoss) {
   EXPECT_EQ(d.tokenizer_kind(), tok::TokenizerKind::SentencePiece);
   EXPECT_EQ(d.vocab_size(), tokenizer->vocab_size());
   EXPECT_EQ(d.special().bos, tokenizer->special().bos);
-  EXPECT_EQ(d.tokenizer_source(), kModel);
+  // Recorded absolute and canonical, with the vocabulary's checksum.
+  EXPECT_EQ(d.tokenizer_source(), std::filesystem::weakly_canonical(kModel).string());
+  EXPECT_EQ(d.tokenizer_checksum(), tok::vocabulary_checksum(*tokenizer));
   EXPECT_EQ(stats.get("lines"), static_cast<int64_t>(lines.size()));
   EXPECT_GT(stats.get("split_lines"), 500);
   EXPECT_EQ(stats.get("bad_records"), 0);
