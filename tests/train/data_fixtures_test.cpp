@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <zlib.h>
-#include <filesystem>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
