@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::mutex registry_mutex;
-std::atomic<bool> cleanup_installed{false};
+std::atomic<bool> sigpipe_caught{false};
 std::vector<std::string>& registry() {
   static auto* paths = new std::vector<std::string>();  // never destroyed: the signal thread may outlive main
   return *paths;
@@ -88,9 +88,8 @@ void install_interrupt_cleanup() {
       // die of the Ctrl-C meant for the script (as sort(1) and others do).
       struct sigaction current {};
       if (::sigaction(s, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
-      ::sigaction(s, &action, nullptr);
+      if (::sigaction(s, &action, nullptr) == 0 && s == SIGPIPE) sigpipe_caught = true;
     }
-    cleanup_installed = true;
     std::thread([] {
       for (;;) {
         unsigned char byte = 0;
@@ -103,7 +102,7 @@ void install_interrupt_cleanup() {
 }
 
 void await_sigpipe_exit() {
-  if (cleanup_installed.load()) std::this_thread::sleep_for(std::chrono::seconds(2));
+  if (sigpipe_caught.load()) std::this_thread::sleep_for(std::chrono::seconds(2));
 }
 
 std::string temporary_name_for(const std::string& final_path) {
