@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
 
@@ -176,6 +177,7 @@ uint64_t parse_count(std::string_view field, const std::string& where) {
 
 std::vector<LanguageSize> read_counts(const std::string& path, SizeUnit unit) {
   InputStream in(path);
+  require_text_input(in, "a counts table (sample-lang --plan)");
   LineBatcher batcher(in, 1 << 20);
   LineBatch batch;
   std::vector<LanguageSize> sizes;
