@@ -56,10 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string code(bytes.substr(0, 32));
   const std::string problem = kglm::gen::language_code_problem(code);
   if (problem.empty() && (code.empty() || code.find_first_of(" ,;\t\n") != std::string::npos)) std::abort();
-  const size_t hint = problem.find("did you mean '");
-  if (hint != std::string::npos) {
+  // A suggestion ends the message ("... did you mean 'ja'?"); the code itself is echoed before it.
+  const size_t hint = problem.rfind("did you mean '");
+  if (hint != std::string::npos && problem.ends_with("'?")) {
     const size_t start = hint + 14;
-    const std::string suggested = problem.substr(start, problem.find('\'', start) - start);
+    const std::string suggested = problem.substr(start, problem.size() - 2 - start);
     if (!kglm::gen::language_code_problem(suggested).empty()) std::abort();
   }
   return 0;
