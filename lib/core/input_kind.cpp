@@ -41,6 +41,10 @@ InputKind classify_input(std::string_view head) {
     }
     return InputKind::utf16_text;
   }
+  // UTF-16 XML without a byte-order mark ("<\0?\0" or "\0<\0?"), as libxml2 detects it too.
+  if (head.size() >= 4 && ((head[0] == '<' && head[1] == '\0' && head[2] != '\0' && head[3] == '\0') ||
+                           (head[0] == '\0' && head[1] == '<' && head[2] == '\0' && head[3] != '\0')))
+    return InputKind::xml;
   // Text has no NUL bytes and few control bytes besides tab, newline, carriage return, form feed.
   size_t control = 0;
   for (unsigned char c : head) {

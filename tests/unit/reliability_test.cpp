@@ -83,6 +83,8 @@ TEST(InputKind, ClassifiesHeads) {
   EXPECT_EQ(classify_input("ab\0cd"sv), InputKind::binary);
   EXPECT_EQ(classify_input("\xff\xfe<\0m\0"sv), InputKind::xml);  // UTF-16 LE XML
   EXPECT_EQ(classify_input("\xff\xfeh\0i\0"sv), InputKind::utf16_text);
+  EXPECT_EQ(classify_input("<\0?\0x\0m\0l\0"sv), InputKind::xml);  // UTF-16 LE XML, no BOM
+  EXPECT_EQ(classify_input("\0<\0?\0x"sv), InputKind::xml);        // UTF-16 BE XML, no BOM
   std::string controls(200, 'a');
   for (size_t i = 0; i < controls.size(); i += 10) controls[i] = '\x01';
   EXPECT_EQ(classify_input(controls), InputKind::binary);
