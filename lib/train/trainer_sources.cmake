@@ -5,5 +5,6 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/mlm_batch.cpp
   train/metrics_log.cpp
   train/trainer_state.cpp
+  train/trainer.cpp
   train/pretrain.cpp
 )

@@ -1,0 +1,310 @@
+#include "train/trainer.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/rng.hpp"
+#include "nn/checkpoint.hpp"
+#include "train/metrics_log.hpp"
+
+namespace kglm::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint32_t kTrainStream = 0x6d6c6d74;  // "mlmt"
+constexpr uint32_t kEvalStream = 0x6d6c6d65;   // "mlme"
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Held-out sequences are chosen by a hash of their index alone, so every run on the same dataset
+// (any seed, resumed or not) evaluates on the same ones.
+bool held_out(uint32_t index, double fraction) {
+  return fraction > 0 && Rng(0x6576616c, index, 0).uniform() < fraction;
+}
+
+nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data) {
+  nn::Architecture arch;
+  if (o.architecture == "xlm-roberta" || o.architecture == "roberta") {
+    arch = nn::Architecture::XlmRoberta;
+  } else if (o.architecture == "bert") {
+    arch = nn::Architecture::Bert;
+  } else if (o.architecture.empty()) {
+    arch =
+        data.tokenizer_kind() == tok::TokenizerKind::WordPiece ? nn::Architecture::Bert : nn::Architecture::XlmRoberta;
+  } else {
+    throw UsageError("--architecture must be xlm-roberta or bert, not '" + o.architecture + "'");
+  }
+  nn::ModelConfig c = nn::default_config(arch, data.vocab_size());
+  c.layers = o.layers;
+  c.hidden = o.hidden;
+  c.heads = o.heads;
+  c.intermediate = o.ffn;
+  c.pad_token_id = data.special().pad;
+  c.bos_token_id = data.special().bos;
+  c.eos_token_id = data.special().eos;
+  const int64_t offset = arch == nn::Architecture::XlmRoberta ? c.pad_token_id + 1 : 0;
+  c.max_positions = o.max_positions > 0 ? o.max_positions : static_cast<int64_t>(data.max_len()) + offset;
+  return c;
+}
+
+void check_same(bool explicit_value_differs, const char* option) {
+  if (explicit_value_differs)
+    throw UsageError(std::string("--resume: ") + option +
+                     " differs from the checkpoint's; a resumed run keeps the original settings");
+}
+
+}  // namespace
+
+MlmModel::MlmModel(const nn::ModelConfig& c) : config(c) {
+  encoder.emplace(config, params);
+  head.emplace(config, params, encoder->word_embeddings());
+  params.allocate();
+}
+
+Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(TokenDataset::open(options_.data)) {
+  if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
+  settle_settings();
+  build_model();
+  load_tokenizer();
+  split_data();
+  open_log();
+  if (!options_.quiet)
+    log_info(model_->config.model_type() + " " + std::to_string(model_->config.layers) + "×" +
+             std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.count()) + " parameters; " +
+             std::to_string(data_.size() - eval_.size()) + " training and " + std::to_string(eval_.size()) +
+             " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps));
+  start_ = Clock::now();
+}
+
+// Settings: from the options, or from the checkpoint when resuming.
+void Trainer::settle_settings() {
+  const PretrainOptions& o = options_;
+  state_.seed = o.seed;
+  state_.batch = o.batch > 0 ? o.batch : 32;
+  state_.accumulate = o.accumulate > 0 ? o.accumulate : 1;
+  state_.optimizer = o.optimizer;
+  state_.masking = o.masking;
+  state_.lang_alpha = o.lang_alpha;
+  state_.eval_fraction = o.eval_fraction;
+  if (!o.resume.empty()) {
+    state_ = read_trainer_state(o.resume);
+    check_same(state_.data_sequences != data_.size(), "the dataset (sequence count)");
+    check_same(o.batch > 0 && o.batch != state_.batch, "--batch");
+    check_same(o.accumulate > 0 && o.accumulate != state_.accumulate, "--accumulate");
+    check_same(o.seed_given && o.seed != state_.seed, "--seed");
+  }
+  const int64_t saved_total = state_.optimizer.total_steps;
+  state_.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
+  if (!o.resume.empty() && state_.optimizer.total_steps != saved_total)
+    log_warning("--resume: the learning-rate schedule now decays to step " +
+                std::to_string(state_.optimizer.total_steps) + " (the run that wrote the checkpoint used " +
+                std::to_string(saved_total) + ")");
+  state_.data = fs::weakly_canonical(fs::absolute(o.data)).string();
+  state_.data_sequences = data_.size();
+}
+
+// The model: a checkpoint's (resume), a Hugging Face directory's (init) or a fresh one; AdamW.
+void Trainer::build_model() {
+  const PretrainOptions& o = options_;
+  nn::ModelConfig config;
+  std::string weights;
+  if (!o.resume.empty()) {
+    config = nn::read_model_config(fs::path(o.resume) / "config.json");
+    weights = (fs::path(o.resume) / "model.safetensors").string();
+  } else if (!o.init.empty()) {
+    config = nn::read_model_config(fs::path(o.init) / "config.json");
+    weights = (fs::path(o.init) / "model.safetensors").string();
+    config.hidden_dropout = config.attention_dropout = o.dropout;
+  } else {
+    config = fresh_config(o, data_);
+    config.hidden_dropout = config.attention_dropout = o.dropout;
+  }
+  if (config.vocab_size != data_.vocab_size())
+    throw Error(o.data + ": the dataset's vocabulary (" + std::to_string(data_.vocab_size()) +
+                ") differs from the model's (" + std::to_string(config.vocab_size) + ")");
+  model_ = std::make_unique<MlmModel>(config);
+  model_->params.initialize(state_.seed, config.initializer_range);
+  if (!weights.empty()) {
+    nn::LoadReport report = nn::load_parameters(nn::SafetensorsFile::open(weights), model_->params, o.resume.empty());
+    if (!report.missing.empty())
+      log_warning(weights + ": " + std::to_string(report.missing.size()) +
+                  " parameters not in the file start random (first: " + report.missing.front() + ")");
+    if (!report.unexpected.empty())
+      log_warning(weights + ": " + std::to_string(report.unexpected.size()) +
+                  " tensors ignored (first: " + report.unexpected.front() + ")");
+  }
+  optimizer_ = std::make_unique<nn::AdamW>(model_->params, state_.optimizer);
+  if (!o.resume.empty()) restore_optimizer(o.resume, *optimizer_, state_.step);
+}
+
+// The tokenizer whose files go into checkpoints. A checkpoint without its tokenizer cannot be used
+// by anyone: a missing one is an error, and so is one that is not the dataset's (by checksum).
+void Trainer::load_tokenizer() {
+  const PretrainOptions& o = options_;
+  const std::string path = !o.tokenizer.empty() ? o.tokenizer
+                           : !o.resume.empty()  ? o.resume
+                           : !o.init.empty()    ? o.init
+                                                : data_.tokenizer_source();
+  try {
+    tokenizer_ = tok::load_tokenizer(path);
+  } catch (const Error& e) {
+    if (!o.tokenizer.empty() || !o.resume.empty() || !o.init.empty()) throw;
+    throw Error(std::string(e.what()) + " (the tokenizer " + o.data +
+                " was prepared with; give --tokenizer where it is now)");
+  }
+  if (tokenizer_->vocab_size() != data_.vocab_size())
+    throw Error(path + ": the tokenizer's vocabulary differs from the dataset's");
+  const std::string checksum = tok::vocabulary_checksum(*tokenizer_);
+  if (!data_.tokenizer_checksum().empty() && checksum != data_.tokenizer_checksum())
+    throw Error(path + ": not the tokenizer " + o.data + " was prepared with (vocabulary checksum " + checksum +
+                ", the dataset's " + data_.tokenizer_checksum() + ")");
+}
+
+// Held-out sequences, then the training order (one group per language with --lang-alpha).
+void Trainer::split_data() {
+  const bool by_language = state_.lang_alpha >= 0;
+  groups_.assign(by_language ? data_.languages().size() : 1, {});
+  for (uint32_t i = 0; i < data_.size(); ++i) {
+    if (static_cast<int64_t>(eval_.size()) < options_.eval_max && held_out(i, state_.eval_fraction)) {
+      eval_.push_back(i);
+    } else {
+      groups_[by_language ? data_.sequence(i).lang : 0].push_back(i);
+    }
+  }
+  if (by_language) {
+    std::vector<double> sizes;
+    for (const auto& g : groups_) sizes.push_back(static_cast<double>(g.size()));
+    sampler_.emplace(data_.languages(), sizes, state_.lang_alpha, state_.seed);
+  }
+  order_ = std::make_unique<BatchOrder>(groups_, sampler_, state_.seed);
+  if (!options_.resume.empty()) order_->restore(state_.cursors);
+  masker_ = std::make_unique<WholeWordMasker>(state_.masking, data_.special(), data_.vocab_size());
+  micro_.resize(static_cast<size_t>(state_.accumulate));
+}
+
+void Trainer::open_log() {
+  const PretrainOptions& o = options_;
+  if (o.log.empty()) return;
+  if (!o.resume.empty()) {
+    if (uint64_t dropped = truncate_metrics_log(o.log, state_.step); dropped > 0)
+      log_info(o.log + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(state_.step) +
+               ", the checkpoint's");
+  }
+  log_.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
+  if (!log_) throw Error(o.log + ": cannot open the metrics log");
+}
+
+StepResult Trainer::step() {
+  const Clock::time_point step_start = Clock::now();
+  StepResult r;
+  for (int64_t k = 0; k < state_.accumulate; ++k) {
+    const uint64_t batch_number = static_cast<uint64_t>(state_.step * state_.accumulate + k);
+    sequences_.clear();
+    order_->next(batch_number, static_cast<size_t>(state_.batch), sequences_);
+    MlmBatch& b = micro_[static_cast<size_t>(k)];
+    b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream);
+    r.masked += b.masked();
+    r.tokens += b.tokens;
+  }
+  // The loss is the mean over every masked token of the accumulated micro-batches.
+  const double scale = r.masked > 0 ? 1.0 / static_cast<double>(r.masked) : 0.0;
+  double loss_sum = 0;
+  for (int64_t k = 0; k < state_.accumulate; ++k) {
+    MlmBatch& b = micro_[static_cast<size_t>(k)];
+    if (b.masked() == 0) continue;
+    nn::DropoutContext dropout{true, state_.seed, static_cast<uint64_t>(state_.step * state_.accumulate + k)};
+    const nn::Tensor& hidden = model_->encoder->forward(b.encoder, dropout);
+    loss_sum += model_->head->forward(hidden, b.rows, b.targets, true, scale).loss_sum;
+    model_->scratch.begin();
+    nn::Tensor dhidden = model_->scratch.buffer(hidden.shape());
+    dhidden.zero();
+    model_->head->backward(dhidden);
+    model_->encoder->backward(dhidden);
+  }
+  r.report = optimizer_->step();
+  model_->params.zero_grads();
+  state_.tokens_seen += static_cast<uint64_t>(r.tokens);
+  r.loss = loss_sum * scale;
+  r.seconds = seconds_since(step_start);
+  r.step = ++state_.step;
+  ++steps_run_;
+  if (log_.is_open())
+    log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << ", \"lr\": " << number(r.report.lr)
+         << ", \"grad_norm\": " << number(r.report.grad_norm) << ", \"masked\": " << r.masked
+         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
+         << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
+         << std::flush;
+  if (!options_.quiet && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
+    log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss) +
+             " lr " + number(r.report.lr) + " " + number(r.tokens / r.seconds) + " tokens/s");
+  return r;
+}
+
+EvalResult Trainer::evaluate() {
+  EvalResult r;
+  if (eval_.empty()) return r;
+  double loss = 0;
+  int64_t correct = 0;
+  const size_t batch = static_cast<size_t>(state_.batch);
+  for (size_t begin = 0, batch_number = 0; begin < eval_.size(); begin += batch, ++batch_number) {
+    const size_t end = std::min(eval_.size(), begin + batch);
+    std::span<const uint32_t> seqs(eval_.data() + begin, end - begin);
+    MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream);
+    if (b.masked() == 0) continue;
+    const nn::Tensor& hidden = model_->encoder->forward(b.encoder, nn::DropoutContext{});
+    nn::CrossEntropyResult ce = model_->head->forward(hidden, b.rows, b.targets, false, 1.0);
+    loss += ce.loss_sum;
+    correct += ce.correct;
+    r.masked += ce.counted;
+  }
+  if (r.masked > 0) {
+    r.loss = loss / static_cast<double>(r.masked);
+    r.accuracy = static_cast<double>(correct) / static_cast<double>(r.masked);
+  }
+  if (log_.is_open())
+    log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << number(r.loss)
+         << ", \"eval_ppl\": " << number(std::exp(r.loss)) << ", \"eval_accuracy\": " << number(r.accuracy)
+         << ", \"eval_masked\": " << r.masked << "}\n"
+         << std::flush;
+  if (!options_.quiet)
+    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss)));
+  return r;
+}
+
+void Trainer::save() {
+  state_.cursors = order_->cursors();
+  const MlmModel& m = *model_;
+  const char* arch_name = m.config.architecture == nn::Architecture::Bert ? "BertForMaskedLM" : "XLMRobertaForMaskedLM";
+  nn::write_model_dir(options_.out, m.params, {{"format", "pt"}, {"producer", "kglm pretrain"}},
+                      [&](const fs::path& tmp) {
+                        nn::write_model_config(tmp / "config.json", m.config, arch_name);
+                        tokenizer_->save_hf_files(tmp);
+                        write_trainer_state(tmp, state_, *optimizer_);
+                      });
+}
+
+Stats Trainer::stats() const {
+  Stats stats;
+  stats.set("steps", state_.step);
+  stats.set("steps_run", steps_run_);
+  stats.set("tokens_seen", static_cast<int64_t>(state_.tokens_seen));
+  stats.set("parameters", model_->params.count());
+  stats.set("train_sequences", static_cast<int64_t>(data_.size() - eval_.size()));
+  stats.set("eval_sequences", static_cast<int64_t>(eval_.size()));
+  stats.set("milliseconds", static_cast<int64_t>(seconds_since(start_) * 1000));
+  return stats;
+}
+
+}  // namespace kglm::train

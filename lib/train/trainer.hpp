@@ -1,0 +1,92 @@
+// The Trainer: one training run's state and its three actions — step(), evaluate(), save() — so
+// that the driver (run_pretrain; finetune, probe and verbalize train later) is only the schedule
+// of when to do which. The constructor sets the run up: settings (from the options, or from the
+// checkpoint when resuming), the model and its weights, AdamW, the tokenizer whose files go into
+// checkpoints, the held-out split, the batch order and the metrics log.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "nn/heads.hpp"
+#include "nn/optimizer.hpp"
+#include "sample/language_sampler.hpp"
+#include "tok/tokenizer.hpp"
+#include "train/batch_order.hpp"
+#include "train/mlm_batch.hpp"
+#include "train/pretrain.hpp"
+#include "train/token_dataset.hpp"
+#include "train/trainer_state.hpp"
+
+namespace kglm::train {
+
+// The model being trained: parameters, encoder and MLM head.
+struct MlmModel {
+  nn::ModelConfig config;
+  nn::ParameterStore params;
+  std::optional<nn::Encoder> encoder;
+  std::optional<nn::MlmHead> head;
+  nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
+
+  explicit MlmModel(const nn::ModelConfig& c);
+};
+
+struct StepResult {
+  int64_t step = 0;  // steps done after this one
+  double loss = 0;   // mean over the step's masked tokens
+  nn::StepReport report;
+  int64_t masked = 0, tokens = 0;
+  double seconds = 0;
+};
+
+struct EvalResult {
+  double loss = 0, accuracy = 0;
+  int64_t masked = 0;
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const PretrainOptions& options);
+
+  int64_t steps_done() const { return state_.step; }
+  bool done() const { return state_.step >= options_.steps; }
+  // One optimizer step over --accumulate micro-batches; appends its line to the metrics log.
+  StepResult step();
+  // The held-out loss and accuracy (nothing held out: masked = 0); appends its line to the log.
+  EvalResult evaluate();
+  // A checkpoint of the run as it is after steps_done() steps, to --out.
+  void save();
+  // The run's summary statistics (steps, tokens, parameters, sequences, time).
+  Stats stats() const;
+
+ private:
+  void settle_settings();
+  void build_model();
+  void load_tokenizer();
+  void split_data();
+  void open_log();
+
+  const PretrainOptions options_;  // a copy: a Trainer may outlive the options it was made from
+  TokenDataset data_;
+  TrainerState state_;
+  std::unique_ptr<MlmModel> model_;
+  std::unique_ptr<nn::AdamW> optimizer_;
+  std::unique_ptr<tok::Tokenizer> tokenizer_;
+  std::vector<uint32_t> eval_;
+  std::vector<std::vector<uint32_t>> groups_;
+  std::optional<sample::LanguageSampler> sampler_;
+  std::unique_ptr<BatchOrder> order_;
+  std::unique_ptr<WholeWordMasker> masker_;
+  std::ofstream log_;
+  std::vector<uint32_t> sequences_;  // reused by step()
+  std::vector<MlmBatch> micro_;      // reused by step()
+  int64_t steps_run_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace kglm::train
