@@ -4,7 +4,7 @@
 
 namespace kglm::train {
 
-MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const WholeWordMasker& masker,
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
                         uint64_t seed, uint64_t batch_number, uint32_t stream) {
   const auto b = static_cast<int64_t>(sequences.size());
   size_t longest = 1;
@@ -21,7 +21,7 @@ MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequ
     std::span<int32_t> out(ids.data() + r * t, seq.size());
     Rng rng(seed, batch_number * static_cast<uint64_t>(b) + static_cast<uint64_t>(r), stream);
     masked.clear();
-    masker.mask(seq.ids, seq.flags, rng, out, masked);
+    masker.mask(seq, rng, out, masked);
     std::fill_n(attention.begin() + r * t, seq.size(), 1);
     for (const MaskedToken& m : masked) {
       rows.push_back(static_cast<int32_t>(r * t + m.position));

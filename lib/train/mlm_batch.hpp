@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "nn/encoder.hpp"
-#include "train/mlm_masking.hpp"
+#include "train/objectives/masker.hpp"
 #include "train/token_dataset.hpp"
 
 namespace kglm::train {
@@ -22,7 +22,7 @@ struct MlmBatch {
 };
 
 // `stream` separates training batches from evaluation batches.
-MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const WholeWordMasker& masker,
+MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
                         uint64_t seed, uint64_t batch_number, uint32_t stream);
 
 }  // namespace kglm::train

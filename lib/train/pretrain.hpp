@@ -6,7 +6,7 @@
 #include <string>
 
 #include "nn/optimizer.hpp"
-#include "train/mlm_masking.hpp"
+#include "train/objectives/whole_word.hpp"
 
 namespace kglm::train {
 

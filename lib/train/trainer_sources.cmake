@@ -1,6 +1,6 @@
 # Masking, schedules, trainer, relative to lib/.
 set(KGLM_TRAIN_TRAINER_SOURCES
-  train/mlm_masking.cpp
+  train/objectives/whole_word.cpp
   train/batch_order.cpp
   train/mlm_batch.cpp
   train/metrics_log.cpp

@@ -11,7 +11,7 @@
 
 #include "nn/optimizer.hpp"
 #include "train/batch_order.hpp"
-#include "train/mlm_masking.hpp"
+#include "train/objectives/whole_word.hpp"
 
 namespace kglm::train {
 

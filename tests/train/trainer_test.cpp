@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "nn/optimizer.hpp"
 #include "train/batch_order.hpp"
-#include "train/mlm_masking.hpp"
+#include "train/objectives/whole_word.hpp"
 #include "train/token_dataset.hpp"
 
 using namespace kglm;
@@ -34,6 +34,13 @@ void make_sequence(size_t words, size_t word_len, std::vector<int32_t>& ids, std
   flags.push_back(kSpecialToken);
 }
 
+Sequence as_sequence(const std::vector<int32_t>& ids, const std::vector<uint8_t>& flags) {
+  Sequence seq;
+  seq.ids = ids;
+  seq.flags = flags;
+  return seq;
+}
+
 TEST(WholeWordMasking, MasksWholeWordsWithinTheBudget) {
   WholeWordMasker masker({}, kSpecial, kVocab);
   std::vector<int32_t> ids, out;
@@ -44,7 +51,7 @@ TEST(WholeWordMasking, MasksWholeWordsWithinTheBudget) {
     for (uint64_t seed = 0; seed < 200; ++seed) {
       Rng rng(seed, 1, 2);
       std::vector<MaskedToken> masked;
-      masker.mask(ids, flags, rng, out, masked);
+      masker.mask(as_sequence(ids, flags), rng, out, masked);
       const size_t maskable = ids.size() - 2;
       const auto budget = static_cast<size_t>(std::llround(0.15 * static_cast<double>(maskable)));
       // Words of equal length fill the budget up to less than one word.
@@ -85,10 +92,19 @@ TEST(WholeWordMasking, EightyTenTenRule) {
   for (uint64_t r = 0; r < 2000; ++r) {
     Rng rng(42, r, 0);
     std::vector<MaskedToken> masked;
-    masker.mask(ids, flags, rng, out, masked);
+    masker.mask(as_sequence(ids, flags), rng, out, masked);
     for (const MaskedToken& m : masked) {
       ++total;
       int32_t v = out[m.position];
+      // The decision recorded is the one made.
+      EXPECT_EQ(m.term, LossTerm::mlm);
+      if (m.replacement == Replacement::mask) {
+        EXPECT_EQ(v, kSpecial.mask);
+      } else if (m.replacement == Replacement::same) {
+        EXPECT_EQ(v, m.target);
+      } else {
+        EXPECT_NE(v, kSpecial.mask);
+      }
       if (v == kSpecial.mask) {
         ++as_mask;
       } else if (v == m.target) {
@@ -107,6 +123,31 @@ TEST(WholeWordMasking, EightyTenTenRule) {
   EXPECT_NEAR(kept / n, 0.1 + 0.1 / 95, 0.01);
 }
 
+// KMLM's "h [mask] r [mask] t": the linking slots are inputs and never carry a loss, and a word
+// never spans one.
+TEST(WholeWordMasking, LinkSlotsAreNeverTargets) {
+  WholeWordMasker masker({0.9, 0.8, 0.1}, kSpecial, kVocab);
+  std::vector<int32_t> ids, out;
+  std::vector<uint8_t> flags;
+  make_sequence(60, 1, ids, flags);
+  for (size_t i = 3; i + 1 < ids.size(); i += 4) flags[i] |= kLinkSlot;
+  out.resize(ids.size());
+  size_t chosen = 0;
+  for (uint64_t r = 0; r < 500; ++r) {
+    Rng rng(5, r, 0);
+    std::vector<MaskedToken> masked;
+    masker.mask(as_sequence(ids, flags), rng, out, masked);
+    for (const MaskedToken& m : masked) EXPECT_EQ(flags[m.position] & kLinkSlot, 0) << m.position;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (flags[i] & kLinkSlot) {
+        EXPECT_EQ(out[i], ids[i]);
+      }
+    }
+    chosen += masked.size();
+  }
+  EXPECT_GT(chosen, 0u);
+}
+
 TEST(WholeWordMasking, ShortSequencesMaskAtLeastOneTokenAndOnlySpecialsNone) {
   WholeWordMasker masker({}, kSpecial, kVocab);
   std::vector<int32_t> ids, out;
@@ -115,12 +156,12 @@ TEST(WholeWordMasking, ShortSequencesMaskAtLeastOneTokenAndOnlySpecialsNone) {
   out.resize(ids.size());
   Rng rng(1, 1, 1);
   std::vector<MaskedToken> masked;
-  masker.mask(ids, flags, rng, out, masked);
+  masker.mask(as_sequence(ids, flags), rng, out, masked);
   EXPECT_EQ(masked.size(), 1u);
   ids = {kSpecial.bos, kSpecial.eos};
   flags = {kSpecialToken, kSpecialToken};
   masked.clear();
-  masker.mask(ids, flags, rng, out, masked);
+  masker.mask(as_sequence(ids, flags), rng, out, masked);
   EXPECT_TRUE(masked.empty());
   EXPECT_THROW(WholeWordMasker({0.0, 0.8, 0.1}, kSpecial, kVocab), Error);
   EXPECT_THROW(WholeWordMasker({0.15, 0.8, 0.3}, kSpecial, kVocab), Error);

@@ -1,4 +1,4 @@
-#include "train/mlm_masking.hpp"
+#include "train/objectives/whole_word.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,16 +27,19 @@ int32_t WholeWordMasker::random_token(Rng& rng) const {
   }
 }
 
-void WholeWordMasker::mask(std::span<const int32_t> ids, std::span<const uint8_t> flags, Rng& rng,
-                           std::span<int32_t> out, std::vector<MaskedToken>& masked) const {
+void WholeWordMasker::mask(const Sequence& seq, Rng& rng, std::span<int32_t> out,
+                           std::vector<MaskedToken>& masked) const {
+  const std::span<const int32_t> ids = seq.ids;
+  const std::span<const uint8_t> flags = seq.flags;
   const size_t n = ids.size();
   std::copy(ids.begin(), ids.end(), out.begin());
-  // Words as [begin, end) token ranges; a continuation token after a special one starts a word.
+  // Words as [begin, end) token ranges; a continuation token after a special one (or after a link
+  // slot, which is never a target) starts a word.
   std::vector<std::pair<uint32_t, uint32_t>> words;
   size_t maskable = 0;
   bool open = false;
   for (size_t i = 0; i < n; ++i) {
-    if ((flags[i] & kSpecialToken) || is_special(ids[i])) {
+    if ((flags[i] & (kSpecialToken | kLinkSlot)) || is_special(ids[i])) {
       open = false;
       continue;
     }
@@ -67,8 +70,10 @@ void WholeWordMasker::mask(std::span<const int32_t> ids, std::span<const uint8_t
     uint32_t i = masked[k].position;
     if (r < options_.mask_fraction) {
       out[i] = special_.mask;
+      masked[k].replacement = Replacement::mask;
     } else if (r < options_.mask_fraction + options_.random_fraction) {
       out[i] = random_token(rng);
+      masked[k].replacement = Replacement::random;
     }
   }
 }

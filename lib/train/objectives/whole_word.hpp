@@ -3,8 +3,9 @@
 // it (SentencePiece '▁' / WordPiece without '##', flagged kWordStart in the token dataset). Words are
 // taken in random order while they fit the budget of round(p · maskable tokens) (at least 1), and
 // each token of a chosen word becomes <mask> with probability 0.8, a random token with 0.1, and stays
-// with 0.1 (the 80/10/10 rule). Special tokens are never chosen, and random replacements are drawn
-// from the non-special vocabulary.
+// with 0.1 (the 80/10/10 rule). Special tokens and KMLM's [mask] linking slots (kLinkSlot: inputs
+// that never carry a loss) are never chosen, and random replacements are drawn from the
+// non-special vocabulary.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "core/rng.hpp"
 #include "tok/tokenizer.hpp"
+#include "train/objectives/masker.hpp"
 
 namespace kglm::train {
 
@@ -22,19 +24,12 @@ struct MaskingOptions {
   double random_fraction = 0.1;  // replaced by a random token; the rest are kept
 };
 
-struct MaskedToken {
-  uint32_t position;  // in the sequence
-  int32_t target;     // the original id
-};
-
-class WholeWordMasker {
+class WholeWordMasker : public Masker {
  public:
   WholeWordMasker(const MaskingOptions& options, const tok::SpecialTokens& special, int32_t vocab_size);
 
-  // Writes the corrupted copy of `ids` into `out` (same size) and appends the chosen positions, in
-  // increasing order, to `masked`. `flags` are the token dataset's flags of the sequence.
-  void mask(std::span<const int32_t> ids, std::span<const uint8_t> flags, Rng& rng, std::span<int32_t> out,
-            std::vector<MaskedToken>& masked) const;
+  // Every chosen token counts towards LossTerm::mlm.
+  void mask(const Sequence& seq, Rng& rng, std::span<int32_t> out, std::vector<MaskedToken>& masked) const override;
 
  private:
   bool is_special(int32_t id) const;
