@@ -142,7 +142,26 @@ struct AnnotatedRecord {
   std::string_view text;
   std::optional<std::string_view> lang;
   std::vector<RecordSpan> spans;
+  SequenceKind kind = SequenceKind::annotated;
 };
+
+// Which generator wrote a record, from the fields each adds to annotated text (man 5
+// kglm-annotated): the objective a sequence is trained with follows from it.
+SequenceKind record_kind(simdjson::dom::element root) {
+  if (root["triple"].error() == simdjson::SUCCESS) {
+    bool alias = false;
+    if (root["alias"].get(alias) == simdjson::SUCCESS && alias) return SequenceKind::kmlm_alias;
+    if (root["group"].error() == simdjson::SUCCESS) return SequenceKind::kmlm_parallel;
+    return SequenceKind::kmlm;
+  }
+  int64_t cycle_kind = 0;
+  if (root["cycle"].error() == simdjson::SUCCESS && root["kind"].get(cycle_kind) == simdjson::SUCCESS) {
+    if (cycle_kind == 3) return SequenceKind::reasoning_3;
+    if (cycle_kind == 4) return SequenceKind::reasoning_4;
+  }
+  if (root["en_sentence"].error() == simdjson::SUCCESS) return SequenceKind::entitycs;
+  return SequenceKind::annotated;
+}
 
 // Reads {"text": …, "lang": …, "spans": [[begin, end, kind, id], …]}; false with `error` set for a
 // record that cannot be used. The views point into the parser, valid until its next parse.
@@ -167,6 +186,7 @@ bool parse_annotated(simdjson::dom::parser& parser, std::string_view line, Annot
     }
     out.lang = value;
   }
+  out.kind = record_kind(root);
   out.spans.clear();
   auto spans = root["spans"];
   if (spans.error() == simdjson::NO_SUCH_FIELD) return true;
@@ -204,6 +224,7 @@ struct PreparedBatch {
   SequenceBatch sequences;
   std::vector<std::pair<uint64_t, std::string>> errors;  // bad records: line, reason
   Counts counts{};
+  std::array<uint64_t, kSequenceKindCount> kinds{};  // records per SequenceKind
 };
 
 // One worker's parser and scratch buffers.
@@ -247,6 +268,7 @@ class Preparer {
       for (const auto& [line, reason] : done.errors) errors_.record(in.name(), line, reason);
       writer_.append(done.sequences);
       for (size_t k = 0; k < kCount; ++k) counts_[k] += done.counts[k];
+      for (size_t k = 0; k < kSequenceKindCount; ++k) kinds_[k] += done.kinds[k];
       raw_done_ = raw_before + done.lines.raw_bytes;
       if (progress_) progress_->update(counts_[kLines], raw_done_);
       batcher.recycle(std::move(done.lines));
@@ -261,6 +283,10 @@ class Preparer {
     errors_.finish(inputs);
     Stats stats;
     for (size_t k = 0; k < kCount; ++k) stats.set(kCounterNames[k], static_cast<int64_t>(counts_[k]));
+    for (size_t k = 0; k < kSequenceKindCount; ++k)
+      if (kinds_[k] > 0)
+        stats.set(std::string("records.") + sequence_kind_name(static_cast<SequenceKind>(k)),
+                  static_cast<int64_t>(kinds_[k]));
     stats.set("bad_records", static_cast<int64_t>(errors_.count()));
     stats.set("sequences", static_cast<int64_t>(writer_.sequences()));
     stats.set("tokens", static_cast<int64_t>(writer_.tokens()));
@@ -297,7 +323,7 @@ class Preparer {
         }
         text = w.record.text;
         spans = w.record.spans;
-        kind = SequenceKind::annotated;
+        kind = w.record.kind;
         if (source.lang.empty() && w.record.lang) lang = *w.record.lang;  // LANG=PATH wins
       }
       if (!sample::valid_language(lang)) {
@@ -309,7 +335,8 @@ class Preparer {
         return;
       }
       ++c[kRecords];
-      c[kAnnotated] += kind == SequenceKind::annotated;
+      c[kAnnotated] += kind != SequenceKind::text;
+      ++out.kinds[static_cast<size_t>(kind)];
       c[kSpans] += spans.size();
       const SequenceBuilder::Result r = w.builder.build(text, spans, lang, kind, line_no, input, out.sequences);
       c[kEmptyRecords] += r.sequences == 0;
@@ -326,6 +353,7 @@ class Preparer {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::optional<Progress> progress_;
   Counts counts_{};
+  std::array<uint64_t, kSequenceKindCount> kinds_{};
   uint64_t raw_done_ = 0;
 };
 

@@ -25,6 +25,13 @@ constexpr SpecialAttribute kSpecialAttributes[] = {{"bos_id", &tok::SpecialToken
 
 }  // namespace
 
+const char* sequence_kind_name(SequenceKind kind) {
+  static constexpr const char* kNames[kSequenceKindCount] = {
+      "text", "annotated", "kmlm", "kmlm-parallel", "kmlm-alias", "reasoning-3", "reasoning-4", "entitycs"};
+  const auto i = static_cast<size_t>(kind);
+  return i < kSequenceKindCount ? kNames[i] : "unknown";
+}
+
 const char* tokenizer_kind_name(tok::TokenizerKind kind) {
   return kind == tok::TokenizerKind::WordPiece ? "wordpiece" : "sentencepiece";
 }
@@ -281,6 +288,7 @@ TokenDataset TokenDataset::open(const std::string& path) {
     if (d.lang_[i] >= d.languages_.size())
       in.fail(seq(i) + ": language index " + std::to_string(d.lang_[i]) + " but /languages has " +
               std::to_string(d.languages_.size()));
+    if (d.kind_[i] >= kSequenceKindCount) in.fail(seq(i) + ": unknown kind " + std::to_string(d.kind_[i]));
     if (d.input_[i] >= d.provenance_.inputs.size())
       in.fail(seq(i) + ": input index " + std::to_string(d.input_[i]) + " but " +
               std::to_string(d.provenance_.inputs.size()) + " inputs");

@@ -48,8 +48,20 @@ enum TokenFlag : uint8_t {
   kSpecialToken = 1u << 5,  // bos, eos, pad or mask id: never a masking target
 };
 
-// /sequences/kind. Values 2.. are reserved for later kinds (KMLM, EntityCS records).
-enum class SequenceKind : uint8_t { text = 0, annotated = 1 };
+// /sequences/kind: where a sequence comes from, told by pretrain prepare from the record's fields
+// (man 5 kglm-annotated), so that each can get its own masking objective.
+enum class SequenceKind : uint8_t {
+  text = 0,           // a line of plain text
+  annotated = 1,      // annotated text of no particular generator (verbalize render, ...)
+  kmlm = 2,           // cs-gen kmlm, code-switched ("triple")
+  kmlm_parallel = 3,  // cs-gen kmlm --mode parallel ("triple" and "group")
+  kmlm_alias = 4,     // cs-gen kmlm --alias, alias-replaced ("alias": true)
+  reasoning_3 = 5,    // kg-cycles --text, a 3-cycle ("cycle", "kind": 3)
+  reasoning_4 = 6,    // kg-cycles --text, a 4-cycle with a diagonal ("cycle", "kind": 4)
+  entitycs = 7,       // cs-gen entitycs ("en_sentence")
+};
+inline constexpr uint8_t kSequenceKindCount = 8;
+const char* sequence_kind_name(SequenceKind kind);  // "text", "annotated", "kmlm", ...
 
 const char* tokenizer_kind_name(tok::TokenizerKind kind);  // "sentencepiece", "wordpiece"
 

@@ -121,6 +121,43 @@ code=0; "$bin/pretrain" --data "$tmp/a/data.h5" --tokenizer "$tmp/vocab.txt" "${
 [ $code -eq 1 ] && grep -q "not the tokenizer" "$tmp/err" || fail "a different tokenizer was accepted: exit $code"
 ok "dataset paths are absolute, the tokenizer is checked by checksum, a missing one is an error"
 
+# Sequence kinds: each generator's records, from real data (the X-FACTR KG, the Wikipedia excerpt),
+# get the kind that will choose their objective; counted independently from the records' fields.
+fx=$fixtures
+"$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kgx.h5" --langs all -q
+"$bin/cs-gen" kmlm --kg "$tmp/kgx.h5" --langs fr,ru --alias --max-per-subject 1 -o "$tmp/k-cs.jsonl" -q
+"$bin/cs-gen" kmlm --kg "$tmp/kgx.h5" --langs fr --mode parallel --max-per-subject 1 -o "$tmp/k-par.jsonl" -q
+"$bin/kg-cycles" --kg "$tmp/kgx.h5" -o "$tmp/cyc.h5" --text "$tmp/reason" --langs en --sample 3000 --max-degree 200 -q
+"$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$tmp/docsx.jsonl" -q
+"$bin/cs-gen" entitycs --kg "$tmp/kgx.h5" --langs fr,ru -o "$tmp/ecs.jsonl" "$tmp/docsx.jsonl" -q
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 -o "$tmp/mixed.h5" --stats "$tmp/mixed.json" -q \
+  "$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" "$tmp/ecs.jsonl" "en=$text"
+h5dump -d /sequences/kind -y -w 0 -o "$tmp/kinds.txt" "$tmp/mixed.h5" > /dev/null
+h5dump -d /sequences/input -y -w 0 -o "$tmp/inputs.txt" "$tmp/mixed.h5" > /dev/null
+python3 - "$tmp" "$text" <<'PY' || fail "sequence kinds"
+import json, sys
+t = sys.argv[1]
+expected = {"kmlm": 0, "kmlm-alias": 0, "kmlm-parallel": 0, "reasoning-3": 0, "reasoning-4": 0, "entitycs": 0}
+for line in open(t + "/k-cs.jsonl"):
+    expected["kmlm-alias" if json.loads(line).get("alias") else "kmlm"] += 1
+expected["kmlm-parallel"] = sum(1 for _ in open(t + "/k-par.jsonl"))
+for line in open(t + "/reason/en.jsonl"):
+    expected["reasoning-%d" % json.loads(line)["kind"]] += 1
+expected["entitycs"] = sum(1 for _ in open(t + "/ecs.jsonl"))
+stats = json.load(open(t + "/mixed.json"))
+for k, n in expected.items():
+    assert n > 0 and stats.get("records." + k) == n, (k, n, stats.get("records." + k))
+assert stats.get("records.text") == sum(1 for l in open(sys.argv[2]) if l.strip()), stats.get("records.text")
+# Per sequence: every sequence of an input has that input's kinds (the dataset's numbering).
+allowed = {0: {2, 4}, 1: {3}, 2: {5, 6}, 3: {7}, 4: {0}}
+kinds = [int(x) for x in open(t + "/kinds.txt").read().replace(",", " ").split()]
+inputs = [int(x) for x in open(t + "/inputs.txt").read().replace(",", " ").split()]
+assert len(kinds) == len(inputs) == stats["sequences"], (len(kinds), len(inputs))
+for k, i in zip(kinds, inputs):
+    assert k in allowed[i], (i, k)
+PY
+ok "sequence kinds from the generators' records: KMLM code-switched, alias, parallel; 3- and 4-cycles; EntityCS; text"
+
 # Options: non-finite and out-of-range values are usage errors.
 for bad in "--lr nan" "--lr -1" "--lr inf" "--beta2 1" "--dropout 1" "--warmup -1" "--max-errors 5x"; do
   code=0; "$bin/pretrain" --data "$tmp/data.h5" --out "$tmp/x" $bad 2> /dev/null || code=$?
