@@ -25,17 +25,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::mutex registry_mutex;
 std::atomic<bool> sigpipe_caught{false};
+// Never destroyed: the signal thread may still use them while static destructors run at exit.
+std::mutex& registry_mutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
 std::vector<std::string>& registry() {
-  static auto* paths = new std::vector<std::string>();  // never destroyed: the signal thread may outlive main
+  static auto* paths = new std::vector<std::string>();
   return *paths;
 }
 
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
 
 [[noreturn]] void on_interrupt(int sig) {
-  std::lock_guard lock(registry_mutex);
+  std::lock_guard lock(registry_mutex());
   std::error_code ec;
   for (const std::string& path : registry()) fs::remove_all(path, ec);
   // A closed pipe downstream is the reader's choice, not an event worth a message.
@@ -55,12 +59,12 @@ bool process_alive(long pid) {
 }  // namespace
 
 void register_temporary(const std::string& path) {
-  std::lock_guard lock(registry_mutex);
+  std::lock_guard lock(registry_mutex());
   registry().push_back(path);
 }
 
 void unregister_temporary(const std::string& path) {
-  std::lock_guard lock(registry_mutex);
+  std::lock_guard lock(registry_mutex());
   auto& paths = registry();
   auto it = std::find(paths.rbegin(), paths.rend(), path);
   if (it != paths.rend()) paths.erase(std::next(it).base());
