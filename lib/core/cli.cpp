@@ -136,7 +136,7 @@ void require_range(const char* option, double value, double lo, double hi, bool 
 
 int run_tool(const char* tool, const std::function<int()>& body) {
   set_log_tool_name(tool);
-  install_interrupt_cleanup();  // before any thread starts, so every thread inherits the mask
+  install_interrupt_cleanup();  // SIGINT/SIGTERM/... remove temporaries and exit 128+signal
   try {
     return body();
   } catch (const UsageError& e) {
