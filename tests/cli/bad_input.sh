@@ -8,7 +8,8 @@
 # For each run it checks the exit status, that a failure says so in one line naming the file, that
 # no temporary is left (beside the output or in $TMPDIR), that an existing output is untouched on
 # failure, and that special files stay special. Then SIGTERM during a long run of each streaming
-# tool: exit 143, no temporary, the old output untouched.
+# tool: exit 143, no temporary, the old output untouched. Last, side inputs (tables, lists, shard
+# stores) of the wrong kind and --stats into a pipe and through a symlink.
 # Usage: bad_input.sh BIN_DIR SOURCE_DIR [FIXTURES_DIR]
 set -uo pipefail
 bin=$1 src=$2 fixtures=${3:-}
@@ -334,5 +335,41 @@ for entry in "${streaming[@]}" "${streaming[0]}"; do
   no_litter "$name SIG$signal" "$dir"
 done
 echo "signals: $((checks - before)) checks"
+
+# ---------------------------------------------------------------------------------------------
+# 4. Side inputs and outputs follow the same policy: tables and lists of the wrong kind, shard
+# stores of the wrong kind, --stats into a pipe and through a symlink.
+before=$checks
+side=$tmp/side
+mkdir -p "$side"
+side_case() {  # NAME EXPECTED_FILE_IN_MESSAGE COMMAND...
+  local what=$1 named=$2
+  shift 2
+  "$@" -q 2> "$err" > /dev/null
+  rc=$?
+  one_line_error "$what" "$named"
+  no_litter "$what" "$side"
+}
+side_case "kg-align --redirects kg.h5" kg.h5 "$bin/kg-align" --kg "$d/kg.h5" --redirects "$d/kg.h5" -o "$side/a.jsonl" "$d/docs.jsonl"
+side_case "verbalize --cooc random" random.bin "$bin/verbalize" subgraphs --kg "$d/kg.h5" --cooc "$tmp/in/kg-align/random.bin" -o "$side/s.jsonl"
+side_case "cs-gen --entities HDF5" cycles.h5 "$bin/cs-gen" kmlm --kg "$d/kg.h5" --langs fr --entities "$d/cycles.h5" -o "$side/k.jsonl"
+side_case "wd-extract merge of docs" docs.jsonl "$bin/wd-extract" merge "$d/docs.jsonl" -o "$side/m.h5"
+side_case "wd-extract merge of a complete store" kg.h5 "$bin/wd-extract" merge "$d/kg.h5" -o "$side/m.h5"
+side_case "sample-lang --counts HDF5" kg.h5 "$bin/sample-lang" --counts "$d/kg.h5" "en=$d/docs.jsonl" -o "$side/o.jsonl"
+# --stats into a pipe, and through a symlink that stays one.
+printf 'old\n' > "$side/stats-target.json"
+ln -s stats-target.json "$side/stats-link.json"
+"$bin/kg-align" --kg "$d/kg.h5" -o "$side/a.jsonl" --stats >(cat > "$side/stats-from-fd.json") "$d/docs.jsonl" -q
+rc=$?
+wait $!
+"$bin/kg-align" --kg "$d/kg.h5" -o "$side/b.jsonl" --stats "$side/stats-link.json" "$d/docs.jsonl" -q
+check
+[ "$rc" = 0 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$side/stats-from-fd.json" ||
+  fail "--stats /dev/fd/N: rc $rc, $(head -c 200 "$side/stats-from-fd.json")"
+check
+[ -L "$side/stats-link.json" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$side/stats-target.json" ||
+  fail "--stats through a symlink: $(ls -l "$side")"
+no_litter "--stats" "$side"
+echo "side inputs and outputs: $((checks - before)) checks"
 echo "$checks checks, $failures failures"
 [ "$failures" = 0 ]
