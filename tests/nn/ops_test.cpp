@@ -673,6 +673,44 @@ TEST(OpsSemantics, GeluFloatAccuracy) {
   EXPECT_LE(worst_dx, 1.0);
 }
 
+// Per-row weights (KMLM's terms, each the mean over its own rows): the gradient of
+// grad_scale · Σ w_r · loss_r, row losses that add up to the total, and unit weights that change
+// nothing at all.
+TEST(OpsGradient, CrossEntropyRowWeights) {
+  const int64_t m = 6, c = 5;
+  Tensor logits = random({m, c}, 61, -2, 2), targets = ids({m}, {2, kIgnoreIndex, 0, 4, 3, 1});
+  Tensor weights = Tensor::from<double>({m}, {0.5, 9.0, 0.25, 2.0, 1.0 / 3, 0.1});
+  const double grad_scale = 0.37;
+  Tensor none, losses = Tensor::zeros({m}, DType::F64);
+  auto objective = [&] {
+    Tensor row = Tensor::zeros({m}, DType::F64);
+    cross_entropy(logits, targets, none, 1.0, none, row);
+    double sum = 0;
+    for (int64_t r = 0; r < m; ++r) sum += weights.data<double>()[r] * row.data<double>()[r];
+    return grad_scale * sum;
+  };
+  Tensor dlogits = filled({m, c}, DType::F64, 9);
+  const CrossEntropyResult r = cross_entropy(logits, targets, dlogits, grad_scale, weights, losses);
+  expect_gradient("dlogits", logits, dlogits, objective);
+  double total = 0;
+  for (int64_t i = 0; i < m; ++i) total += losses.data<double>()[i];
+  EXPECT_DOUBLE_EQ(total, r.loss_sum);
+  EXPECT_EQ(losses.data<double>()[1], 0.0);  // the ignored row
+  for (int64_t j = 0; j < c; ++j) EXPECT_EQ(get(dlogits, 1 * c + j), 0.0);
+
+  // Unit weights: the very same bits as no weights, in float as in double.
+  for (DType type : {DType::F32, DType::F64}) {
+    Tensor x = cast(random({m, c}, 62, -3, 3), type);
+    Tensor plain = Tensor::zeros({m, c}, type), weighted = Tensor::zeros({m, c}, type);
+    Tensor ones = Tensor::from<double>({m}, std::vector<double>(static_cast<size_t>(m), 1.0));
+    cross_entropy(x, targets, plain, 0.125);
+    cross_entropy(x, targets, weighted, 0.125, ones, none);
+    EXPECT_EQ(std::memcmp(plain.raw(), weighted.raw(), plain.nbytes()), 0) << dtype_name(type);
+  }
+  expect_error([&] { cross_entropy(logits, targets, none, 1.0, Tensor::zeros({m + 1}, DType::F64), none); },
+               "cross_entropy");
+}
+
 TEST(OpsSemantics, CrossEntropyAllIgnored) {
   Tensor logits = random({4, 3}, 120), targets = ids({4}, {kIgnoreIndex, kIgnoreIndex, kIgnoreIndex, kIgnoreIndex});
   Tensor dlogits = filled({4, 3}, DType::F64, 7);

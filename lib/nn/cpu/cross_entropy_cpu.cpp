@@ -1,6 +1,7 @@
 // Softmax cross-entropy, one row per iteration. Each row's log-sum-exp is stable (the maximum is
 // subtracted) and summed in double, the exponentials themselves taken in T (exp_of); row losses
 // are summed serially, so the total does not depend on the thread count.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@ namespace kglm::nn::cpu {
 
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
-                                 double grad_scale) {
+                                 double grad_scale, const double* row_weights, double* row_losses) {
   for (int64_t r = 0; r < m; ++r) {
     const int32_t t = targets[r];
     if (t != kIgnoreIndex && (t < 0 || t >= c))
@@ -51,12 +52,14 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
     loss[r] = static_cast<double>(max) + std::log(sum) - static_cast<double>(x[t]);
     correct[r] = argmax == t;
     if (g) {
-      const T s = static_cast<T>(grad_scale / sum);
+      const double scale = row_weights ? grad_scale * row_weights[r] : grad_scale;
+      const T s = static_cast<T>(scale / sum);
 #pragma omp simd
       for (int64_t j = 0; j < c; ++j) g[j] *= s;
-      g[t] -= static_cast<T>(grad_scale);
+      g[t] -= static_cast<T>(scale);
     }
   }
+  if (row_losses) std::copy(loss.begin(), loss.end(), row_losses);
   CrossEntropyResult result;
   for (int64_t r = 0; r < m; ++r) {
     if (targets[r] == kIgnoreIndex) continue;
@@ -67,7 +70,9 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
   return result;
 }
 
-template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double);
-template CrossEntropyResult cross_entropy<double>(const double*, const int32_t*, int64_t, int64_t, double*, double);
+template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,
+                                                 const double*, double*);
+template CrossEntropyResult cross_entropy<double>(const double*, const int32_t*, int64_t, int64_t, double*, double,
+                                                  const double*, double*);
 
 }  // namespace kglm::nn::cpu

@@ -174,10 +174,11 @@ template <class T>
 void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
                         float p, T* dqkv);
 
-// --- cross_entropy_cpu.cpp: logits [m, c], targets [m]; dlogits [m, c] or null ------------------
+// --- cross_entropy_cpu.cpp: logits [m, c], targets [m]; dlogits [m, c], row_weights [m] and
+// row_losses [m] or null ----------------------------------------------------------------------------
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
-                                 double grad_scale);
+                                 double grad_scale, const double* row_weights, double* row_losses);
 
 // --- elementwise_cpu.cpp: n elements ------------------------------------------------------------
 template <class T>

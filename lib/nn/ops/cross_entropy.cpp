@@ -1,5 +1,10 @@
 #include "nn/ops/cross_entropy.hpp"
 
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
 #include "nn/cpu/kernels.hpp"
 #include "nn/ops/dispatch.hpp"
 
@@ -8,17 +13,32 @@ namespace kglm::nn {
 using namespace detail;
 
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale) {
+  Tensor none;
+  return cross_entropy(logits, targets, dlogits, grad_scale, none, none);
+}
+
+CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale,
+                                 const Tensor& row_weights, Tensor& row_losses) {
   constexpr std::string_view op = "cross_entropy";
   check_floating(logits, op, "logits");
   check_rank(logits, 2, op, "logits");
   const int64_t m = logits.dim(0), c = logits.dim(1);
   check_index(targets, DType::I32, logits, {m}, op, "targets");
   if (dlogits.defined()) check_like(dlogits, logits, {m, c}, op, "dlogits");
-  check_disjoint(op, {{dlogits, "dlogits"}}, {{logits, "logits"}, {targets, "targets"}});
+  for (const Tensor* rows : {&row_weights, static_cast<const Tensor*>(&row_losses)}) {
+    if (!rows->defined()) continue;
+    if (rows->dtype() != DType::F64 || rows->shape() != std::vector<int64_t>{m})
+      throw Error(std::string(op) + ": row weights and losses must be F64 [" + std::to_string(m) + "]");
+  }
+  check_disjoint(op, {{dlogits, "dlogits"}, {row_losses, "row_losses"}},
+                 {{logits, "logits"}, {targets, "targets"}, {row_weights, "row_weights"}});
   if (logits.device() == Device::Cuda) no_backend(op);
+  const double* weights = row_weights.defined() ? row_weights.data<double>() : nullptr;
+  double* losses = row_losses.defined() ? row_losses.data<double>() : nullptr;
   return with_floating(logits.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    return cpu::cross_entropy<T>(logits.data<T>(), targets.data<int32_t>(), m, c, data_or_null<T>(dlogits), grad_scale);
+    return cpu::cross_entropy<T>(logits.data<T>(), targets.data<int32_t>(), m, c, data_or_null<T>(dlogits), grad_scale,
+                                 weights, losses);
   });
 }
 

@@ -17,4 +17,12 @@ struct CrossEntropyResult {
 // [M, C] is defined it is overwritten with grad_scale · (softmax − onehot) (zero for ignored rows).
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale);
 
+// Per-row form, for losses that are weighted sums of several means (KMLM's L_MLM + α(L_K + L_R),
+// each term the mean over its own rows, in one call): row r's gradient is scaled by
+// grad_scale · row_weights[r] (F64 [M], or undefined for 1), and row_losses (F64 [M], or undefined)
+// receives each row's −log softmax[target] (0 for ignored rows). With no weights the gradient is
+// bit-identical to the form above.
+CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale,
+                                 const Tensor& row_weights, Tensor& row_losses);
+
 }  // namespace kglm::nn
