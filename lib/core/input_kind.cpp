@@ -106,6 +106,12 @@ InputKind require_text_input(InputStream& in, std::string_view expected) {
   return kind;
 }
 
+bool skip_empty_input(InputKind kind, std::string_view name) {
+  if (kind != InputKind::empty) return false;
+  log_warning(location(name) + "empty input");
+  return true;
+}
+
 std::string describe_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);

@@ -32,6 +32,10 @@ std::string describe_input_kind(InputKind kind, std::string_view compression = "
 // warning, decided by the caller).
 InputKind require_input_kind(InputStream& in, std::initializer_list<InputKind> accepted, std::string_view expected);
 
+// Empty input, handled the same in every tool (man 7 kglm): when kind is InputKind::empty, warns
+// "NAME: empty input" and returns true; the caller then skips the input, and its output is empty.
+bool skip_empty_input(InputKind kind, std::string_view name);
+
 // The description of the file at path as require_input_kind() sees it ("missing" when it cannot be
 // opened), for messages about inputs read by a library (HDF5, safetensors).
 std::string describe_file(const std::string& path);

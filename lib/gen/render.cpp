@@ -9,7 +9,6 @@
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
-#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/fact_text.hpp"
@@ -246,11 +245,10 @@ class LineTasks {
       if (!batcher_) {
         if (next_input_ >= inputs_.size()) return false;
         input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
-        if (require_input_kind(*input_, {InputKind::json}, "subgraphs (JSON lines of verbalize subgraphs)") ==
-            InputKind::empty) {
-          log_warning(location(input_->name()) + "empty input");
+        if (skip_empty_input(
+                require_input_kind(*input_, {InputKind::json}, "subgraphs (JSON lines of verbalize subgraphs)"),
+                input_->name()))
           continue;
-        }
         batcher_ = std::make_unique<LineBatcher>(*input_, batch_bytes_);
       }
       task.file = input_->name();

@@ -170,9 +170,8 @@ class Extraction {
 
   void extract_input(const std::string& path) {
     InputStream in(path);
-    if (require_input_kind(in, {InputKind::json}, "a Wikidata JSON dump (JSON lines or a JSON array)") ==
-        InputKind::empty) {
-      log_warning(location(in.name()) + "empty input");
+    if (skip_empty_input(require_input_kind(in, {InputKind::json}, "a Wikidata JSON dump (JSON lines or a JSON array)"),
+                         in.name())) {
       stats_.add("empty_inputs");
       return;
     }

@@ -10,7 +10,6 @@
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
-#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 
 namespace kglm::sample {
@@ -223,8 +222,8 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
   bool mixed = source.lang.empty();
   InputStream in(source.path);
   const bool totals_only = !callbacks.record;
-  if (require_text_input(in, "text or JSON lines") == InputKind::empty) {
-    if (totals_only) log_warning(location(source.shown()) + "empty input");  // once: in the counting pass
+  if (const InputKind kind = require_text_input(in, "text or JSON lines"); kind == InputKind::empty) {
+    if (totals_only) skip_empty_input(kind, source.shown());  // warned once: in the counting pass
     return 0;
   }
   LineBatcher batcher(in, options.batch_bytes);

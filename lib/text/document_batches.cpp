@@ -2,17 +2,13 @@
 
 #include "core/error.hpp"
 #include "core/input_kind.hpp"
-#include "core/log.hpp"
 
 namespace kglm::text {
 
 bool require_documents(InputStream& input) {
   constexpr std::string_view kExpected = "wiki-extract documents (JSON lines or <doc> text)";
   InputKind kind = require_text_input(input, kExpected);
-  if (kind == InputKind::empty) {
-    log_warning(location(input.name()) + "empty input");
-    return false;
-  }
+  if (skip_empty_input(kind, input.name())) return false;
   if (kind == InputKind::xml && !input.peek(256).starts_with("<doc"))
     throw Error(location(input.name()) + "is XML; expected " + std::string(kExpected));
   return true;

@@ -11,7 +11,6 @@
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
-#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
@@ -94,8 +93,7 @@ class BatchSource {
           xml ? require_input_kind(*input_, {InputKind::xml}, "a MediaWiki XML dump")
               : require_input_kind(*input_, {InputKind::json},
                                    "WikiExtractor --json output (JSON lines; --input-format wikiextractor)");
-      if (kind != InputKind::empty) break;
-      log_warning(location(input_->name()) + "empty input");
+      if (!skip_empty_input(kind, input_->name())) break;
       input_.reset();
     }
     pages_in_file_ = 0;

@@ -11,7 +11,6 @@
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
-#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/progress.hpp"
 #include "core/provenance.hpp"
@@ -246,10 +245,7 @@ class Preparer {
 
   void run(const sample::CorpusSource& source, uint16_t input) {
     InputStream in(source.path);
-    if (require_text_input(in, "plain text or annotated-text JSONL") == InputKind::empty) {
-      log_warning(location(in.name()) + "empty input");
-      return;
-    }
+    if (skip_empty_input(require_text_input(in, "plain text or annotated-text JSONL"), in.name())) return;
     LineBatcher batcher(in, o_.batch_bytes);
     sample::RecordFormat format = o_.format;
     const uint64_t raw_before = raw_done_;

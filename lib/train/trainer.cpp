@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -175,20 +176,21 @@ void Trainer::load_tokenizer() {
 // Held-out sequences, then the training order (one group per language with --lang-alpha).
 void Trainer::split_data() {
   const bool by_language = state_.lang_alpha >= 0;
-  groups_.assign(by_language ? data_.languages().size() : 1, {});
+  std::vector<std::vector<uint32_t>> groups(by_language ? data_.languages().size() : 1);
   for (uint32_t i = 0; i < data_.size(); ++i) {
     if (static_cast<int64_t>(eval_.size()) < options_.eval_max && held_out(i, state_.eval_fraction)) {
       eval_.push_back(i);
     } else {
-      groups_[by_language ? data_.sequence(i).lang : 0].push_back(i);
+      groups[by_language ? data_.sequence(i).lang : 0].push_back(i);
     }
   }
+  std::optional<sample::LanguageSampler> sampler;
   if (by_language) {
     std::vector<double> sizes;
-    for (const auto& g : groups_) sizes.push_back(static_cast<double>(g.size()));
-    sampler_.emplace(data_.languages(), sizes, state_.lang_alpha, state_.seed);
+    for (const auto& g : groups) sizes.push_back(static_cast<double>(g.size()));
+    sampler.emplace(data_.languages(), sizes, state_.lang_alpha, state_.seed);
   }
-  order_ = std::make_unique<BatchOrder>(groups_, sampler_, state_.seed);
+  order_ = std::make_unique<BatchOrder>(std::move(groups), std::move(sampler), state_.seed);
   if (!options_.resume.empty()) order_->restore(state_.cursors);
   masker_ = std::make_unique<WholeWordMasker>(state_.masking, data_.special(), data_.vocab_size());
   micro_.resize(static_cast<size_t>(state_.accumulate));

@@ -78,8 +78,6 @@ class Trainer {
   std::unique_ptr<nn::AdamW> optimizer_;
   std::unique_ptr<tok::Tokenizer> tokenizer_;
   std::vector<uint32_t> eval_;
-  std::vector<std::vector<uint32_t>> groups_;
-  std::optional<sample::LanguageSampler> sampler_;
   std::unique_ptr<BatchOrder> order_;
   std::unique_ptr<WholeWordMasker> masker_;
   std::ofstream log_;
