@@ -3,10 +3,14 @@
 // See man 1 pretrain, man 5 kglm-tokens and man 5 kglm-checkpoint.
 #include <cstring>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "train/mask_dump.hpp"
+#include "train/objectives/objective_table.hpp"
 #include "train/prepare.hpp"
 #include "train/pretrain.hpp"
 
@@ -44,15 +48,58 @@ int prepare_main(int argc, char** argv) {
   return 0;
 }
 
+// The --objective values (repeatable, each a comma list) as one list; checks every name now, so
+// that a typo is a usage error before the dataset is read.
+std::string objective_spec(const std::vector<std::string>& values, const std::string& entity_objective) {
+  std::string spec;
+  for (const std::string& v : values) spec += (spec.empty() ? "" : ",") + v;
+  train::make_objective_table(entity_objective, spec);
+  return spec;
+}
+
+constexpr const char* kObjectiveHelp =
+    "KIND=OBJECTIVE,...: how each kind of sequence is masked (kinds: text, annotated, kmlm, kmlm-parallel,\n"
+    "kmlm-alias, reasoning-3, reasoning-4, entitycs; groups reasoning, kmlm-all; objectives: mlm, knowledge,\n"
+    "reasoning, wep, pep-mrs, pep-ms, pep-m, and +mlm forms of the last four)";
+
+int masks_main(int argc, char** argv) {
+  ToolCli cli("pretrain masks", "pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N [--seed S] -o masks.jsonl",
+              "Writes the masking decisions of the training objectives for N rows of a token dataset (ids, flags,\n"
+              "spans, the corrupted input, and what every predicted position became), to check the rules from outside.");
+  train::MaskDumpOptions o;
+  std::vector<std::string> objectives;
+  // clang-format off
+  cli.add()
+      ("data", po::value(&o.data), "token dataset written by pretrain prepare")
+      ("objective", po::value(&objectives)->composing(), kObjectiveHelp)
+      ("entity-objective", po::value(&o.entity_objective), "objective of EntityCS sentences (default pep-ms+mlm)")
+      ("mask-prob", po::value(&o.masking.probability)->default_value(0.15), "mlm and knowledge: share of tokens to predict")
+      ("rows,n", po::value(&o.rows)->default_value(1000), "rows to write (sequence i mod N of the dataset)");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  const CommonOptions& c = cli.common();
+  require_range("--mask-prob", o.masking.probability, 0, 1, true);
+  if (o.data.empty()) throw UsageError("--data is required");
+  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "' (did you mean --data?)");
+  o.objectives = objective_spec(objectives, o.entity_objective);
+  o.seed = c.seed;
+  o.output = c.output;
+  report_stats(c, train::run_mask_dump(o));
+  return 0;
+}
+
 int train_main(int argc, char** argv) {
   ToolCli cli("pretrain",
               "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
               "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
-              "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...",
-              "Masked-language-model pre-training (15% whole-word masking, 80/10/10) of an XLM-R or BERT encoder\n"
-              "with AdamW, linear warm-up and decay, gradient clipping and accumulation; writes Hugging Face\n"
+              "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...\n"
+              "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl",
+              "Masked-language-model pre-training of an XLM-R or BERT encoder with each source's objective (whole-word\n"
+              "MLM, KMLM knowledge and reasoning, EntityCS WEP/PEP; L = L_MLM + α(L_K + L_R)), with AdamW, linear warm-up and decay, gradient clipping and accumulation; writes Hugging Face\n"
               "checkpoints that --resume continues bit-identically.");
   train::PretrainOptions o;
+  std::vector<std::string> objectives;
   // clang-format off
   cli.add()
       ("data", po::value(&o.data), "token dataset written by pretrain prepare")
@@ -81,7 +128,14 @@ int train_main(int argc, char** argv) {
       ("beta2", po::value(&o.optimizer.beta2)->default_value(0.999), "AdamW β2")
       ("adam-eps", po::value(&o.optimizer.eps)->default_value(1e-8), "AdamW ε")
       ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0), "clip the global gradient norm (0: off)")
-      ("mask-prob", po::value(&o.masking.probability)->default_value(0.15), "share of tokens to predict")
+      ("mask-prob", po::value(&o.masking.probability)->default_value(0.15),
+       "mlm and knowledge: share of tokens to predict")
+      ("objective", po::value(&objectives)->composing(), kObjectiveHelp)
+      ("entity-objective", po::value(&o.entity_objective),
+       "objective of EntityCS sentences: wep, pep-mrs, pep-ms, pep-m, or one with +mlm (default pep-ms+mlm)")
+      ("kmlm-alpha", po::value(&o.kmlm_alpha), "α of KMLM's L = L_MLM + α(L_K + L_R) (default 0.3)")
+      ("train-layers", po::value(&o.train_layers),
+       "all (default), last:K (the embeddings, the last K layers and the MLM head) or last:K,frozen-embeddings")
       ("lang-alpha", po::value(&o.lang_alpha)->default_value(-1),
        "one language per batch with q ∝ p^alpha (negative: mixed batches)")
       ("eval-fraction", po::value(&o.eval_fraction)->default_value(0.01), "held-out share of the sequences")
@@ -103,6 +157,8 @@ int train_main(int argc, char** argv) {
   require_range("--adam-eps", o.optimizer.eps, 0, kInf, true);
   require_range("--clip", o.optimizer.max_grad_norm, 0, kInf);
   require_range("--mask-prob", o.masking.probability, 0, 1, true);
+  if (cli.values().count("kmlm-alpha")) require_range("--kmlm-alpha", o.kmlm_alpha, 0, kInf);
+  o.objectives = objective_spec(objectives, o.entity_objective);
   require_range("--dropout", o.dropout, 0, 1, false, true);
   require_range("--eval-fraction", o.eval_fraction, 0, 1, false, true);
   for (auto [name, value] : {std::pair<const char*, int64_t>{"--warmup", o.optimizer.warmup_steps},
@@ -133,6 +189,8 @@ int train_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "masks") == 0)
+    return run_tool("pretrain masks", [&] { return masks_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "prepare") == 0)
     return run_tool("pretrain prepare", [&] { return prepare_main(argc - 1, argv + 1); });
   return run_tool("pretrain", [&] { return train_main(argc, argv); });

@@ -179,7 +179,7 @@ void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx
   linear_backward(d_ff_, L.h1, param(L.up_w), d_h1_, grad(L.up_w), grad(L.up_b), GradMode::Accumulate);
   // Attention block: LayerNorm of (attention output + x).
   layer_norm_backward(d_h1_, L.sum1, param(L.ln1_g), L.ln1_mean, L.ln1_rstd, d_sum_, grad(L.ln1_g), grad(L.ln1_b));
-  dx.copy_from(d_sum_);
+  if (dx.defined()) dx.copy_from(d_sum_);
   dropout_backward(d_sum_, L.attn_mask, hidden_p_, d_sum_);
   linear_backward(d_sum_, L.ctx, param(L.out_w), d_ctx_, grad(L.out_w), grad(L.out_b));
   Tensor dqkv = d_qkv_.view({batch_, seq_, 3 * config_.hidden});
@@ -193,8 +193,11 @@ void Encoder::backward(Tensor& dhidden) {
   // dhidden and d_x_ alternate as "gradient w.r.t. this layer's output / input".
   Tensor* dout = &dhidden;
   Tensor* dx = &d_x_;
+  Tensor none;
   for (size_t l = layers_.size(); l-- > 0;) {
-    layer_backward(l, l == 0 ? emb_out_ : layers_[l - 1].out, *dout, *dx);
+    const bool below_needed = embeddings_trained_ || l > first_trained_layer_;
+    layer_backward(l, l == 0 ? emb_out_ : layers_[l - 1].out, *dout, below_needed ? *dx : none);
+    if (!below_needed) return;
     std::swap(dout, dx);
   }
   // *dout is now the gradient w.r.t. the embeddings' output.
@@ -203,6 +206,23 @@ void Encoder::backward(Tensor& dhidden) {
   embedding_backward(ids_, *dx, grad(word_));
   embedding_backward(positions_, *dx, grad(position_));
   embedding_backward(types_, *dx, grad(token_type_));
+}
+
+void Encoder::freeze_below(size_t trained_layers, bool train_embeddings) {
+  if (trained_layers > layers_.size())
+    throw Error("encoder: cannot train the last " + std::to_string(trained_layers) + " of " +
+                std::to_string(layers_.size()) + " layers");
+  if (trained_layers == 0 && !train_embeddings) throw Error("encoder: nothing left to train");
+  first_trained_layer_ = layers_.size() - trained_layers;
+  embeddings_trained_ = train_embeddings;
+  if (!train_embeddings)
+    for (size_t i : {word_, position_, token_type_, emb_ln_g_, emb_ln_b_}) params_.freeze(i);
+  for (size_t l = 0; l < first_trained_layer_; ++l) {
+    const Layer& L = layers_[l];
+    for (size_t i : {L.qkv_w, L.qkv_b, L.out_w, L.out_b, L.ln1_g, L.ln1_b, L.up_w, L.up_b, L.down_w, L.down_b, L.ln2_g,
+                     L.ln2_b})
+      params_.freeze(i);
+  }
 }
 
 const Tensor& Encoder::hidden_state(size_t i) const {

@@ -39,6 +39,12 @@ class Encoder {
   // Parameter gradients are accumulated.
   void backward(Tensor& dhidden);
 
+  // Freezes every layer below the last `trained_layers` and, unless `train_embeddings`, the
+  // embeddings (word, position, type, their LayerNorm; the word matrix is also the tied MLM
+  // decoder). The backward pass then skips frozen weights' gradients and stops at the lowest
+  // trained part. Call after the store is allocated and before the optimizer is made.
+  void freeze_below(size_t trained_layers, bool train_embeddings);
+
   // 0 = the embeddings' output, l = the output of layer l (for parity tests and probing).
   const Tensor& hidden_state(size_t i) const;
   const ModelConfig& config() const { return config_; }
@@ -54,6 +60,7 @@ class Encoder {
   void ensure_buffers(int64_t batch, int64_t seq);
   void embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout);
   void layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout);
+  // dx undefined: the input's gradient is not needed (nothing below is trained).
   void layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx);
   Tensor& param(size_t i) { return params_[i].value; }
   Tensor& grad(size_t i) { return params_[i].grad; }
@@ -62,6 +69,8 @@ class Encoder {
   ParameterStore& params_;
   size_t word_, position_, token_type_, emb_ln_g_, emb_ln_b_;
   std::vector<Layer> layers_;
+  size_t first_trained_layer_ = 0;
+  bool embeddings_trained_ = true;
 
   int64_t batch_ = 0, seq_ = 0;
   float hidden_p_ = 0, attention_p_ = 0;  // of the last forward (0 when not training)

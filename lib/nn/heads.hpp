@@ -21,9 +21,11 @@ class MlmHead {
  public:
   MlmHead(const ModelConfig& config, ParameterStore& params, size_t word_embeddings);
 
-  // hidden [N, H]; rows I32 [M] (which rows of hidden are masked); targets I32 [M].
+  // hidden [N, H]; rows I32 [M] (which rows of hidden are masked); targets I32 [M]. With
+  // row_weights (F64 [M]) row r's gradient is scaled by grad_scale · row_weights[r], and row_losses
+  // (F64 [M], when given) receives each row's loss: one call for a weighted sum of several means.
   CrossEntropyResult forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
-                             double grad_scale);
+                             double grad_scale, const Tensor& row_weights = Tensor(), Tensor* row_losses = nullptr);
   // Adds into dhidden [N, H] (only the masked rows change).
   void backward(Tensor& dhidden);
   const Tensor& logits() const { return logits_; }  // [M, V] of the last forward

@@ -18,8 +18,16 @@ double scheduled_lr(const OptimizerOptions& o, int64_t step) {
 
 AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(params), options_(options) {
   if (!params.values().defined()) throw Error("optimizer: parameters are not allocated");
-  m_ = Tensor::zeros(params.values().shape());
-  v_ = Tensor::zeros(params.values().shape());
+  int64_t total = 0;
+  for (const Parameter& p : params.all()) {
+    state_offset_.push_back(p.trainable ? total : -1);
+    if (!p.trainable) continue;
+    // Keeps the parameters' 64-byte alignment (and their layout when nothing is frozen).
+    total += (p.value.numel() + 15) / 16 * 16;
+  }
+  if (total == 0) throw Error("optimizer: every parameter is frozen");
+  m_ = Tensor::zeros({total});
+  v_ = Tensor::zeros({total});
 }
 
 StepReport AdamW::step() {
@@ -35,11 +43,13 @@ StepReport AdamW::step() {
   }
   report.lr = scheduled_lr(options_, steps_);
   AdamWHyper hyper{report.lr, options_.beta1, options_.beta2, options_.eps, 0.0, steps_ + 1};
-  for (Parameter& p : params_.all()) {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter& p = params_[i];
+    if (!p.trainable) continue;
     hyper.weight_decay = p.weight_decay ? options_.weight_decay : 0.0;
-    const int64_t n = p.value.numel();
-    Tensor m = m_.rows(p.offset, p.offset + n).view(p.shape);
-    Tensor v = v_.rows(p.offset, p.offset + n).view(p.shape);
+    const int64_t n = p.value.numel(), at = state_offset_[i];
+    Tensor m = m_.rows(at, at + n).view(p.shape);
+    Tensor v = v_.rows(at, at + n).view(p.shape);
     adamw_update(p.value, p.grad, m, v, hyper, report.clip_scale);
   }
   ++steps_;

@@ -1,9 +1,12 @@
 // The optimisation step: global-norm gradient clipping, a linear warm-up / linear decay learning
-// rate, and AdamW over every parameter (weight decay only where Parameter::weight_decay), with its
-// moments kept in two flat buffers laid out like the parameters (one call to save or restore).
+// rate, and AdamW over every trainable parameter (weight decay only where Parameter::weight_decay),
+// with its moments kept in two flat buffers laid out like the trainable parameters, in order (one
+// call to save or restore; the same layout as the parameters' when nothing is frozen). Frozen
+// parameters have no moments and are never updated or decayed.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "nn/ops/adamw.hpp"
 #include "nn/parameters.hpp"
@@ -47,6 +50,7 @@ class AdamW {
   ParameterStore& params_;
   OptimizerOptions options_;
   Tensor m_, v_;
+  std::vector<int64_t> state_offset_;  // per parameter: its moments' offset (-1: frozen)
   int64_t steps_ = 0;
 };
 

@@ -43,6 +43,19 @@ void ParameterStore::allocate() {
   }
 }
 
+void ParameterStore::freeze(size_t i) {
+  if (!values_.defined()) throw Error("parameters: freeze() before allocate()");
+  params_.at(i).trainable = false;
+  params_[i].grad = Tensor();
+}
+
+int64_t ParameterStore::trainable_count() const {
+  int64_t n = 0;
+  for (const Parameter& p : params_)
+    if (p.trainable) n += p.value.numel();
+  return n;
+}
+
 void ParameterStore::initialize(uint64_t seed, double std) {
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = params_[i];

@@ -23,9 +23,11 @@ struct Parameter {
   std::string name;  // kglm's name: the HF name, or the fused "...attention.self.qkv.weight"
   Shape shape;
   bool weight_decay = true;  // false for biases and LayerNorm parameters (as HF's Trainer)
+  bool trainable = true;     // false: frozen (no gradient, no optimizer state, no update)
   enum class Init : uint8_t { Normal, Zeros, Ones } init = Init::Normal;
   std::vector<HfTensorName> hf_names;
-  Tensor value, grad;  // views into the store's buffers, valid after allocate()
+  Tensor value, grad;  // views into the store's buffers, valid after allocate(); grad is undefined
+                       // for a frozen parameter, so every backward op skips it
   int64_t offset = 0;  // of value/grad in the flat buffers (elements)
 };
 
@@ -39,6 +41,10 @@ class ParameterStore {
   // Fills values per each parameter's Init: normal(0, std) from (seed, parameter index), so the
   // initial model depends on the seed only.
   void initialize(uint64_t seed, double std);
+
+  // Freezes parameter i (after allocate()): its gradient view is dropped, so no op computes it.
+  void freeze(size_t i);
+  int64_t trainable_count() const;  // elements of the trainable parameters
 
   size_t size() const { return params_.size(); }
   Parameter& operator[](size_t i) { return params_[i]; }

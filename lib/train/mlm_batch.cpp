@@ -26,6 +26,9 @@ MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequ
     for (const MaskedToken& m : masked) {
       rows.push_back(static_cast<int32_t>(r * t + m.position));
       targets.push_back(m.target);
+      batch.terms.push_back(m.term);
+      ++batch.term_counts[static_cast<size_t>(m.term)];
+      batch.tally.add(seq, m);
     }
     batch.tokens += static_cast<int64_t>(seq.size());
   }

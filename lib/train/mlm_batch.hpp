@@ -1,8 +1,9 @@
 // One micro-batch for masked-language-model training: sequences of the token dataset, corrupted by
-// whole-word masking and padded to the batch's longest sequence (rounded up to a multiple of 8).
-// The masking of row r of batch b is keyed by (seed, b · rows + r), so it is the same on resume.
+// their objectives' maskers and padded to the batch's longest sequence (rounded up to a multiple of
+// 8). The masking of row r of batch b is keyed by (seed, b · rows + r), so it is the same on resume.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,11 +16,18 @@ namespace kglm::train {
 
 struct MlmBatch {
   nn::EncoderBatch encoder;
-  nn::Tensor rows;     // I32 [M]: flat row (b · T + t) of every masked token
-  nn::Tensor targets;  // I32 [M]: its original id
+  nn::Tensor rows;             // I32 [M]: flat row (b · T + t) of every masked token
+  nn::Tensor targets;          // I32 [M]: its original id
+  std::vector<LossTerm> terms;  // [M]: the loss term each counts towards
+  std::array<int64_t, kLossTermCount> term_counts{};
+  MaskTally tally;
   int64_t tokens = 0;  // real (non-padding) tokens
   int64_t masked() const { return rows.numel(); }
 };
+
+// Randomness streams: training batches, evaluation batches.
+inline constexpr uint32_t kTrainStream = 0x6d6c6d74;  // "mlmt"
+inline constexpr uint32_t kEvalStream = 0x6d6c6d65;   // "mlme"
 
 // `stream` separates training batches from evaluation batches.
 MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,

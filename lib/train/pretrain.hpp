@@ -28,6 +28,13 @@ struct PretrainOptions {
   int64_t batch = 0, accumulate = 0, steps = 1000;
   nn::OptimizerOptions optimizer;
   MaskingOptions masking;
+  // Objectives per sequence kind (objective_table.hpp); "" = the defaults (or the checkpoint's).
+  std::string objectives;
+  std::string entity_objective;  // EntityCS sentences' objective; "" = pep-ms+mlm (the paper's best)
+  double kmlm_alpha = -1;        // α of L_MLM + α(L_K + L_R); < 0 = 0.3 (or the checkpoint's)
+  // "all", or "last:K": only the embeddings, the last K layers and the MLM head (EntityCS §3);
+  // "last:K,frozen-embeddings" freezes the embeddings too. "" = all (or the checkpoint's).
+  std::string train_layers;
   double lang_alpha = -1;  // ≥ 0: one language per batch, q ∝ p^α
 
   double eval_fraction = 0.01;  // held-out sequences (chosen by a hash of the index)

@@ -1,6 +1,8 @@
 #include "train/trainer.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <filesystem>
 #include <utility>
 
@@ -17,8 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr uint32_t kTrainStream = 0x6d6c6d74;  // "mlmt"
-constexpr uint32_t kEvalStream = 0x6d6c6d65;   // "mlme"
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -60,6 +60,45 @@ nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data)
   return c;
 }
 
+// --train-layers: "all", "last:K" or "last:K,frozen-embeddings".
+struct TrainLayers {
+  bool all = true;
+  size_t last = 0;
+  bool embeddings = true;
+};
+
+TrainLayers parse_train_layers(const std::string& spec, int64_t layers) {
+  TrainLayers t;
+  if (spec == "all") return t;
+  std::string rest = spec;
+  constexpr std::string_view kFrozen = ",frozen-embeddings";
+  if (rest.ends_with(kFrozen)) {
+    t.embeddings = false;
+    rest.resize(rest.size() - kFrozen.size());
+  }
+  size_t used = 0;
+  long k = -1;
+  if (rest.starts_with("last:")) try {
+      k = std::stol(rest.substr(5), &used);
+    } catch (const std::exception&) {
+    }
+  if (k < 0 || used == 0 || 5 + used != rest.size())
+    throw UsageError("--train-layers must be all, last:K or last:K,frozen-embeddings, not '" + spec + "'");
+  if (k > layers)
+    throw UsageError("--train-layers " + spec + ": the model has " + std::to_string(layers) + " layers");
+  t.all = false;
+  t.last = static_cast<size_t>(k);
+  return t;
+}
+
+std::string term_numbers(const char* prefix, const TermLosses& t) {
+  std::string s;
+  for (size_t i = 0; i < kLossTermCount; ++i)
+    s += std::string(", \"") + prefix + "loss_" + loss_term_name(static_cast<LossTerm>(i)) + "\": " + number(t.loss[i]) +
+         ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) + "\": " + std::to_string(t.masked[i]);
+  return s;
+}
+
 void check_same(bool explicit_value_differs, const char* option) {
   if (explicit_value_differs)
     throw UsageError(std::string("--resume: ") + option +
@@ -97,6 +136,9 @@ void Trainer::settle_settings() {
   state_.accumulate = o.accumulate > 0 ? o.accumulate : 1;
   state_.optimizer = o.optimizer;
   state_.masking = o.masking;
+  state_.objectives = make_objective_table(o.entity_objective, o.objectives).to_string();
+  state_.kmlm_alpha = o.kmlm_alpha >= 0 ? o.kmlm_alpha : 0.3;
+  state_.train_layers = o.train_layers.empty() ? "all" : o.train_layers;
   state_.lang_alpha = o.lang_alpha;
   state_.eval_fraction = o.eval_fraction;
   if (!o.resume.empty()) {
@@ -105,6 +147,12 @@ void Trainer::settle_settings() {
     check_same(o.batch > 0 && o.batch != state_.batch, "--batch");
     check_same(o.accumulate > 0 && o.accumulate != state_.accumulate, "--accumulate");
     check_same(o.seed_given && o.seed != state_.seed, "--seed");
+    if (state_.objectives.empty()) state_.objectives = ObjectiveTable().to_string();  // older kglm: all defaults
+    check_same((!o.objectives.empty() || !o.entity_objective.empty()) &&
+                   make_objective_table(o.entity_objective, o.objectives).to_string() != state_.objectives,
+               "--objective/--entity-objective");
+    check_same(o.kmlm_alpha >= 0 && o.kmlm_alpha != state_.kmlm_alpha, "--kmlm-alpha");
+    check_same(!o.train_layers.empty() && o.train_layers != state_.train_layers, "--train-layers");
   }
   const int64_t saved_total = state_.optimizer.total_steps;
   state_.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
@@ -135,6 +183,7 @@ void Trainer::build_model() {
   if (config.vocab_size != data_.vocab_size())
     throw Error(o.data + ": the dataset's vocabulary (" + std::to_string(data_.vocab_size()) +
                 ") differs from the model's (" + std::to_string(config.vocab_size) + ")");
+  const TrainLayers trained = parse_train_layers(state_.train_layers, config.layers);
   model_ = std::make_unique<MlmModel>(config);
   model_->params.initialize(state_.seed, config.initializer_range);
   if (!weights.empty()) {
@@ -146,6 +195,7 @@ void Trainer::build_model() {
       log_warning(weights + ": " + std::to_string(report.unexpected.size()) +
                   " tensors ignored (first: " + report.unexpected.front() + ")");
   }
+  if (!trained.all) model_->encoder->freeze_below(trained.last, trained.embeddings);
   optimizer_ = std::make_unique<nn::AdamW>(model_->params, state_.optimizer);
   if (!o.resume.empty()) restore_optimizer(o.resume, *optimizer_, state_.step);
 }
@@ -192,7 +242,9 @@ void Trainer::split_data() {
   }
   order_ = std::make_unique<BatchOrder>(std::move(groups), std::move(sampler), state_.seed);
   if (!options_.resume.empty()) order_->restore(state_.cursors);
-  masker_ = std::make_unique<WholeWordMasker>(state_.masking, data_.special(), data_.vocab_size());
+  ObjectiveTable table;
+  table.assign(state_.objectives);
+  masker_ = std::make_unique<ObjectiveMasker>(table, state_.masking, Vocabulary(data_.special(), data_.vocab_size()));
   micro_.resize(static_cast<size_t>(state_.accumulate));
 }
 
@@ -219,16 +271,28 @@ StepResult Trainer::step() {
     b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream);
     r.masked += b.masked();
     r.tokens += b.tokens;
+    for (size_t t = 0; t < kLossTermCount; ++t) r.terms.masked[t] += b.term_counts[t];
+    tally_ += b.tally;
   }
-  // The loss is the mean over every masked token of the accumulated micro-batches.
-  const double scale = r.masked > 0 ? 1.0 / static_cast<double>(r.masked) : 0.0;
-  double loss_sum = 0;
+  // L = L_MLM + α(L_K + L_R), each term the mean over its own masked tokens of the accumulated
+  // micro-batches: a token of term t has gradient weight w_t / n_t (w = 1, α, α).
+  std::array<double, kLossTermCount> weight{}, row_weight{}, loss_sum{};
+  for (size_t t = 0; t < kLossTermCount; ++t) {
+    weight[t] = static_cast<LossTerm>(t) == LossTerm::mlm ? 1.0 : state_.kmlm_alpha;
+    row_weight[t] = r.terms.masked[t] > 0 ? weight[t] / static_cast<double>(r.terms.masked[t]) : 0.0;
+  }
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     if (b.masked() == 0) continue;
     nn::DropoutContext dropout{true, state_.seed, static_cast<uint64_t>(state_.step * state_.accumulate + k)};
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, dropout);
-    loss_sum += model_->head->forward(hidden, b.rows, b.targets, true, scale).loss_sum;
+    nn::Tensor weights = nn::Tensor::empty({b.masked()}, nn::DType::F64);
+    nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
+    double* w = weights.data<double>();
+    for (size_t i = 0; i < b.terms.size(); ++i) w[i] = row_weight[static_cast<size_t>(b.terms[i])];
+    model_->head->forward(hidden, b.rows, b.targets, true, 1.0, weights, &losses);
+    const double* l = losses.data<double>();
+    for (size_t i = 0; i < b.terms.size(); ++i) loss_sum[static_cast<size_t>(b.terms[i])] += l[i];
     model_->scratch.begin();
     nn::Tensor dhidden = model_->scratch.buffer(hidden.shape());
     dhidden.zero();
@@ -238,15 +302,20 @@ StepResult Trainer::step() {
   r.report = optimizer_->step();
   model_->params.zero_grads();
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
-  r.loss = loss_sum * scale;
+  for (size_t t = 0; t < kLossTermCount; ++t) {
+    const int64_t n = r.terms.masked[t];
+    r.terms.loss[t] = n > 0 ? loss_sum[t] / static_cast<double>(n) : std::nan("");
+    if (n > 0) r.loss += weight[t] * r.terms.loss[t];
+  }
   r.seconds = seconds_since(step_start);
   r.step = ++state_.step;
   ++steps_run_;
   if (log_.is_open())
-    log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << ", \"lr\": " << number(r.report.lr)
-         << ", \"grad_norm\": " << number(r.report.grad_norm) << ", \"masked\": " << r.masked
-         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
-         << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
+    log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << term_numbers("", r.terms)
+         << ", \"lr\": " << number(r.report.lr) << ", \"grad_norm\": " << number(r.report.grad_norm)
+         << ", \"masked\": " << r.masked << ", \"tokens\": " << r.tokens
+         << ", \"tokens_per_s\": " << number(r.tokens / r.seconds) << ", \"elapsed_s\": " << number(seconds_since(start_))
+         << "}\n"
          << std::flush;
   if (!options_.quiet && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss) +
@@ -266,11 +335,19 @@ EvalResult Trainer::evaluate() {
     MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream);
     if (b.masked() == 0) continue;
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, nn::DropoutContext{});
-    nn::CrossEntropyResult ce = model_->head->forward(hidden, b.rows, b.targets, false, 1.0);
+    nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
+    nn::CrossEntropyResult ce = model_->head->forward(hidden, b.rows, b.targets, false, 1.0, nn::Tensor(), &losses);
+    const double* l = losses.data<double>();
+    for (size_t i = 0; i < b.terms.size(); ++i) {
+      r.terms.loss[static_cast<size_t>(b.terms[i])] += l[i];
+      ++r.terms.masked[static_cast<size_t>(b.terms[i])];
+    }
     loss += ce.loss_sum;
     correct += ce.correct;
     r.masked += ce.counted;
   }
+  for (size_t t = 0; t < kLossTermCount; ++t)
+    r.terms.loss[t] = r.terms.masked[t] > 0 ? r.terms.loss[t] / static_cast<double>(r.terms.masked[t]) : std::nan("");
   if (r.masked > 0) {
     r.loss = loss / static_cast<double>(r.masked);
     r.accuracy = static_cast<double>(correct) / static_cast<double>(r.masked);
@@ -278,7 +355,7 @@ EvalResult Trainer::evaluate() {
   if (log_.is_open())
     log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << number(r.loss)
          << ", \"eval_ppl\": " << number(std::exp(r.loss)) << ", \"eval_accuracy\": " << number(r.accuracy)
-         << ", \"eval_masked\": " << r.masked << "}\n"
+         << ", \"eval_masked\": " << r.masked << term_numbers("eval_", r.terms) << "}\n"
          << std::flush;
   if (!options_.quiet)
     log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss)));
@@ -305,6 +382,16 @@ Stats Trainer::stats() const {
   stats.set("parameters", model_->params.count());
   stats.set("train_sequences", static_cast<int64_t>(data_.size() - eval_.size()));
   stats.set("eval_sequences", static_cast<int64_t>(eval_.size()));
+  stats.set("trainable_parameters", model_->params.trainable_count());
+  // Every category (link_slot included, which must stay 0) of every kind that was trained on.
+  for (size_t k = 0; k < kSequenceKindCount; ++k) {
+    const auto& counts = tally_.counts[k];
+    if (std::all_of(counts.begin(), counts.end(), [](uint64_t v) { return v == 0; })) continue;
+    for (size_t c = 0; c < kMaskCategoryCount; ++c)
+      stats.set(std::string("masked.") + sequence_kind_name(static_cast<SequenceKind>(k)) + "." +
+                    mask_category_name(static_cast<MaskCategory>(c)),
+                static_cast<int64_t>(counts[c]));
+  }
   stats.set("milliseconds", static_cast<int64_t>(seconds_since(start_) * 1000));
   return stats;
 }

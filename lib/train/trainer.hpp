@@ -5,6 +5,7 @@
 // checkpoints, the held-out split, the batch order and the metrics log.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "tok/tokenizer.hpp"
 #include "train/batch_order.hpp"
 #include "train/mlm_batch.hpp"
+#include "train/objectives/objective_table.hpp"
 #include "train/pretrain.hpp"
 #include "train/token_dataset.hpp"
 #include "train/trainer_state.hpp"
@@ -36,17 +38,25 @@ struct MlmModel {
   explicit MlmModel(const nn::ModelConfig& c);
 };
 
+// Per loss term (LossTerm order): the mean loss over its masked tokens (NaN when none) and how many.
+struct TermLosses {
+  std::array<double, kLossTermCount> loss{};
+  std::array<int64_t, kLossTermCount> masked{};
+};
+
 struct StepResult {
   int64_t step = 0;  // steps done after this one
-  double loss = 0;   // mean over the step's masked tokens
+  double loss = 0;   // L = L_MLM + α(L_K + L_R) over the step's masked tokens
+  TermLosses terms;
   nn::StepReport report;
   int64_t masked = 0, tokens = 0;
   double seconds = 0;
 };
 
 struct EvalResult {
-  double loss = 0, accuracy = 0;
+  double loss = 0, accuracy = 0;  // over every held-out masked token, unweighted
   int64_t masked = 0;
+  TermLosses terms;
 };
 
 class Trainer {
@@ -79,7 +89,8 @@ class Trainer {
   std::unique_ptr<tok::Tokenizer> tokenizer_;
   std::vector<uint32_t> eval_;
   std::unique_ptr<BatchOrder> order_;
-  std::unique_ptr<WholeWordMasker> masker_;
+  std::unique_ptr<ObjectiveMasker> masker_;
+  MaskTally tally_;  // masked tokens of this invocation's steps, for stats()
   std::ofstream log_;
   std::vector<uint32_t> sequences_;  // reused by step()
   std::vector<MlmBatch> micro_;      // reused by step()

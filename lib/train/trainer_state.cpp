@@ -44,6 +44,13 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   field("mask_probability", exact(s.masking.probability));
   field("mask_fraction", exact(s.masking.mask_fraction));
   field("random_fraction", exact(s.masking.random_fraction));
+  std::string text;
+  append_json_string(text, s.objectives);
+  field("objectives", text);
+  field("kmlm_alpha", exact(s.kmlm_alpha));
+  text.clear();
+  append_json_string(text, s.train_layers);
+  field("train_layers", text);
   field("lang_alpha", exact(s.lang_alpha));
   field("eval_fraction", exact(s.eval_fraction));
   std::string data;
@@ -103,6 +110,11 @@ TrainerState read_trainer_state(const std::filesystem::path& dir) {
   s.masking.probability = real("mask_probability");
   s.masking.mask_fraction = real("mask_fraction");
   s.masking.random_fraction = real("random_fraction");
+  // Fields added after version 1 came out: absent, they mean what those runs did.
+  std::string_view text;
+  if (o["objectives"].get(text) == simdjson::SUCCESS) s.objectives = std::string(text);
+  if (o["kmlm_alpha"].error() == simdjson::SUCCESS) s.kmlm_alpha = real("kmlm_alpha");
+  if (o["train_layers"].get(text) == simdjson::SUCCESS) s.train_layers = std::string(text);
   s.lang_alpha = real("lang_alpha");
   s.eval_fraction = real("eval_fraction");
   std::string_view data;

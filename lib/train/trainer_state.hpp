@@ -21,6 +21,9 @@ struct TrainerState {
   int64_t batch = 0, accumulate = 1;
   nn::OptimizerOptions optimizer;
   MaskingOptions masking;
+  std::string objectives;  // ObjectiveTable::to_string(); empty in checkpoints of older kglm (defaults)
+  double kmlm_alpha = 0.3;
+  std::string train_layers = "all";
   double lang_alpha = -1;  // < 0: no language-per-batch sampling
   double eval_fraction = 0;
   std::string data;  // the token dataset's path, for the record

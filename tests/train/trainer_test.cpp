@@ -42,7 +42,7 @@ Sequence as_sequence(const std::vector<int32_t>& ids, const std::vector<uint8_t>
 }
 
 TEST(WholeWordMasking, MasksWholeWordsWithinTheBudget) {
-  WholeWordMasker masker({}, kSpecial, kVocab);
+  WholeWordMasker masker({}, Vocabulary(kSpecial, kVocab));
   std::vector<int32_t> ids, out;
   std::vector<uint8_t> flags;
   for (size_t word_len : {1u, 2u, 3u}) {
@@ -83,7 +83,7 @@ TEST(WholeWordMasking, MasksWholeWordsWithinTheBudget) {
 }
 
 TEST(WholeWordMasking, EightyTenTenRule) {
-  WholeWordMasker masker({}, kSpecial, kVocab);
+  WholeWordMasker masker({}, Vocabulary(kSpecial, kVocab));
   std::vector<int32_t> ids, out;
   std::vector<uint8_t> flags;
   make_sequence(200, 1, ids, flags);
@@ -126,7 +126,7 @@ TEST(WholeWordMasking, EightyTenTenRule) {
 // KMLM's "h [mask] r [mask] t": the linking slots are inputs and never carry a loss, and a word
 // never spans one.
 TEST(WholeWordMasking, LinkSlotsAreNeverTargets) {
-  WholeWordMasker masker({0.9, 0.8, 0.1}, kSpecial, kVocab);
+  WholeWordMasker masker({0.9, 0.8, 0.1}, Vocabulary(kSpecial, kVocab));
   std::vector<int32_t> ids, out;
   std::vector<uint8_t> flags;
   make_sequence(60, 1, ids, flags);
@@ -149,7 +149,7 @@ TEST(WholeWordMasking, LinkSlotsAreNeverTargets) {
 }
 
 TEST(WholeWordMasking, ShortSequencesMaskAtLeastOneTokenAndOnlySpecialsNone) {
-  WholeWordMasker masker({}, kSpecial, kVocab);
+  WholeWordMasker masker({}, Vocabulary(kSpecial, kVocab));
   std::vector<int32_t> ids, out;
   std::vector<uint8_t> flags;
   make_sequence(1, 1, ids, flags);
@@ -163,8 +163,8 @@ TEST(WholeWordMasking, ShortSequencesMaskAtLeastOneTokenAndOnlySpecialsNone) {
   masked.clear();
   masker.mask(as_sequence(ids, flags), rng, out, masked);
   EXPECT_TRUE(masked.empty());
-  EXPECT_THROW(WholeWordMasker({0.0, 0.8, 0.1}, kSpecial, kVocab), Error);
-  EXPECT_THROW(WholeWordMasker({0.15, 0.8, 0.3}, kSpecial, kVocab), Error);
+  EXPECT_THROW(WholeWordMasker({0.0, 0.8, 0.1}, Vocabulary(kSpecial, kVocab)), Error);
+  EXPECT_THROW(WholeWordMasker({0.15, 0.8, 0.3}, Vocabulary(kSpecial, kVocab)), Error);
 }
 
 TEST(BatchOrder, EveryEpochIsAPermutationAndResumeContinuesExactly) {
