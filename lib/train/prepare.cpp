@@ -99,8 +99,10 @@ SequenceBuilder::Result SequenceBuilder::build(std::string_view text, std::span<
   for (size_t t = 0; t < n; ++t) {
     const int32_t id = encoding_.ids[t];
     if (encoding_.word_start[t]) flags_[t] |= kWordStart;
-    // A special id met in the text (e.g. a literal <mask>) is no masking target either.
-    if (id == special.bos || id == special.eos || id == special.pad || id == special.mask) flags_[t] |= kSpecialToken;
+    // A special id met in the text (e.g. a literal <mask>) is no masking target either, nor is
+    // <unk> (predicting it teaches nothing).
+    if (id == special.bos || id == special.eos || id == special.pad || id == special.mask || id == special.unk)
+      flags_[t] |= kSpecialToken;
     result.unk_tokens += id == special.unk;
   }
   mark_spans(spans);

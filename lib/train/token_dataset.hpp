@@ -45,7 +45,7 @@ enum TokenFlag : uint8_t {
   kInRelation = 1u << 2,    // overlaps a relation span
   kLinkSlot = 1u << 3,      // overlaps a link span (KMLM's [mask] linking slot: no loss)
   kInAnswer = 1u << 4,      // overlaps an answer span
-  kSpecialToken = 1u << 5,  // bos, eos, pad or mask id: never a masking target
+  kSpecialToken = 1u << 5,  // bos, eos, pad, mask or unk id: never a masking target
 };
 
 // /sequences/kind: where a sequence comes from, told by pretrain prepare from the record's fields

@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "nn/checkpoint.hpp"
+#include "train/loss_terms.hpp"
 #include "train/metrics_log.hpp"
 
 namespace kglm::train {
@@ -274,25 +275,15 @@ StepResult Trainer::step() {
     for (size_t t = 0; t < kLossTermCount; ++t) r.terms.masked[t] += b.term_counts[t];
     tally_ += b.tally;
   }
-  // L = L_MLM + α(L_K + L_R), each term the mean over its own masked tokens of the accumulated
-  // micro-batches: a token of term t has gradient weight w_t / n_t (w = 1, α, α).
-  std::array<double, kLossTermCount> weight{}, row_weight{}, loss_sum{};
-  for (size_t t = 0; t < kLossTermCount; ++t) {
-    weight[t] = static_cast<LossTerm>(t) == LossTerm::mlm ? 1.0 : state_.kmlm_alpha;
-    row_weight[t] = r.terms.masked[t] > 0 ? weight[t] / static_cast<double>(r.terms.masked[t]) : 0.0;
-  }
+  LossTerms terms(r.terms.masked, state_.kmlm_alpha);
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     if (b.masked() == 0) continue;
     nn::DropoutContext dropout{true, state_.seed, static_cast<uint64_t>(state_.step * state_.accumulate + k)};
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, dropout);
-    nn::Tensor weights = nn::Tensor::empty({b.masked()}, nn::DType::F64);
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
-    double* w = weights.data<double>();
-    for (size_t i = 0; i < b.terms.size(); ++i) w[i] = row_weight[static_cast<size_t>(b.terms[i])];
-    model_->head->forward(hidden, b.rows, b.targets, true, 1.0, weights, &losses);
-    const double* l = losses.data<double>();
-    for (size_t i = 0; i < b.terms.size(); ++i) loss_sum[static_cast<size_t>(b.terms[i])] += l[i];
+    model_->head->forward(hidden, b.rows, b.targets, true, 1.0, terms.row_weights(b.terms), &losses);
+    terms.add(b.terms, losses);
     model_->scratch.begin();
     nn::Tensor dhidden = model_->scratch.buffer(hidden.shape());
     dhidden.zero();
@@ -302,11 +293,8 @@ StepResult Trainer::step() {
   r.report = optimizer_->step();
   model_->params.zero_grads();
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
-  for (size_t t = 0; t < kLossTermCount; ++t) {
-    const int64_t n = r.terms.masked[t];
-    r.terms.loss[t] = n > 0 ? loss_sum[t] / static_cast<double>(n) : std::nan("");
-    if (n > 0) r.loss += weight[t] * r.terms.loss[t];
-  }
+  for (size_t t = 0; t < kLossTermCount; ++t) r.terms.loss[t] = terms.mean(static_cast<LossTerm>(t));
+  r.loss = terms.total();
   r.seconds = seconds_since(step_start);
   r.step = ++state_.step;
   ++steps_run_;

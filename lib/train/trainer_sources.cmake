@@ -8,6 +8,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/objectives/objective_table.cpp
   train/batch_order.cpp
   train/mlm_batch.cpp
+  train/loss_terms.cpp
   train/metrics_log.cpp
   train/trainer_state.cpp
   train/mask_dump.cpp

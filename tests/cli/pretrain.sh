@@ -123,13 +123,8 @@ ok "dataset paths are absolute, the tokenizer is checked by checksum, a missing 
 
 # Sequence kinds: each generator's records, from real data (the X-FACTR KG, the Wikipedia excerpt),
 # get the kind that will choose their objective; counted independently from the records' fields.
-fx=$fixtures
-"$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kgx.h5" --langs all -q
-"$bin/cs-gen" kmlm --kg "$tmp/kgx.h5" --langs fr,ru --alias --max-per-subject 1 -o "$tmp/k-cs.jsonl" -q
-"$bin/cs-gen" kmlm --kg "$tmp/kgx.h5" --langs fr --mode parallel --max-per-subject 1 -o "$tmp/k-par.jsonl" -q
-"$bin/kg-cycles" --kg "$tmp/kgx.h5" -o "$tmp/cyc.h5" --text "$tmp/reason" --langs en --sample 3000 --max-degree 200 -q
-"$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$tmp/docsx.jsonl" -q
-"$bin/cs-gen" entitycs --kg "$tmp/kgx.h5" --langs fr,ru -o "$tmp/ecs.jsonl" "$tmp/docsx.jsonl" -q
+source "$src/tests/cli/generated_corpora.sh"
+generated_corpora "$tmp" "$bin" "$fixtures"
 "$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 -o "$tmp/mixed.h5" --stats "$tmp/mixed.json" -q \
   "$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" "$tmp/ecs.jsonl" "en=$text"
 h5dump -d /sequences/kind -y -w 0 -o "$tmp/kinds.txt" "$tmp/mixed.h5" > /dev/null

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/heads.hpp"
 #include "nn/optimizer.hpp"
+#include "train/loss_terms.hpp"
 
 using namespace kglm;
 using namespace kglm::nn;
@@ -226,6 +228,49 @@ TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
   const double loss = (micro(0, 2) + micro(2, 1)) / static_cast<double>(total);
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
   EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance);
+  expect_gradients(params, ref, count_prefixed(ref, "grad."));
+}
+
+// KMLM's L = L_MLM + α(L_K + L_R) through the trainer's LossTerms and one weighted head call,
+// against the reference's combined loss (the labelled rows take the terms in turn; α = 0.3).
+TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
+  ModelConfig config = read_model_config(dir() / "config.json");
+  ParameterStore params;
+  Encoder encoder(config, params);
+  MlmHead head(config, params, encoder.word_embeddings());
+  params.allocate();
+  load_parameters(SafetensorsFile::open(dir() / "model.safetensors"), params, false);
+  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
+  auto ref = SafetensorsFile::open(dir() / "kmlm.safetensors");
+  const Tensor terms_in = ref.read_i32("terms");
+  std::vector<int32_t> rows, targets;
+  std::vector<train::LossTerm> terms;
+  std::array<int64_t, train::kLossTermCount> counts{};
+  for (int64_t i = 0; i < in.labels.numel(); ++i)
+    if (in.labels.data<int32_t>()[i] != kIgnoreIndex) {
+      rows.push_back(static_cast<int32_t>(i));
+      targets.push_back(in.labels.data<int32_t>()[i]);
+      terms.push_back(static_cast<train::LossTerm>(terms_in.data<int32_t>()[i]));
+      ++counts[static_cast<size_t>(terms.back())];
+    }
+  const auto m = static_cast<int64_t>(rows.size());
+  train::LossTerms loss(counts, 0.3);
+  Tensor row_losses = Tensor::empty({m}, DType::F64);
+  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets), true, 1.0,
+               loss.row_weights(terms), &row_losses);
+  loss.add(terms, row_losses);
+  auto expect_close = [&](double value, const std::string& key) {
+    const double want = ref.read_f32(key).data<float>()[0];
+    EXPECT_LE(std::fabs(value - want) / std::fabs(want), kTolerance) << key << ": " << value << " vs " << want;
+  };
+  expect_close(loss.total(), "loss");
+  expect_close(loss.mean(train::LossTerm::mlm), "loss.mlm");
+  expect_close(loss.mean(train::LossTerm::knowledge), "loss.knowledge");
+  expect_close(loss.mean(train::LossTerm::reasoning), "loss.reasoning");
+  Tensor dhidden = Tensor::zeros(hidden.shape());
+  head.backward(dhidden);
+  encoder.backward(dhidden);
   expect_gradients(params, ref, count_prefixed(ref, "grad."));
 }
 

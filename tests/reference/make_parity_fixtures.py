@@ -449,6 +449,38 @@ def ref_mlm(P, c, inp):
     return hs, logits, ref_xent(logits, lab[idx])
 
 
+# KMLM's combined loss L = L_MLM + α(L_K + L_R): each term the mean cross-entropy over its own
+# masked rows. The labelled positions take the terms 0 (mlm), 1 (knowledge), 2 (reasoning) in turn.
+KMLM_ALPHA = 0.3
+
+
+def kmlm_terms(labels):
+    terms = torch.full(labels.shape, -1, dtype=torch.long)
+    flat = terms.view(-1)
+    for j, i in enumerate((labels.reshape(-1) != IGNORE).nonzero().reshape(-1).tolist()):
+        flat[i] = j % 3
+    return terms
+
+
+def kmlm_loss(logits, labels, terms):
+    lab = labels.reshape(-1)
+    keep = lab != IGNORE
+    tr = terms.reshape(-1)[keep]
+    per_row = F.cross_entropy(logits, lab[keep], reduction="none")
+    means = [per_row[tr == t].mean() for t in range(3)]
+    return means[0] + KMLM_ALPHA * (means[1] + means[2]), means
+
+
+def ref_kmlm(P, c, inp):
+    _, logits, _ = ref_mlm(P, c, inp)
+    lab = inp["labels"].reshape(-1)
+    keep = lab != IGNORE
+    tr = inp["kmlm_terms"].reshape(-1)[keep]
+    per_row = torch.stack([torch.logsumexp(logits[r], 0) - logits[r, lab[keep][r]] for r in range(logits.shape[0])])
+    means = [per_row[tr == t].sum() / (tr == t).sum() for t in range(3)]
+    return [logits, means[0] + KMLM_ALPHA * (means[1] + means[2])]
+
+
 def ref_seqcls(P, c, inp):
     hs = ref_encoder(P, c, inp["input_ids"], inp["attention_mask"], inp["token_type_ids"])
     cls = hs[-1][:, 0]
@@ -639,6 +671,16 @@ def generate_case(name, c, out, summary):
     used[inp["input_ids"].reshape(-1)] = True
     check(g_mlm[wname][~used].abs().max() > 0, "tied decoder gradient missing")
 
+    # ---- KMLM's combined loss over the same masked rows
+    inp["kmlm_terms"] = kmlm_terms(inp["labels"])
+    for p in every:
+        p.grad = None
+    _, k_logits, _ = mlm(*args, inp["labels"])
+    k_loss, k_means = kmlm_loss(k_logits, inp["labels"], inp["kmlm_terms"])
+    k_loss.backward()
+    g_kmlm = grads_of(mlm, mlm_names)
+    check_against_ref("kmlm", ref_kmlm, P64["mlm"], c, inp, (k_logits, k_loss), g_kmlm)
+
     # ---- sequence classification
     for p in every:
         p.grad = None
@@ -700,6 +742,15 @@ def generate_case(name, c, out, summary):
     for n in sorted(mlm_names):
         mlm_t["grad." + n] = f32(zeroed(g_mlm)[n])
     put(os.path.join(d, "mlm.safetensors"), mlm_t)
+
+    kmlm_t = OrderedDict()
+    kmlm_t["terms"] = inp["kmlm_terms"]
+    kmlm_t["loss"] = f32(k_loss).reshape([])
+    for t, term in enumerate(("mlm", "knowledge", "reasoning")):
+        kmlm_t["loss." + term] = f32(k_means[t]).reshape([])
+    for n in sorted(mlm_names):
+        kmlm_t["grad." + n] = f32(zeroed(g_kmlm)[n])
+    put(os.path.join(d, "kmlm.safetensors"), kmlm_t)
 
     for task, fname, lab, lg, ls, g in (("seq", "seqcls", inp["seq_labels"], s_logits, s_loss, g_seq),
                                         ("tok", "tokcls", inp["tok_labels"], t_logits, t_loss, g_tok)):
