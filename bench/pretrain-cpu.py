@@ -18,6 +18,13 @@ with torch.set_num_threads(--threads) and with torch on 1 thread (its gemms stil
 --threads threads: the faster setting on a 2-core machine). The speed column divides by the
 fastest full-head torch run. Peak RSS of each process from os.wait4.
 
+Objectives: on a second dataset mixing the generators' real output (KMLM code-switched and
+parallel sentences, 3-/4-cycle reasoning samples, EntityCS sentences, made from the fixtures by
+wd-extract, cs-gen, kg-cycles and wiki-extract) with the text above, `pretrain` with every kind on
+plain MLM, with the mixed objectives (knowledge, reasoning, PEP_MS+MLM, L = L_MLM + 0.3(L_K + L_R)),
+and with the mixed objectives training only the last 2 of the 4 layers (--train-layers last:2):
+tokens/s of each and their ratios, same sequences in the same order.
+
 Also `pretrain prepare` of the corpus (tokens with offsets and flags into HDF5) against Debian's
 `spm_encode --output_format=id` (ids only, to a text file) on the same text and model.
 
@@ -64,6 +71,50 @@ def dataset(args):
     return root, data
 
 
+def mixed_dataset(args, root, model):
+    """The generators' output on the fixtures plus the text corpus, as one token dataset."""
+    mixed = os.path.join(root, "mixed")
+    data = os.path.join(mixed, "mixed.h5")
+    if os.path.exists(data):
+        return data
+    os.makedirs(mixed, exist_ok=True)
+    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
+    kg = os.path.join(mixed, "kg.h5")
+    steps = [
+        [tool("wd-extract"), os.path.join(args.fixtures, "xfactr-kg-dev.json.gz"), "-o", kg, "--langs", "all"],
+        [tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "fr,ru,de", "--alias", "-o", os.path.join(mixed, "k-cs.jsonl")],
+        [tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "fr", "--mode", "parallel", "-o",
+         os.path.join(mixed, "k-par.jsonl")],
+        [tool("kg-cycles"), "--kg", kg, "-o", os.path.join(mixed, "cycles.h5"), "--text", os.path.join(mixed, "reason"),
+         "--langs", "en", "--sample", "3000", "--max-degree", "200"],
+        [tool("wiki-extract"), os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2"), "-o",
+         os.path.join(mixed, "docs.jsonl")],
+        [tool("cs-gen"), "entitycs", "--kg", kg, "--langs", "fr,ru,de", "-o", os.path.join(mixed, "ecs.jsonl"),
+         os.path.join(mixed, "docs.jsonl")],
+        [tool("pretrain"), "prepare", "--tokenizer", model, "--max-len", "128", "-o", data + ".part",
+         os.path.join(mixed, "k-cs.jsonl"), os.path.join(mixed, "k-par.jsonl"), os.path.join(mixed, "reason"),
+         os.path.join(mixed, "ecs.jsonl"), "en=" + os.path.join(root, "corpus.txt")],
+    ]
+    for cmd in steps:
+        subprocess.run(cmd + ["--quiet"], check=True)
+    os.replace(data + ".part", data)
+    return data
+
+
+def kglm_tokens_per_s(args, root, data, extra, warm_steps=2):
+    """Runs pretrain for warm + timed steps; tokens/s of the timed ones (from its metrics log)."""
+    ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
+    shutil.rmtree(ckpt, ignore_errors=True)
+    cmd = [os.path.join(args.bin, "pretrain"), "--data", data] + MODEL + [
+        "--steps", str(args.steps + warm_steps), "--lr", "1e-4", "--warmup", "2", "--eval-fraction", "0",
+        "--threads", str(args.threads), "--log", log, "--out", ckpt, "--quiet"] + extra
+    wall, cpu, peak = run(cmd)
+    steps = [json.loads(l) for l in open(log) if '"loss"' in l]
+    timed = steps[warm_steps:]
+    seconds = timed[-1]["elapsed_s"] - steps[warm_steps - 1]["elapsed_s"]
+    return sum(s["tokens"] for s in timed) / seconds, seconds, peak, wall
+
+
 def main():
     def extra(ap):
         ap.add_argument("--steps", type=int, default=10)
@@ -84,16 +135,7 @@ def main():
           "(%.1f MB/s, %.0f MB peak): %.2fx" % (mb, prep[0], mb / prep[0], prep[2], spm[0], mb / spm[0], spm[2],
                                                  spm[0] / prep[0]))
     warm_steps = 2
-    ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
-    shutil.rmtree(ckpt, ignore_errors=True)
-    kglm_cmd = [os.path.join(args.bin, "pretrain"), "--data", data] + MODEL + [
-        "--steps", str(args.steps + warm_steps), "--lr", "1e-4", "--warmup", "2", "--eval-fraction", "0",
-        "--threads", str(args.threads), "--log", log, "--out", ckpt, "--quiet"]
-    wall, cpu, peak = run(kglm_cmd)
-    steps = [json.loads(l) for l in open(log) if '"loss"' in l]
-    timed = steps[warm_steps:]
-    seconds = timed[-1]["elapsed_s"] - steps[warm_steps - 1]["elapsed_s"]
-    kglm_tps = sum(s["tokens"] for s in timed) / seconds
+    kglm_tps, seconds, peak, wall = kglm_tokens_per_s(args, root, data, [], warm_steps)
     rows = [("kglm pretrain", kglm_tps, seconds, peak, wall)]
 
     for head, torch_threads in (("full", args.threads), ("full", 1), ("masked", args.threads), ("masked", 1)):
@@ -113,6 +155,20 @@ def main():
     print("%-26s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
     for name, tps, secs, peak, _ in rows:
         print("%-26s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
+
+    mixed = mixed_dataset(args, root, model)
+    plain = "text=mlm,annotated=mlm,kmlm-all=mlm,reasoning=mlm,entitycs=mlm"
+    objective_rows = [(name, kglm_tokens_per_s(args, root, mixed, extra, warm_steps)) for name, extra in (
+        ("plain MLM, every kind", ["--objective", plain]),
+        ("mixed objectives", []),
+        ("mixed, --train-layers last:2", ["--train-layers", "last:2"]))]
+    base = objective_rows[0][1][0]
+    print("objectives on the mixed dataset (KMLM, reasoning, EntityCS, text; same model and steps):")
+    print("%-30s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "vs MLM"))
+    for name, (tps, secs, peak, _) in objective_rows:
+        print("%-30s %12.0f %10.2f %10.0f %8.3fx" % (name, tps, secs, peak, tps / base))
+    print("mixed objectives / plain MLM: %.3f; last:2 of 4 layers / all layers (mixed): %.2fx faster" % (
+        objective_rows[1][1][0] / base, objective_rows[2][1][0] / objective_rows[1][1][0]))
 
 
 if __name__ == "__main__":

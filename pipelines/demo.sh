@@ -63,7 +63,8 @@ echo "   KELM kmlm sentences, alpha 0.3, smallest language kept whole:"
 awk -F'\t' 'NR > 1 { printf "   %-4s %5d lines -> %5d\n", $1, $3, $6 }' "$out/kelm-balanced.plan.tsv"
 printf '   %-12s %6d\n' kelm-balanced "$(wc -l < "$out/kelm-balanced.jsonl")" \
   kmlm-balanced "$(cat "$out/kmlm-balanced"/*.jsonl | wc -l)"
-echo "== pretrain: a SentencePiece model of the demo corpus, a token dataset, a tiny XLM-R pre-trained -> $out/ckpt/"
+echo "== pretrain: a SentencePiece model of the demo corpus, a token dataset of every generator's output, a tiny"
+echo "   XLM-R pre-trained with all objectives mixed (MLM, KMLM knowledge + reasoning, EntityCS PEP_MS+MLM) -> $out/ckpt/"
 # The tokenizer is trained here (Debian's spm_train) on the generated text, so the demo needs no download.
 python3 -c "
 import json, sys
@@ -71,14 +72,17 @@ with open(sys.argv[1], 'w') as out:
     for path in sys.argv[2:]:
         for line in open(path, encoding='utf-8'):
             out.write(json.loads(line)['text'].replace('\\n', ' ') + '\\n')
-" "$out/spm-corpus.txt" "$out/kmlm-cs.jsonl" "$out/kmlm-parallel.jsonl" "$out/entitycs.jsonl" "$out/kelm-balanced.jsonl"
+" "$out/spm-corpus.txt" "$out/kmlm-cs.jsonl" "$out/kmlm-parallel.jsonl" "$out/entitycs.jsonl" "$out/kelm-balanced.jsonl" \
+  "$out/reasoning/en.jsonl"
 spm_train --input="$out/spm-corpus.txt" --model_prefix="$out/spm" --vocab_size=2000 --hard_vocab_limit=false \
   --character_coverage=1.0 --num_threads=2 --minloglevel=2 > /dev/null 2>&1
-"$bin/pretrain" prepare --tokenizer "$out/spm.model" --max-len 64 -o "$out/tokens.h5" --stats "$out/prepare.stats.json" \
-  --quiet "$out/kmlm-cs.jsonl" "$out/entitycs.jsonl" "$out/kelm-balanced.jsonl" "$out/kmlm-balanced"
+# --max-len 192 keeps every reasoning sample (up to five sentences) whole.
+"$bin/pretrain" prepare --tokenizer "$out/spm.model" --max-len 192 -o "$out/tokens.h5" --stats "$out/prepare.stats.json" \
+  --quiet "$out/kmlm-cs.jsonl" "$out/entitycs.jsonl" "$out/kelm-balanced.jsonl" "$out/kmlm-balanced" "$out/reasoning"
 "$bin/pretrain" --data "$out/tokens.h5" --layers 2 --hidden 64 --heads 4 --ffn 256 --batch 16 --steps 300 \
   --lr 2e-3 --warmup 30 --lang-alpha 0.5 --eval-fraction 0.05 --eval-every 100 --log "$out/pretrain-metrics.jsonl" \
-  --out "$out/ckpt" --quiet
+  --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet
+"$bin/pretrain" masks --data "$out/tokens.h5" -n 2000 -o "$out/masks.jsonl" --quiet
 python3 -c "
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -86,6 +90,15 @@ steps = [r for r in rows if 'loss' in r]
 evals = [r for r in rows if 'eval_ppl' in r]
 print('   steps %d, loss %.2f -> %.2f, held-out perplexity %s' % (len(steps), steps[0]['loss'], steps[-1]['loss'],
       ' -> '.join('%.1f' % e['eval_ppl'] for e in evals)))
-" "$out/pretrain-metrics.jsonl"
+for term in ('mlm', 'knowledge', 'reasoning'):
+    seen = [s['loss_' + term] for s in steps if s['loss_' + term] is not None]
+    print('   L_%-10s %.2f -> %.2f over %d steps' % (term, seen[0], seen[-1], len(seen)))
+stats = json.load(open(sys.argv[2]))
+kinds = sorted({k.split('.')[1] for k in stats if k.startswith('masked.')})
+print('   masked tokens (entity/relation/link slot/other): ' + ', '.join(
+    '%s %s' % (k, '/'.join(str(stats['masked.%s.%s' % (k, c)]) for c in ('entity', 'relation', 'link_slot', 'other')))
+    for k in kinds))
+" "$out/pretrain-metrics.jsonl" "$out/pretrain.stats.json"
+printf '   %-12s %6d rows of masking decisions\n' masks "$(wc -l < "$out/masks.jsonl")"
 # Later stages (finetune, probe) are added here as they land.
 echo "demo finished: outputs in $out"
