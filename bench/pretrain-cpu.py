@@ -82,14 +82,14 @@ def mixed_dataset(args, root, model):
     kg = os.path.join(mixed, "kg.h5")
     steps = [
         [tool("wd-extract"), os.path.join(args.fixtures, "xfactr-kg-dev.json.gz"), "-o", kg, "--langs", "all"],
-        [tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "fr,ru,de", "--alias", "-o", os.path.join(mixed, "k-cs.jsonl")],
+        [tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "fr,ru", "--alias", "-o", os.path.join(mixed, "k-cs.jsonl")],
         [tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "fr", "--mode", "parallel", "-o",
          os.path.join(mixed, "k-par.jsonl")],
         [tool("kg-cycles"), "--kg", kg, "-o", os.path.join(mixed, "cycles.h5"), "--text", os.path.join(mixed, "reason"),
          "--langs", "en", "--sample", "3000", "--max-degree", "200"],
         [tool("wiki-extract"), os.path.join(args.fixtures, "wikipedia", "enwiki-sample-a.xml.bz2"), "-o",
          os.path.join(mixed, "docs.jsonl")],
-        [tool("cs-gen"), "entitycs", "--kg", kg, "--langs", "fr,ru,de", "-o", os.path.join(mixed, "ecs.jsonl"),
+        [tool("cs-gen"), "entitycs", "--kg", kg, "--langs", "fr,ru", "-o", os.path.join(mixed, "ecs.jsonl"),
          os.path.join(mixed, "docs.jsonl")],
         [tool("pretrain"), "prepare", "--tokenizer", model, "--max-len", "128", "-o", data + ".part",
          os.path.join(mixed, "k-cs.jsonl"), os.path.join(mixed, "k-par.jsonl"), os.path.join(mixed, "reason"),
