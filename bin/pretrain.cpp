@@ -63,9 +63,10 @@ constexpr const char* kObjectiveHelp =
     "reasoning, wep, pep-mrs, pep-ms, pep-m, and +mlm forms of the last four)";
 
 int masks_main(int argc, char** argv) {
-  ToolCli cli("pretrain masks", "pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N [--seed S] -o masks.jsonl",
-              "Writes the masking decisions of the training objectives for N rows of a token dataset (ids, flags,\n"
-              "spans, the corrupted input, and what every predicted position became), to check the rules from outside.");
+  ToolCli cli(
+      "pretrain masks", "pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N [--seed S] -o masks.jsonl",
+      "Writes the masking decisions of the training objectives for N rows of a token dataset (ids, flags,\n"
+      "spans, the corrupted input, and what every predicted position became), to check the rules from outside.");
   train::MaskDumpOptions o;
   std::vector<std::string> objectives;
   // clang-format off
@@ -90,14 +91,16 @@ int masks_main(int argc, char** argv) {
 }
 
 int train_main(int argc, char** argv) {
-  ToolCli cli("pretrain",
-              "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
-              "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
-              "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...\n"
-              "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl",
-              "Masked-language-model pre-training of an XLM-R or BERT encoder with each source's objective (whole-word\n"
-              "MLM, KMLM knowledge and reasoning, EntityCS WEP/PEP; L = L_MLM + α(L_K + L_R)), with AdamW, linear warm-up and decay, gradient clipping and accumulation; writes Hugging Face\n"
-              "checkpoints that --resume continues bit-identically.");
+  ToolCli cli(
+      "pretrain",
+      "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
+      "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
+      "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...\n"
+      "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl",
+      "Masked-language-model pre-training of an XLM-R or BERT encoder with each source's objective (whole-word\n"
+      "MLM, KMLM knowledge and reasoning, EntityCS WEP/PEP; L = L_MLM + α(L_K + L_R)), with AdamW, linear warm-up and "
+      "decay, gradient clipping and accumulation; writes Hugging Face\n"
+      "checkpoints that --resume continues bit-identically.");
   train::PretrainOptions o;
   std::vector<std::string> objectives;
   // clang-format off

@@ -219,8 +219,8 @@ void Encoder::freeze_below(size_t trained_layers, bool train_embeddings) {
     for (size_t i : {word_, position_, token_type_, emb_ln_g_, emb_ln_b_}) params_.freeze(i);
   for (size_t l = 0; l < first_trained_layer_; ++l) {
     const Layer& L = layers_[l];
-    for (size_t i : {L.qkv_w, L.qkv_b, L.out_w, L.out_b, L.ln1_g, L.ln1_b, L.up_w, L.up_b, L.down_w, L.down_b, L.ln2_g,
-                     L.ln2_b})
+    for (size_t i :
+         {L.qkv_w, L.qkv_b, L.out_w, L.out_b, L.ln1_g, L.ln1_b, L.up_w, L.up_b, L.down_w, L.down_b, L.ln2_g, L.ln2_b})
       params_.freeze(i);
   }
 }

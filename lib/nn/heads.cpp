@@ -68,7 +68,8 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   layer_norm_forward(act_, params_[ln_g_].value, params_[ln_b_].value, config_.layer_norm_eps, normed_, mean_, rstd_);
   // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
   linear_forward(normed_, params_[word_].value, params_[bias_].value, logits_);
-  if (!row_weights.defined() && row_losses == nullptr) return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
+  if (!row_weights.defined() && row_losses == nullptr)
+    return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
   Tensor none, no_losses;
   return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale, row_weights,
                        row_losses ? *row_losses : no_losses);

@@ -16,8 +16,8 @@ namespace kglm::train {
 
 struct MlmBatch {
   nn::EncoderBatch encoder;
-  nn::Tensor rows;             // I32 [M]: flat row (b · T + t) of every masked token
-  nn::Tensor targets;          // I32 [M]: its original id
+  nn::Tensor rows;              // I32 [M]: flat row (b · T + t) of every masked token
+  nn::Tensor targets;           // I32 [M]: its original id
   std::vector<LossTerm> terms;  // [M]: the loss term each counts towards
   std::array<int64_t, kLossTermCount> term_counts{};
   MaskTally tally;

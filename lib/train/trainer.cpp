@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 #include <filesystem>
+#include <string_view>
 #include <utility>
 
 #include "core/error.hpp"
@@ -19,7 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -85,8 +84,7 @@ TrainLayers parse_train_layers(const std::string& spec, int64_t layers) {
     }
   if (k < 0 || used == 0 || 5 + used != rest.size())
     throw UsageError("--train-layers must be all, last:K or last:K,frozen-embeddings, not '" + spec + "'");
-  if (k > layers)
-    throw UsageError("--train-layers " + spec + ": the model has " + std::to_string(layers) + " layers");
+  if (k > layers) throw UsageError("--train-layers " + spec + ": the model has " + std::to_string(layers) + " layers");
   t.all = false;
   t.last = static_cast<size_t>(k);
   return t;
@@ -95,8 +93,9 @@ TrainLayers parse_train_layers(const std::string& spec, int64_t layers) {
 std::string term_numbers(const char* prefix, const TermLosses& t) {
   std::string s;
   for (size_t i = 0; i < kLossTermCount; ++i)
-    s += std::string(", \"") + prefix + "loss_" + loss_term_name(static_cast<LossTerm>(i)) + "\": " + number(t.loss[i]) +
-         ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) + "\": " + std::to_string(t.masked[i]);
+    s += std::string(", \"") + prefix + "loss_" + loss_term_name(static_cast<LossTerm>(i)) +
+         "\": " + number(t.loss[i]) + ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) +
+         "\": " + std::to_string(t.masked[i]);
   return s;
 }
 
@@ -302,8 +301,8 @@ StepResult Trainer::step() {
     log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << term_numbers("", r.terms)
          << ", \"lr\": " << number(r.report.lr) << ", \"grad_norm\": " << number(r.report.grad_norm)
          << ", \"masked\": " << r.masked << ", \"tokens\": " << r.tokens
-         << ", \"tokens_per_s\": " << number(r.tokens / r.seconds) << ", \"elapsed_s\": " << number(seconds_since(start_))
-         << "}\n"
+         << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
+         << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
          << std::flush;
   if (!options_.quiet && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss) +

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
@@ -93,6 +94,20 @@ size_t count_prefixed(const SafetensorsFile& f, std::string_view prefix) {
     return std::string_view(e.name).substr(0, prefix.size()) == prefix;
   }));
 }
+
+// The reference's encoder and MLM head with its weights.
+struct LoadedMlm {
+  ModelConfig config;
+  ParameterStore params;
+  std::optional<Encoder> encoder;
+  std::optional<MlmHead> head;
+  explicit LoadedMlm(const fs::path& dir) : config(read_model_config(dir / "config.json")) {
+    encoder.emplace(config, params);
+    head.emplace(config, params, encoder->word_embeddings());
+    params.allocate();
+    load_parameters(SafetensorsFile::open(dir / "model.safetensors"), params, false);
+  }
+};
 
 class ReferenceCase : public ::testing::TestWithParam<std::string> {
  protected:
@@ -191,12 +206,10 @@ TEST_P(ReferenceCase, TokenClassificationMatchesPyTorch) {
 // Gradient accumulation: two micro-batches (rows {0, 1} and {2}) with the loss scaled by the total
 // masked count give the gradients of the whole batch.
 TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
-  ModelConfig config = read_model_config(dir() / "config.json");
-  ParameterStore params;
-  Encoder encoder(config, params);
-  MlmHead head(config, params, encoder.word_embeddings());
-  params.allocate();
-  load_parameters(SafetensorsFile::open(dir() / "model.safetensors"), params, false);
+  LoadedMlm model(dir());
+  Encoder& encoder = *model.encoder;
+  MlmHead& head = *model.head;
+  ParameterStore& params = model.params;
   auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
   Inputs in = read_inputs(ref);
   const int64_t t = in.batch.seq;
@@ -234,12 +247,10 @@ TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
 // KMLM's L = L_MLM + α(L_K + L_R) through the trainer's LossTerms and one weighted head call,
 // against the reference's combined loss (the labelled rows take the terms in turn; α = 0.3).
 TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
-  ModelConfig config = read_model_config(dir() / "config.json");
-  ParameterStore params;
-  Encoder encoder(config, params);
-  MlmHead head(config, params, encoder.word_embeddings());
-  params.allocate();
-  load_parameters(SafetensorsFile::open(dir() / "model.safetensors"), params, false);
+  LoadedMlm model(dir());
+  Encoder& encoder = *model.encoder;
+  MlmHead& head = *model.head;
+  ParameterStore& params = model.params;
   Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
   auto ref = SafetensorsFile::open(dir() / "kmlm.safetensors");
   const Tensor terms_in = ref.read_i32("terms");

@@ -28,7 +28,8 @@ bool EntityPredictionMasker::partial(Rng& rng, std::span<int32_t> out, MaskedTok
       out[m.position] = vocab_.mask_id();
       m.replacement = Replacement::mask;
       return true;
-    case EntityStrategy::wep: break;
+    case EntityStrategy::wep:
+      break;
   }
   return false;
 }

@@ -6,18 +6,24 @@ namespace kglm::train {
 
 const char* replacement_name(Replacement r) {
   switch (r) {
-    case Replacement::mask: return "mask";
-    case Replacement::random: return "random";
-    case Replacement::same: return "same";
+    case Replacement::mask:
+      return "mask";
+    case Replacement::random:
+      return "random";
+    case Replacement::same:
+      return "same";
   }
   return "?";
 }
 
 const char* loss_term_name(LossTerm t) {
   switch (t) {
-    case LossTerm::mlm: return "mlm";
-    case LossTerm::knowledge: return "knowledge";
-    case LossTerm::reasoning: return "reasoning";
+    case LossTerm::mlm:
+      return "mlm";
+    case LossTerm::knowledge:
+      return "knowledge";
+    case LossTerm::reasoning:
+      return "reasoning";
   }
   return "?";
 }
@@ -54,10 +60,14 @@ namespace kglm::train {
 
 const char* mask_category_name(MaskCategory c) {
   switch (c) {
-    case MaskCategory::entity: return "entity";
-    case MaskCategory::relation: return "relation";
-    case MaskCategory::link_slot: return "link_slot";
-    case MaskCategory::other: return "other";
+    case MaskCategory::entity:
+      return "entity";
+    case MaskCategory::relation:
+      return "relation";
+    case MaskCategory::link_slot:
+      return "link_slot";
+    case MaskCategory::other:
+      return "other";
   }
   return "?";
 }

@@ -22,10 +22,14 @@ bool is_reasoning(SequenceKind k) { return k == SequenceKind::reasoning_3 || k =
 
 std::string objective_name(const Objective& o) {
   switch (o.kind) {
-    case Objective::Kind::mlm: return "mlm";
-    case Objective::Kind::knowledge: return "knowledge";
-    case Objective::Kind::reasoning: return "reasoning";
-    case Objective::Kind::entity: break;
+    case Objective::Kind::mlm:
+      return "mlm";
+    case Objective::Kind::knowledge:
+      return "knowledge";
+    case Objective::Kind::reasoning:
+      return "reasoning";
+    case Objective::Kind::entity:
+      break;
   }
   std::string name;
   for (const auto& [n, s] : kEntityStrategies)
@@ -64,13 +68,20 @@ ObjectiveTable::ObjectiveTable(const Objective& entity_objective) {
     Objective& o = table_[k];
     switch (kind) {
       case SequenceKind::text:
-      case SequenceKind::annotated: break;
+      case SequenceKind::annotated:
+        break;
       case SequenceKind::kmlm:
       case SequenceKind::kmlm_parallel:
-      case SequenceKind::kmlm_alias: o.kind = Objective::Kind::knowledge; break;
+      case SequenceKind::kmlm_alias:
+        o.kind = Objective::Kind::knowledge;
+        break;
       case SequenceKind::reasoning_3:
-      case SequenceKind::reasoning_4: o.kind = Objective::Kind::reasoning; break;
-      case SequenceKind::entitycs: o = entity_objective; break;
+      case SequenceKind::reasoning_4:
+        o.kind = Objective::Kind::reasoning;
+        break;
+      case SequenceKind::entitycs:
+        o = entity_objective;
+        break;
     }
   }
 }
@@ -88,9 +99,10 @@ void ObjectiveTable::assign(std::string_view spec) {
     bool matched = false;
     for (uint8_t k = 0; k < kSequenceKindCount; ++k) {
       const auto kind = static_cast<SequenceKind>(k);
-      const bool group = (kind_name == "reasoning" && is_reasoning(kind)) ||
-                         (kind_name == "kmlm-all" && (kind == SequenceKind::kmlm || kind == SequenceKind::kmlm_parallel ||
-                                                      kind == SequenceKind::kmlm_alias));
+      const bool group =
+          (kind_name == "reasoning" && is_reasoning(kind)) ||
+          (kind_name == "kmlm-all" &&
+           (kind == SequenceKind::kmlm || kind == SequenceKind::kmlm_parallel || kind == SequenceKind::kmlm_alias));
       if (!group && kind_name != sequence_kind_name(kind)) continue;
       if (objective.kind == Objective::Kind::reasoning && !is_reasoning(kind))
         throw UsageError("--objective: reasoning needs kg-cycles samples (reasoning-3, reasoning-4), not " +
@@ -126,13 +138,18 @@ ObjectiveMasker::ObjectiveMasker(const ObjectiveTable& table, const MaskingOptio
   for (uint8_t k = 0; k < kSequenceKindCount; ++k) {
     const Objective& o = table_[static_cast<SequenceKind>(k)];
     switch (o.kind) {
-      case Objective::Kind::mlm: by_kind_[k] = std::make_unique<WholeWordMasker>(masking, vocab); break;
-      case Objective::Kind::knowledge:
-        by_kind_[k] =
-            std::make_unique<WholeWordMasker>(masking, vocab, kInEntity | kInRelation, LossTerm::knowledge);
+      case Objective::Kind::mlm:
+        by_kind_[k] = std::make_unique<WholeWordMasker>(masking, vocab);
         break;
-      case Objective::Kind::reasoning: by_kind_[k] = std::make_unique<ReasoningMasker>(ReasoningOptions{}, vocab); break;
-      case Objective::Kind::entity: by_kind_[k] = std::make_unique<EntityPredictionMasker>(o.entity, vocab); break;
+      case Objective::Kind::knowledge:
+        by_kind_[k] = std::make_unique<WholeWordMasker>(masking, vocab, kInEntity | kInRelation, LossTerm::knowledge);
+        break;
+      case Objective::Kind::reasoning:
+        by_kind_[k] = std::make_unique<ReasoningMasker>(ReasoningOptions{}, vocab);
+        break;
+      case Objective::Kind::entity:
+        by_kind_[k] = std::make_unique<EntityPredictionMasker>(o.entity, vocab);
+        break;
     }
   }
 }
