@@ -125,6 +125,23 @@ Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(Toke
              std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.count()) + " parameters; " +
              std::to_string(data_.size() - eval_.size()) + " training and " + std::to_string(eval_.size()) +
              " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps));
+  if (!options_.quiet) {
+    // Which objective each kind of sequence present gets: a kind missing from the data, or an
+    // objective that was not meant for it, shows here before any time is spent.
+    std::array<uint64_t, kSequenceKindCount> per_kind{};
+    for (size_t i = 0; i < data_.size(); ++i) ++per_kind[static_cast<size_t>(data_.sequence(i).kind)];
+    std::string line = "objectives:";
+    for (size_t k = 0; k < kSequenceKindCount; ++k)
+      if (per_kind[k] > 0) {
+        const auto kind = static_cast<SequenceKind>(k);
+        line += std::string(" ") + sequence_kind_name(kind) + "=" + objective_name(masker_->table()[kind]) + " (" +
+                std::to_string(per_kind[k]) + ")";
+      }
+    if (model_->params.trainable_count() < model_->params.count())
+      line += "; training " + std::to_string(model_->params.trainable_count()) + " parameters (--train-layers " +
+              state_.train_layers + ")";
+    log_info(line);
+  }
   start_ = Clock::now();
 }
 
