@@ -285,6 +285,49 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
   expect_gradients(params, ref, count_prefixed(ref, "grad."));
 }
 
+// --train-layers: with the embeddings and layer 0 frozen, the trained parameters get exactly the
+// reference's gradients and the frozen ones none at all.
+TEST_P(ReferenceCase, FrozenParametersGetNoGradientAndTheOthersTheFullOne) {
+  LoadedMlm model(dir());
+  model.encoder->freeze_below(1, false);
+  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
+  auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
+  std::vector<int32_t> rows, targets;
+  for (int64_t i = 0; i < in.labels.numel(); ++i)
+    if (in.labels.data<int32_t>()[i] != kIgnoreIndex) {
+      rows.push_back(static_cast<int32_t>(i));
+      targets.push_back(in.labels.data<int32_t>()[i]);
+    }
+  const auto m = static_cast<int64_t>(rows.size());
+  const Tensor& hidden = model.encoder->forward(in.batch, DropoutContext{});
+  model.head->forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets), true,
+                      1.0 / static_cast<double>(m));
+  Tensor dhidden = Tensor::zeros(hidden.shape());
+  model.head->backward(dhidden);
+  model.encoder->backward(dhidden);
+  size_t frozen = 0, trained = 0;
+  for (const Parameter& p : model.params.all()) {
+    const bool below =
+        p.name.find(".encoder.layer.0.") != std::string::npos || p.name.find(".embeddings.") != std::string::npos;
+    EXPECT_EQ(p.trainable, !below) << p.name;
+    if (!p.trainable) {
+      EXPECT_FALSE(p.grad.defined()) << p.name;
+      ++frozen;
+      continue;
+    }
+    for (const HfTensorName& hf : p.hf_names) {
+      EXPECT_LE(relative_error(p.grad.rows(hf.row_begin, hf.row_end), ref.read_f32("grad." + hf.name)), kTolerance)
+          << hf.name;
+      ++trained;
+    }
+  }
+  EXPECT_EQ(frozen, 5u + 12u);  // the embeddings (word, position, type, LayerNorm) and layer 0
+  EXPECT_GT(trained, 12u);
+  AdamW optimizer(model.params, OptimizerOptions{});
+  EXPECT_LT(optimizer.exp_avg().numel(), model.params.count());
+  EXPECT_GE(optimizer.exp_avg().numel(), model.params.trainable_count());
+}
+
 INSTANTIATE_TEST_SUITE_P(Reference, ReferenceCase, ::testing::Values("xlmr-tiny", "bert-tiny"));
 
 ParameterStore& mlm_params(const ModelConfig& config, ParameterStore& params) {
