@@ -57,6 +57,12 @@ std::string objective_spec(const std::vector<std::string>& values, const std::st
   return spec;
 }
 
+// Training and `masks` read one dataset given by --data, never positional inputs.
+void require_dataset(const std::string& data, const CommonOptions& c) {
+  if (data.empty()) throw UsageError("--data is required");
+  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "' (did you mean --data?)");
+}
+
 constexpr const char* kObjectiveHelp =
     "KIND=OBJECTIVE,...: how each kind of sequence is masked (kinds: text, annotated, kmlm, kmlm-parallel,\n"
     "kmlm-alias, reasoning-3, reasoning-4, entitycs; groups reasoning, kmlm-all; objectives: mlm, knowledge,\n"
@@ -81,8 +87,7 @@ int masks_main(int argc, char** argv) {
   cli.require_output();
   const CommonOptions& c = cli.common();
   require_range("--mask-prob", o.masking.probability, 0, 1, true);
-  if (o.data.empty()) throw UsageError("--data is required");
-  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "' (did you mean --data?)");
+  require_dataset(o.data, c);
   o.objectives = objective_spec(objectives, o.entity_objective);
   o.seed = c.seed;
   o.output = c.output;
@@ -182,9 +187,8 @@ int train_main(int argc, char** argv) {
   o.quiet = c.quiet;
   o.stats_file = c.stats_file;
   o.command_line = c.command_line;
-  if (o.data.empty()) throw UsageError("--data is required");
+  require_dataset(o.data, c);
   if (o.out.empty()) throw UsageError("--out is required");
-  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "' (did you mean --data?)");
   train::run_pretrain(o);
   return 0;
 }

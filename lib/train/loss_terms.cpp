@@ -6,7 +6,7 @@
 
 namespace kglm::train {
 
-LossTerms::LossTerms(const std::array<int64_t, kLossTermCount>& counts, double alpha) : counts_(counts) {
+LossTerms::LossTerms(const std::array<int64_t, kLossTermCount>& counts, double alpha) {
   if (!(alpha >= 0) || !std::isfinite(alpha)) throw Error("loss terms: α must be a finite number ≥ 0");
   for (size_t t = 0; t < kLossTermCount; ++t) {
     weight_[t] = static_cast<LossTerm>(t) == LossTerm::mlm ? 1.0 : alpha;
@@ -24,19 +24,31 @@ nn::Tensor LossTerms::row_weights(const std::vector<LossTerm>& terms) const {
 void LossTerms::add(const std::vector<LossTerm>& terms, const nn::Tensor& row_losses) {
   if (row_losses.numel() != static_cast<int64_t>(terms.size())) throw Error("loss terms: one loss per row expected");
   const double* l = row_losses.data<double>();
-  for (size_t i = 0; i < terms.size(); ++i) sum_[static_cast<size_t>(terms[i])] += l[i];
+  for (size_t i = 0; i < terms.size(); ++i) {
+    sum_[static_cast<size_t>(terms[i])] += l[i];
+    ++added_[static_cast<size_t>(terms[i])];
+  }
 }
 
 double LossTerms::mean(LossTerm t) const {
   const auto i = static_cast<size_t>(t);
-  return counts_[i] > 0 ? sum_[i] / static_cast<double>(counts_[i]) : std::nan("");
+  return added_[i] > 0 ? sum_[i] / static_cast<double>(added_[i]) : std::nan("");
 }
 
 double LossTerms::total() const {
   double total = 0;
   for (size_t t = 0; t < kLossTermCount; ++t)
-    if (counts_[t] > 0) total += weight_[t] * mean(static_cast<LossTerm>(t));
+    if (added_[t] > 0) total += weight_[t] * mean(static_cast<LossTerm>(t));
   return total;
+}
+
+TermLosses LossTerms::summary() const {
+  TermLosses s;
+  for (size_t t = 0; t < kLossTermCount; ++t) {
+    s.loss[t] = mean(static_cast<LossTerm>(t));
+    s.masked[t] = added_[t];
+  }
+  return s;
 }
 
 }  // namespace kglm::train

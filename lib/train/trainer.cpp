@@ -280,6 +280,7 @@ void Trainer::open_log() {
 StepResult Trainer::step() {
   const Clock::time_point step_start = Clock::now();
   StepResult r;
+  std::array<int64_t, kLossTermCount> counts{};
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     const uint64_t batch_number = static_cast<uint64_t>(state_.step * state_.accumulate + k);
     sequences_.clear();
@@ -288,10 +289,10 @@ StepResult Trainer::step() {
     b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream);
     r.masked += b.masked();
     r.tokens += b.tokens;
-    for (size_t t = 0; t < kLossTermCount; ++t) r.terms.masked[t] += b.term_counts[t];
+    for (size_t t = 0; t < kLossTermCount; ++t) counts[t] += b.term_counts[t];
     tally_ += b.tally;
   }
-  LossTerms terms(r.terms.masked, state_.kmlm_alpha);
+  LossTerms terms(counts, state_.kmlm_alpha);
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     if (b.masked() == 0) continue;
@@ -309,7 +310,7 @@ StepResult Trainer::step() {
   r.report = optimizer_->step();
   model_->params.zero_grads();
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
-  for (size_t t = 0; t < kLossTermCount; ++t) r.terms.loss[t] = terms.mean(static_cast<LossTerm>(t));
+  r.terms = terms.summary();
   r.loss = terms.total();
   r.seconds = seconds_since(step_start);
   r.step = ++state_.step;
@@ -332,6 +333,7 @@ EvalResult Trainer::evaluate() {
   if (eval_.empty()) return r;
   double loss = 0;
   int64_t correct = 0;
+  LossTerms terms({}, state_.kmlm_alpha);  // unweighted: only the terms' means are read
   const size_t batch = static_cast<size_t>(state_.batch);
   for (size_t begin = 0, batch_number = 0; begin < eval_.size(); begin += batch, ++batch_number) {
     const size_t end = std::min(eval_.size(), begin + batch);
@@ -341,17 +343,12 @@ EvalResult Trainer::evaluate() {
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, nn::DropoutContext{});
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
     nn::CrossEntropyResult ce = model_->head->forward(hidden, b.rows, b.targets, false, 1.0, nn::Tensor(), &losses);
-    const double* l = losses.data<double>();
-    for (size_t i = 0; i < b.terms.size(); ++i) {
-      r.terms.loss[static_cast<size_t>(b.terms[i])] += l[i];
-      ++r.terms.masked[static_cast<size_t>(b.terms[i])];
-    }
+    terms.add(b.terms, losses);
     loss += ce.loss_sum;
     correct += ce.correct;
     r.masked += ce.counted;
   }
-  for (size_t t = 0; t < kLossTermCount; ++t)
-    r.terms.loss[t] = r.terms.masked[t] > 0 ? r.terms.loss[t] / static_cast<double>(r.terms.masked[t]) : std::nan("");
+  r.terms = terms.summary();
   if (r.masked > 0) {
     r.loss = loss / static_cast<double>(r.masked);
     r.accuracy = static_cast<double>(correct) / static_cast<double>(r.masked);

@@ -19,6 +19,7 @@
 #include "sample/language_sampler.hpp"
 #include "tok/tokenizer.hpp"
 #include "train/batch_order.hpp"
+#include "train/loss_terms.hpp"
 #include "train/mlm_batch.hpp"
 #include "train/objectives/objective_table.hpp"
 #include "train/pretrain.hpp"
@@ -36,12 +37,6 @@ struct MlmModel {
   nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
 
   explicit MlmModel(const nn::ModelConfig& c);
-};
-
-// Per loss term (LossTerm order): the mean loss over its masked tokens (NaN when none) and how many.
-struct TermLosses {
-  std::array<double, kLossTermCount> loss{};
-  std::array<int64_t, kLossTermCount> masked{};
 };
 
 struct StepResult {
