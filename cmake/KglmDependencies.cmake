@@ -29,6 +29,20 @@ if(NOT KGLM_CUDA STREQUAL "OFF")
   endif()
 endif()
 kglm_optional(CUDA _cuda_found)
+if(KGLM_HAVE_CUDA)
+  kglm_default_cuda_archs(_kglm_default_archs)
+  set(KGLM_CUDA_ARCHS "${_kglm_default_archs}" CACHE STRING "GPU architectures of the CUDA backend (e.g. 70;80;90)")
+  set(CMAKE_CUDA_ARCHITECTURES ${KGLM_CUDA_ARCHS})
+  # CMake 3.25 knows no C++20 flag for nvcc 13, so the kernels (and the headers they include) are
+  # C++17.
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_RUNTIME_LIBRARY None)  # libkglm links CUDA::cudart itself (kglm_link_cuda)
+  enable_language(CUDA)
+  # Dependencies found in /usr/include (Random123, ICU, Boost) must not become -isystem flags of
+  # nvcc: searched before its C++ headers, /usr/include breaks their #include_next <math.h>.
+  list(APPEND CMAKE_CUDA_IMPLICIT_INCLUDE_DIRECTORIES /usr/include)
+endif()
 
 set(_mpi_found OFF)
 if(NOT KGLM_MPI STREQUAL "OFF")

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "nn/cuda/runtime.hpp"
 
 namespace kglm::nn {
 
@@ -48,6 +49,8 @@ std::string_view dtype_name(DType dtype) {
   return "?";
 }
 
+std::string_view device_name(Device device) { return device == Device::Cuda ? "cuda" : "cpu"; }
+
 std::string shape_string(const Shape& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -75,12 +78,15 @@ struct AlignedFree {
 }  // namespace
 
 Tensor Tensor::empty(Shape shape, DType dtype, Device device) {
-  if (device != Device::Cpu) throw Error("tensor: this build allocates CPU tensors only");
   Tensor t;
   t.numel_ = count_elements(shape);
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
   t.device_ = device;
+  if (device == Device::Cuda) {
+    t.storage_ = cuda::allocate(t.nbytes());
+    return t;
+  }
   size_t bytes = (t.nbytes() + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
   if (!p) throw std::bad_alloc();
@@ -159,20 +165,37 @@ Tensor Tensor::rows(int64_t begin, int64_t end) const {
 
 Tensor Tensor::clone() const {
   Tensor t = empty(shape_, dtype_, device_);
-  std::memcpy(t.raw(), raw(), nbytes());
+  t.copy_from(*this);
   return t;
 }
 
 void Tensor::zero() {
-  if (device_ != Device::Cpu) throw Error("tensor: zero() of a device tensor needs its backend");
-  std::memset(raw(), 0, nbytes());
+  if (device_ == Device::Cuda) {
+    cuda::fill_zero(raw(), nbytes());
+  } else {
+    std::memset(raw(), 0, nbytes());
+  }
 }
 
 void Tensor::copy_from(const Tensor& other) {
   if (other.shape_ != shape_ || other.dtype_ != dtype_)
     throw Error("tensor: copy of " + shape_string(other.shape_) + " " + std::string(dtype_name(other.dtype_)) +
                 " into " + shape_string(shape_) + " " + std::string(dtype_name(dtype_)));
-  std::memcpy(raw(), other.raw(), nbytes());
+  if (device_ == Device::Cpu && other.device_ == Device::Cpu) {
+    std::memcpy(raw(), other.raw(), nbytes());
+  } else if (device_ == Device::Cpu) {
+    cuda::copy(raw(), other.raw(), nbytes(), cuda::Copy::DeviceToHost);
+  } else {
+    cuda::copy(raw(), other.raw(), nbytes(),
+               other.device_ == Device::Cpu ? cuda::Copy::HostToDevice : cuda::Copy::DeviceToDevice);
+  }
+}
+
+Tensor Tensor::to(Device device) const {
+  if (!defined() || device == device_) return *this;
+  Tensor t = empty(shape_, dtype_, device);
+  t.copy_from(*this);
+  return t;
 }
 
 void check_defined(const Tensor& t, std::string_view op, std::string_view arg) {

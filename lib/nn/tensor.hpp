@@ -2,7 +2,9 @@
 // shared byte buffer: views (reshape, row ranges) share storage, which is how the model keeps all
 // its parameters (and all gradients) in one allocation. fp32 is the compute type today; F64 exists
 // for finite-difference gradient checks on the CPU, BF16/F16 for checkpoints and later mixed
-// precision. Device::Cuda storage comes with the CUDA backend; the CPU backend rejects it.
+// precision. Storage lives on a device: host memory (64-byte aligned) or, with the CUDA backend,
+// GPU memory from its caching allocator (nn/cuda/runtime.hpp). Host accessors (data<T>()) throw
+// on device memory; copies, zero fills and to() work on either.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,8 @@ enum class DType : uint8_t { F32, F64, BF16, F16, I32, I64, U8 };
 enum class Device : uint8_t { Cpu, Cuda };
 
 size_t dtype_size(DType dtype);
-std::string_view dtype_name(DType dtype);  // "F32", "BF16", ... (safetensors spelling)
+std::string_view dtype_name(DType dtype);     // "F32", "BF16", ... (safetensors spelling)
+std::string_view device_name(Device device);  // "cpu", "cuda" (as --device spells them)
 
 template <class T>
 constexpr DType dtype_of();
@@ -51,7 +54,7 @@ class Tensor {
  public:
   Tensor() = default;  // undefined: stands for "absent" in op arguments
 
-  // Uninitialised / zero-filled storage, 64-byte aligned.
+  // Uninitialised / zero-filled storage (64-byte aligned on the host, 256 on a GPU).
   static Tensor empty(Shape shape, DType dtype = DType::F32, Device device = Device::Cpu);
   static Tensor zeros(Shape shape, DType dtype = DType::F32, Device device = Device::Cpu);
   template <class T>
@@ -78,10 +81,14 @@ class Tensor {
   Tensor view(Shape shape) const;
   // Rows [begin, end) along axis 0, sharing storage.
   Tensor rows(int64_t begin, int64_t end) const;
-  // A new tensor with a copy of the data.
+  // A new tensor with a copy of the data, on the same device.
   Tensor clone() const;
   void zero();
-  void copy_from(const Tensor& other);  // same shape and dtype
+  // Same shape and dtype; the two may be on different devices (a copy to the host waits for the
+  // GPU, the others are queued on its stream).
+  void copy_from(const Tensor& other);
+  // This tensor when it is on `device`, else a copy there.
+  Tensor to(Device device) const;
 
  private:
   std::shared_ptr<std::byte[]> storage_;

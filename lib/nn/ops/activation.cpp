@@ -15,7 +15,6 @@ void check_unary(const Tensor& in, const Tensor& out, std::string_view op, std::
   check_floating(in, op, in_arg);
   check_like(out, in, in.shape(), op, out_arg);
   check_same_or_disjoint(out, in, op, out_arg, in_arg);
-  if (in.device() == Device::Cuda) no_backend(op);
 }
 
 // A backward of one: dx from dy and a saved tensor (x or y) of the same shape; dx may be dy.
@@ -26,41 +25,64 @@ void check_unary_backward(const Tensor& dy, const Tensor& saved, const Tensor& d
   check_like(dx, saved, saved.shape(), op, "dx");
   check_same_or_disjoint(dx, dy, op, "dx", "dy");
   check_same_or_disjoint(dx, saved, op, "dx", saved_arg);
-  if (saved.device() == Device::Cuda) no_backend(op);
 }
 
 }  // namespace
 
 void gelu_forward(const Tensor& x, Tensor& y) {
   check_unary(x, y, "gelu_forward", "x", "y");
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::gelu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
-  });
+  on_device(
+      x, "gelu_forward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::gelu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+        });
+      },
+      [&] { cuda::gelu_forward<float>(device_data<float>(x), device_data<float>(y), x.numel()); });
 }
 
 void gelu_backward(const Tensor& dy, const Tensor& x, Tensor& dx) {
   check_unary_backward(dy, x, dx, "gelu_backward", "x");
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::gelu_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
-  });
+  on_device(
+      x, "gelu_backward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::gelu_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
+        });
+      },
+      [&] {
+        cuda::gelu_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(dx), x.numel());
+      });
 }
 
 void tanh_forward(const Tensor& x, Tensor& y) {
   check_unary(x, y, "tanh_forward", "x", "y");
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
-  });
+  on_device(
+      x, "tanh_forward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+        });
+      },
+      [&] { cuda::tanh_forward<float>(device_data<float>(x), device_data<float>(y), x.numel()); });
 }
 
 void tanh_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
   check_unary_backward(dy, y, dx, "tanh_backward", "y");
-  with_floating(y.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::tanh_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
-  });
+  on_device(
+      y, "tanh_backward",
+      [&] {
+        with_floating(y.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::tanh_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
+        });
+      },
+      [&] {
+        cuda::tanh_backward<float>(device_data<float>(dy), device_data<float>(y), device_data<float>(dx), y.numel());
+      });
 }
 
 }  // namespace kglm::nn

@@ -21,11 +21,19 @@ void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const
   if (!(hyper.beta1 >= 0 && hyper.beta1 < 1 && hyper.beta2 >= 0 && hyper.beta2 < 1))
     throw Error("adamw_update: betas must be in [0, 1)");
   if (!(hyper.eps > 0)) throw Error("adamw_update: eps must be > 0");
-  if (param.device() == Device::Cuda) no_backend(op);
-  with_floating(param.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::adamw_update<T>(param.data<T>(), grad.data<T>(), m.data<T>(), v.data<T>(), param.numel(), hyper, grad_scale);
-  });
+  on_device(
+      param, op,
+      [&] {
+        with_floating(param.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::adamw_update<T>(param.data<T>(), grad.data<T>(), m.data<T>(), v.data<T>(), param.numel(), hyper,
+                               grad_scale);
+        });
+      },
+      [&] {
+        cuda::adamw_update<float>(device_data<float>(param), device_data<float>(grad), device_data<float>(m),
+                                  device_data<float>(v), param.numel(), hyper, grad_scale);
+      });
 }
 
 }  // namespace kglm::nn

@@ -38,12 +38,22 @@ void attention_forward(const Tensor& qkv, const Tensor& key_mask, const Attentio
   if (dropout_p > 0) check_index(drop_mask, DType::U8, qkv, {B, A, T, T}, op, "drop_mask");
   check_disjoint(op, {{ctx, "ctx"}, {probs, "probs"}, {drop_mask, "drop_mask"}},
                  {{qkv, "qkv"}, {key_mask, "key_mask"}});
-  if (qkv.device() == Device::Cuda) no_backend(op);
-  with_floating(qkv.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::attention_forward<T>(qkv.data<T>(), key_mask.data<int32_t>(), shape, dropout_p, key, ctx.data<T>(),
-                              probs.data<T>(), dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr);
-  });
+  on_device(
+      qkv, op,
+      [&] {
+        with_floating(qkv.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::attention_forward<T>(qkv.data<T>(), key_mask.data<int32_t>(), shape, dropout_p, key, ctx.data<T>(),
+                                    probs.data<T>(), dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr);
+        });
+      },
+      [&] {
+        const int32_t* mask = device_data<int32_t>(key_mask);
+        cuda::check_indices(op, "key_mask", mask, B * T, 2, 2);  // 0 (padding) or 1
+        cuda::attention_forward<float>(device_data<float>(qkv), mask, shape, dropout_p, key, device_data<float>(ctx),
+                                       device_data<float>(probs),
+                                       dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr);
+      });
 }
 
 void attention_backward(const Tensor& dctx, const Tensor& qkv, const Tensor& probs, const Tensor& drop_mask,
@@ -58,12 +68,21 @@ void attention_backward(const Tensor& dctx, const Tensor& qkv, const Tensor& pro
   if (dropout_p > 0) check_index(drop_mask, DType::U8, qkv, {B, A, T, T}, op, "drop_mask");
   check_like(dqkv, qkv, {B, T, 3 * H}, op, "dqkv");
   check_disjoint(op, {{dqkv, "dqkv"}}, {{dctx, "dctx"}, {qkv, "qkv"}, {probs, "probs"}, {drop_mask, "drop_mask"}});
-  if (qkv.device() == Device::Cuda) no_backend(op);
-  with_floating(qkv.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::attention_backward<T>(dctx.data<T>(), qkv.data<T>(), probs.data<T>(),
-                               dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr, shape, dropout_p, dqkv.data<T>());
-  });
+  on_device(
+      qkv, op,
+      [&] {
+        with_floating(qkv.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::attention_backward<T>(dctx.data<T>(), qkv.data<T>(), probs.data<T>(),
+                                     dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr, shape, dropout_p,
+                                     dqkv.data<T>());
+        });
+      },
+      [&] {
+        cuda::attention_backward<float>(device_data<float>(dctx), device_data<float>(qkv), device_data<float>(probs),
+                                        dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr, shape, dropout_p,
+                                        device_data<float>(dqkv));
+      });
 }
 
 }  // namespace kglm::nn

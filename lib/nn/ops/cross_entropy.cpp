@@ -29,17 +29,27 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
     if (!rows->defined()) continue;
     if (rows->dtype() != DType::F64 || rows->shape() != std::vector<int64_t>{m})
       throw Error(std::string(op) + ": row weights and losses must be F64 [" + std::to_string(m) + "]");
+    check_same_device(*rows, logits, op);
   }
   check_disjoint(op, {{dlogits, "dlogits"}, {row_losses, "row_losses"}},
                  {{logits, "logits"}, {targets, "targets"}, {row_weights, "row_weights"}});
-  if (logits.device() == Device::Cuda) no_backend(op);
-  const double* weights = row_weights.defined() ? row_weights.data<double>() : nullptr;
-  double* losses = row_losses.defined() ? row_losses.data<double>() : nullptr;
-  return with_floating(logits.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    return cpu::cross_entropy<T>(logits.data<T>(), targets.data<int32_t>(), m, c, data_or_null<T>(dlogits), grad_scale,
-                                 weights, losses);
-  });
+  return on_device(
+      logits, op,
+      [&] {
+        const double* weights = row_weights.defined() ? row_weights.data<double>() : nullptr;
+        double* losses = row_losses.defined() ? row_losses.data<double>() : nullptr;
+        return with_floating(logits.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          return cpu::cross_entropy<T>(logits.data<T>(), targets.data<int32_t>(), m, c, data_or_null<T>(dlogits),
+                                       grad_scale, weights, losses);
+        });
+      },
+      [&] {
+        const int32_t* t = device_data<int32_t>(targets);
+        cuda::check_indices(op, "targets", t, m, c, kIgnoreIndex);
+        return cuda::cross_entropy<float>(device_data<float>(logits), t, m, c, device_data<float>(dlogits), grad_scale,
+                                          device_data<double>(row_weights), device_data<double>(row_losses));
+      });
 }
 
 }  // namespace kglm::nn

@@ -10,13 +10,39 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "nn/cuda/kernels.hpp"
 #include "nn/tensor.hpp"
 
 namespace kglm::nn::detail {
 
-// Device::Cuda until the CUDA backend lands (lib/nn/cuda/<op>_cuda.cu).
 [[noreturn]] inline void no_backend(std::string_view op) {
   throw Error(std::string(op) + ": this build has no CUDA backend");
+}
+
+// The device branch of every op: `cpu` runs for host tensors; `gpu` for device ones (lib/nn/cuda,
+// F32 kernels), or an error naming the op in a build without the backend. `t` is the tensor whose
+// device and dtype every other argument has been checked against.
+template <class Cpu, class Gpu>
+decltype(auto) on_device(const Tensor& t, std::string_view op, Cpu&& cpu, Gpu&& gpu) {
+  if (t.device() != Device::Cuda) return std::forward<Cpu>(cpu)();
+  if (t.dtype() != DType::F32)
+    throw Error(std::string(op) + ": the CUDA kernels take F32, not " + std::string(dtype_name(t.dtype())));
+#ifdef KGLM_WITH_CUDA
+  return std::forward<Gpu>(gpu)();
+#else
+  (void)gpu;
+  no_backend(op);
+#endif
+}
+
+// Typed device pointer of a checked tensor (null when undefined); Tensor::data<T>() is host-only.
+template <class T>
+T* device_data(Tensor& t) {
+  return t.defined() ? static_cast<T*>(t.raw()) : nullptr;
+}
+template <class T>
+const T* device_data(const Tensor& t) {
+  return t.defined() ? static_cast<const T*>(t.raw()) : nullptr;
 }
 
 // F32 or F64: the dtypes the floating kernels are instantiated for.

@@ -41,11 +41,18 @@ void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y,
   if (p > 0 || mask.defined()) check_index(mask, DType::U8, x, x.shape(), op, "mask");
   check_same_or_disjoint(y, x, op, "y", "x");
   check_disjoint(op, {{mask, "mask"}}, {{x, "x"}, {y, "y"}});
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::dropout_forward<T>(x.data<T>(), p, key, y.data<T>(), data_or_null<uint8_t>(mask), x.numel());
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::dropout_forward<T>(x.data<T>(), p, key, y.data<T>(), data_or_null<uint8_t>(mask), x.numel());
+        });
+      },
+      [&] {
+        cuda::dropout_forward<float>(device_data<float>(x), p, key, device_data<float>(y), device_data<uint8_t>(mask),
+                                     x.numel());
+      });
 }
 
 void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) {
@@ -56,11 +63,18 @@ void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx)
   if (p > 0) check_index(mask, DType::U8, dy, dy.shape(), op, "mask");
   check_same_or_disjoint(dx, dy, op, "dx", "dy");
   check_disjoint(op, {{dx, "dx"}}, {{mask, "mask"}});
-  if (dy.device() == Device::Cuda) no_backend(op);
-  with_floating(dy.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::dropout_backward<T>(dy.data<T>(), p > 0 ? mask.data<uint8_t>() : nullptr, p, dx.data<T>(), dy.numel());
-  });
+  on_device(
+      dy, op,
+      [&] {
+        with_floating(dy.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::dropout_backward<T>(dy.data<T>(), p > 0 ? mask.data<uint8_t>() : nullptr, p, dx.data<T>(), dy.numel());
+        });
+      },
+      [&] {
+        cuda::dropout_backward<float>(device_data<float>(dy), p > 0 ? device_data<uint8_t>(mask) : nullptr, p,
+                                      device_data<float>(dx), dy.numel());
+      });
 }
 
 }  // namespace kglm::nn

@@ -14,11 +14,15 @@ void add(const Tensor& a, const Tensor& b, Tensor& out) {
   check_like(out, a, a.shape(), op, "out");
   check_same_or_disjoint(out, a, op, "out", "a");
   check_same_or_disjoint(out, b, op, "out", "b");
-  if (a.device() == Device::Cuda) no_backend(op);
-  with_floating(a.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::add<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
-  });
+  on_device(
+      a, op,
+      [&] {
+        with_floating(a.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::add<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
+        });
+      },
+      [&] { cuda::add<float>(device_data<float>(a), device_data<float>(b), device_data<float>(out), a.numel()); });
 }
 
 void accumulate(Tensor& acc, const Tensor& x) {
@@ -26,31 +30,43 @@ void accumulate(Tensor& acc, const Tensor& x) {
   check_floating(acc, op, "acc");
   check_like(x, acc, acc.shape(), op, "x");
   check_same_or_disjoint(acc, x, op, "acc", "x");
-  if (acc.device() == Device::Cuda) no_backend(op);
-  with_floating(acc.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::accumulate<T>(acc.data<T>(), x.data<T>(), acc.numel());
-  });
+  on_device(
+      acc, op,
+      [&] {
+        with_floating(acc.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::accumulate<T>(acc.data<T>(), x.data<T>(), acc.numel());
+        });
+      },
+      [&] { cuda::accumulate<float>(device_data<float>(acc), device_data<float>(x), acc.numel()); });
 }
 
 void scale(Tensor& x, double s) {
   constexpr std::string_view op = "scale";
   check_floating(x, op, "x");
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::scale<T>(x.data<T>(), s, x.numel());
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::scale<T>(x.data<T>(), s, x.numel());
+        });
+      },
+      [&] { cuda::scale<float>(device_data<float>(x), s, x.numel()); });
 }
 
 double sum_of_squares(const Tensor& x) {
   constexpr std::string_view op = "sum_of_squares";
   check_floating(x, op, "x");
-  if (x.device() == Device::Cuda) no_backend(op);
-  return with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    return cpu::sum_of_squares<T>(x.data<T>(), x.numel());
-  });
+  return on_device(
+      x, op,
+      [&] {
+        return with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          return cpu::sum_of_squares<T>(x.data<T>(), x.numel());
+        });
+      },
+      [&] { return cuda::sum_of_squares<float>(device_data<float>(x), x.numel()); });
 }
 
 namespace detail {
@@ -64,11 +80,19 @@ void gather_rows_checked(std::string_view op, std::string_view index_arg, const 
   check_index(index, DType::I32, src, {m}, op, index_arg);
   check_like(out, src, {m, h}, op, "out");
   check_disjoint(op, {{out, "out"}}, {{src, "src"}, {index, index_arg}});
-  if (src.device() == Device::Cuda) no_backend(op);
-  with_floating(src.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::gather_rows<T>(op, index_arg, index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), accumulate);
-  });
+  on_device(
+      src, op,
+      [&] {
+        with_floating(src.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::gather_rows<T>(op, index_arg, index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), accumulate);
+        });
+      },
+      [&] {
+        const int32_t* ids = device_data<int32_t>(index);
+        cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
+        cuda::gather_rows<float>(ids, m, device_data<float>(src), h, device_data<float>(out), accumulate);
+      });
 }
 
 void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& dout,
@@ -80,11 +104,19 @@ void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, c
   check_index(index, DType::I32, dsrc, {m}, op, index_arg);
   check_like(dout, dsrc, {m, h}, op, "dout");
   check_disjoint(op, {{dsrc, "dsrc"}}, {{dout, "dout"}, {index, index_arg}});
-  if (dsrc.device() == Device::Cuda) no_backend(op);
-  with_floating(dsrc.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::scatter_add_rows<T>(op, index_arg, index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
-  });
+  on_device(
+      dsrc, op,
+      [&] {
+        with_floating(dsrc.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::scatter_add_rows<T>(op, index_arg, index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
+        });
+      },
+      [&] {
+        const int32_t* ids = device_data<int32_t>(index);
+        cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
+        cuda::scatter_add_rows<float>(ids, m, device_data<float>(dout), n, h, device_data<float>(dsrc));
+      });
 }
 
 }  // namespace detail

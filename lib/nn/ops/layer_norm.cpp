@@ -26,12 +26,20 @@ void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta
   check_same_or_disjoint(y, x, op, "y", "x");
   check_disjoint(op, {{y, "y"}, {mean, "mean"}, {rstd, "rstd"}}, {{gamma, "gamma"}, {beta, "beta"}});
   check_disjoint(op, {{mean, "mean"}, {rstd, "rstd"}}, {{x, "x"}});
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::layer_norm_forward<T>(x.data<T>(), gamma.data<T>(), beta.data<T>(), eps, y.data<T>(), mean.data<T>(),
-                               rstd.data<T>(), n, h);
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::layer_norm_forward<T>(x.data<T>(), gamma.data<T>(), beta.data<T>(), eps, y.data<T>(), mean.data<T>(),
+                                     rstd.data<T>(), n, h);
+        });
+      },
+      [&] {
+        cuda::layer_norm_forward<float>(device_data<float>(x), device_data<float>(gamma), device_data<float>(beta), eps,
+                                        device_data<float>(y), device_data<float>(mean), device_data<float>(rstd), n,
+                                        h);
+      });
 }
 
 void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
@@ -52,13 +60,22 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
   check_disjoint(op, {{dx, "dx"}, {dgamma, "dgamma"}, {dbeta, "dbeta"}},
                  {{x, "x"}, {gamma, "gamma"}, {mean, "mean"}, {rstd, "rstd"}});
   check_disjoint(op, {{dgamma, "dgamma"}, {dbeta, "dbeta"}}, {{dy, "dy"}});
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::layer_norm_backward<T>(dy.data<T>(), x.data<T>(), gamma.data<T>(), mean.data<T>(), rstd.data<T>(),
-                                dx.data<T>(), data_or_null<T>(dgamma), data_or_null<T>(dbeta), n, h,
-                                dx_mode == GradMode::Accumulate);
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::layer_norm_backward<T>(dy.data<T>(), x.data<T>(), gamma.data<T>(), mean.data<T>(), rstd.data<T>(),
+                                      dx.data<T>(), data_or_null<T>(dgamma), data_or_null<T>(dbeta), n, h,
+                                      dx_mode == GradMode::Accumulate);
+        });
+      },
+      [&] {
+        cuda::layer_norm_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(gamma),
+                                         device_data<float>(mean), device_data<float>(rstd), device_data<float>(dx),
+                                         device_data<float>(dgamma), device_data<float>(dbeta), n, h,
+                                         dx_mode == GradMode::Accumulate);
+      });
 }
 
 }  // namespace kglm::nn

@@ -17,11 +17,18 @@ void linear_forward(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y
   if (b.defined()) check_like(b, x, {out}, op, "b");
   check_like(y, x, {n, out}, op, "y");
   check_disjoint(op, {{y, "y"}}, {{x, "x"}, {w, "w"}, {b, "b"}});
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::linear_forward<T>(x.data<T>(), w.data<T>(), data_or_null<T>(b), y.data<T>(), n, in, out);
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::linear_forward<T>(x.data<T>(), w.data<T>(), data_or_null<T>(b), y.data<T>(), n, in, out);
+        });
+      },
+      [&] {
+        cuda::linear_forward<float>(device_data<float>(x), device_data<float>(w), device_data<float>(b),
+                                    device_data<float>(y), n, in, out);
+      });
 }
 
 void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& w, Tensor& dx, Tensor& dw, Tensor& db,
@@ -37,12 +44,20 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& w, Tensor&
   if (dw.defined()) check_like(dw, x, {out, in}, op, "dw");
   if (db.defined()) check_like(db, x, {out}, op, "db");
   check_disjoint(op, {{dx, "dx"}, {dw, "dw"}, {db, "db"}}, {{dy, "dy"}, {x, "x"}, {w, "w"}});
-  if (x.device() == Device::Cuda) no_backend(op);
-  with_floating(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    cpu::linear_backward<T>(dy.data<T>(), x.data<T>(), w.data<T>(), data_or_null<T>(dx), data_or_null<T>(dw),
-                            data_or_null<T>(db), n, in, out, dx_mode == GradMode::Accumulate);
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::linear_backward<T>(dy.data<T>(), x.data<T>(), w.data<T>(), data_or_null<T>(dx), data_or_null<T>(dw),
+                                  data_or_null<T>(db), n, in, out, dx_mode == GradMode::Accumulate);
+        });
+      },
+      [&] {
+        cuda::linear_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(w),
+                                     device_data<float>(dx), device_data<float>(dw), device_data<float>(db), n, in, out,
+                                     dx_mode == GradMode::Accumulate);
+      });
 }
 
 }  // namespace kglm::nn

@@ -1,0 +1,118 @@
+// Softmax cross-entropy, one block per row: the row's maximum (and its first position, as
+// torch.argmax), then Σ exp(x − max), then the gradient written in the same pass that reads the
+// logits a last time. Row losses are summed on the host in row order, as on the CPU.
+#include <cfloat>
+#include <vector>
+
+#include "nn/cuda/common.cuh"
+#include "nn/cuda/kernels.hpp"
+
+namespace kglm::nn::cuda {
+
+namespace {
+
+// (value, position) maximum with the smaller position on ties: the first maximum.
+struct ArgMax {
+  float value;
+  int64_t position;
+};
+
+__device__ inline ArgMax better(ArgMax a, ArgMax b) {
+  if (b.value > a.value || (b.value == a.value && b.position < a.position)) return b;
+  return a;
+}
+
+__device__ inline ArgMax block_argmax(ArgMax v, ArgMax* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    ArgMax other{__shfl_xor_sync(0xffffffffu, v.value, offset), __shfl_xor_sync(0xffffffffu, v.position, offset)};
+    v = better(v, other);
+  }
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  ArgMax total = lane < warps ? scratch[lane] : ArgMax{-FLT_MAX, INT64_MAX};
+  for (int offset = 16; offset > 0; offset /= 2) {
+    ArgMax other{__shfl_xor_sync(0xffffffffu, total.value, offset),
+                 __shfl_xor_sync(0xffffffffu, total.position, offset)};
+    total = better(total, other);
+  }
+  __syncthreads();
+  return total;
+}
+
+template <class T>
+__global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, int64_t c, T* dlogits, double grad_scale,
+                                     const double* row_weights, double* loss, uint8_t* correct) {
+  __shared__ ArgMax arg_scratch[32];
+  __shared__ float sum_scratch[32];
+  const int64_t r = blockIdx.x;
+  const T* x = logits + r * c;
+  T* g = dlogits ? dlogits + r * c : nullptr;
+  const int32_t t = targets[r];
+  if (t == kIgnoreIndex) {
+    if (g)
+      for (int64_t j = threadIdx.x; j < c; j += blockDim.x) g[j] = T(0);
+    if (threadIdx.x == 0) {
+      loss[r] = 0;
+      correct[r] = 0;
+    }
+    return;
+  }
+  ArgMax local{-FLT_MAX, INT64_MAX};
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{static_cast<float>(x[j]), j});
+  const ArgMax max = block_argmax(local, arg_scratch);
+  float sum = 0;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(static_cast<float>(x[j]) - max.value);
+  sum = block_sum(sum, sum_scratch);
+  if (threadIdx.x == 0) {
+    loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(x[t]);
+    correct[r] = max.position == t;
+  }
+  if (g) {
+    const double scale = row_weights ? grad_scale * row_weights[r] : grad_scale;
+    const float s = static_cast<float>(scale / sum);
+    const float hit = static_cast<float>(scale);
+    // The target's element: subtract after scaling, as the CPU does (same rounding).
+    for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+      const float p = expf(static_cast<float>(x[j]) - max.value) * s;
+      g[j] = static_cast<T>(j == t ? p - hit : p);
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
+                                 double grad_scale, const double* row_weights, double* row_losses) {
+  constexpr std::string_view op = "cross_entropy";
+  CrossEntropyResult result;
+  if (m == 0) return result;
+  Context& context = Context::get();
+  DeviceBuffer<double> loss(m);
+  DeviceBuffer<uint8_t> correct(m);
+  cross_entropy_kernel<<<static_cast<unsigned>(m), 1024, 0, context.stream()>>>(logits, targets, c, dlogits, grad_scale,
+                                                                                row_weights, loss.get(), correct.get());
+  check_launch(op);
+  if (row_losses)
+    check(cudaMemcpyAsync(row_losses, loss.get(), m * sizeof(double), cudaMemcpyDeviceToDevice, context.stream()), op,
+          "cudaMemcpyAsync");
+  std::vector<double> host_loss(m);
+  std::vector<uint8_t> host_correct(m);
+  std::vector<int32_t> host_targets(m);
+  read_back(loss.get(), host_loss.data(), m, op);
+  read_back(correct.get(), host_correct.data(), m, op);
+  read_back(targets, host_targets.data(), m, op);
+  for (int64_t r = 0; r < m; ++r) {
+    if (host_targets[r] == kIgnoreIndex) continue;
+    result.loss_sum += host_loss[r];
+    ++result.counted;
+    result.correct += host_correct[r];
+  }
+  return result;
+}
+
+template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,
+                                                 const double*, double*);
+
+}  // namespace kglm::nn::cuda

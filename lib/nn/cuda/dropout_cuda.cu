@@ -1,0 +1,79 @@
+// Inverted dropout: one thread per group of four elements, the group's Philox block.
+#include "nn/cuda/common.cuh"
+#include "nn/cuda/kernels.hpp"
+#include "nn/cuda/philox.cuh"
+
+namespace kglm::nn::cuda {
+
+namespace {
+
+template <class T>
+__global__ void dropout_forward_kernel(const T* x, PhiloxKey key, float scale, T* y, uint8_t* mask, int64_t n) {
+  const int64_t groups = (n + 3) / 4;
+  for (int64_t g = global_thread(); g < groups; g += grid_threads()) {
+    const r123::Philox4x32::ctr_type words = philox_words(key, static_cast<uint64_t>(g));
+    for (int w = 0; w < 4; ++w) {
+      const int64_t i = 4 * g + w;
+      if (i >= n) break;
+      const bool keep = philox_keeps(key, words.v[w]);
+      mask[i] = keep ? 1 : 0;
+      y[i] = keep ? static_cast<T>(static_cast<float>(x[i]) * scale) : T(0);
+    }
+  }
+}
+
+template <class T>
+__global__ void dropout_backward_kernel(const T* dy, const uint8_t* mask, float scale, T* dx, int64_t n) {
+  for (int64_t i = global_thread(); i < n; i += grid_threads())
+    dx[i] = mask[i] ? static_cast<T>(static_cast<float>(dy[i]) * scale) : T(0);
+}
+
+__global__ void fill_ones_kernel(uint8_t* mask, int64_t n) {
+  for (int64_t i = global_thread(); i < n; i += grid_threads()) mask[i] = 1;
+}
+
+// 1/(1 − p) rounded to T as the CPU does (through double).
+float keep_scale(float p) { return static_cast<float>(1.0 / (1.0 - static_cast<double>(p))); }
+
+}  // namespace
+
+template <class T>
+void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* mask, int64_t n) {
+  constexpr std::string_view op = "dropout_forward";
+  if (n == 0) return;
+  Context& c = Context::get();
+  if (p == 0) {
+    if (y != x)
+      check(cudaMemcpyAsync(y, x, n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream()), op, "cudaMemcpyAsync");
+    if (mask) {
+      fill_ones_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(mask, n);
+      check_launch(op);
+    }
+    return;
+  }
+  dropout_forward_kernel<<<elementwise_blocks((n + 3) / 4), kThreads, 0, c.stream()>>>(x, philox_key(key, p),
+                                                                                       keep_scale(p), y, mask, n);
+  check_launch(op);
+}
+
+template <class T>
+void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n) {
+  constexpr std::string_view op = "dropout_backward";
+  if (n == 0) return;
+  Context& c = Context::get();
+  if (p == 0) {
+    if (dx != dy)
+      check(cudaMemcpyAsync(dx, dy, n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream()), op, "cudaMemcpyAsync");
+    return;
+  }
+  dropout_backward_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(dy, mask, keep_scale(p), dx, n);
+  check_launch(op);
+}
+
+#define KGLM_DROPOUT_CUDA(T)                                                                   \
+  template void dropout_forward<T>(const T*, float, const DropoutKey&, T*, uint8_t*, int64_t); \
+  template void dropout_backward<T>(const T*, const uint8_t*, float, T*, int64_t);
+KGLM_DROPOUT_CUDA(float)
+#undef KGLM_DROPOUT_CUDA
+
+}  // namespace kglm::nn::cuda

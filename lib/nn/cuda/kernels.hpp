@@ -1,0 +1,98 @@
+// CUDA kernels of the ops (private to lib/nn), the twins of nn/cpu/kernels.hpp: raw device
+// pointers, contiguous row-major arrays, launched on the context's stream (context.hpp). The
+// dispatch files (nn/ops/*.cpp) have checked shapes, dtypes, devices and aliasing; a launcher
+// checks what needs the data (ids and targets in range) before it writes anything, which costs
+// one wait for the GPU.
+//
+// Determinism: no float atomics anywhere. Reductions run over fixed blocks combined in a fixed
+// order, and scatter-adds sort their ids first and add each id's rows in row order, so the same
+// run gives the same bits on the same GPU, and adds happen in the CPU's order where the CPU's
+// result is a plain sequence of adds (embedding backward). Randomness is the CPU's Philox streams.
+//
+// Declared without CUDA headers, so the dispatch files compile in every build; defined in
+// nn/cuda/<op>_cuda.cu, instantiated for float.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "nn/ops/adamw.hpp"
+#include "nn/ops/attention.hpp"
+#include "nn/ops/cross_entropy.hpp"
+#include "nn/ops/dropout.hpp"
+
+namespace kglm::nn::cuda {
+
+// Throws kglm::Error naming `op` and `arg` ("op: arg[i] = v is outside [0, n)") when an index is
+// outside [0, n) and is not `allowed` (kIgnoreIndex for targets; pass n to allow none).
+void check_indices(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, int64_t n,
+                   int32_t allowed);
+
+// --- linear_cuda.cu (cuBLASLt, gemm.hpp): x [n, in], w [out, in], b [out] or null, y [n, out] -------------
+template <class T>
+void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t n, int64_t in, int64_t out);
+template <class T>
+void linear_backward(const T* dy, const T* x, const T* w, T* dx, T* dw, T* db, int64_t n, int64_t in, int64_t out,
+                     bool dx_accumulate);
+
+// --- embedding_cuda.cu: indices checked by the caller --------------------------------------------
+template <class T>
+void gather_rows(const int32_t* index, int64_t m, const T* src, int64_t h, T* out, bool accumulate);
+template <class T>
+void scatter_add_rows(const int32_t* index, int64_t m, const T* dout, int64_t n, int64_t h, T* dsrc);
+
+// --- layer_norm_cuda.cu: x [n, h] ----------------------------------------------------------------
+template <class T>
+void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
+                        int64_t h);
+template <class T>
+void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx, T* dgamma,
+                         T* dbeta, int64_t n, int64_t h, bool dx_accumulate);
+
+// --- activation_cuda.cu ----------------------------------------------------------------------------
+template <class T>
+void gelu_forward(const T* x, T* y, int64_t n);
+template <class T>
+void gelu_backward(const T* dy, const T* x, T* dx, int64_t n);
+template <class T>
+void tanh_forward(const T* x, T* y, int64_t n);
+template <class T>
+void tanh_backward(const T* dy, const T* y, T* dx, int64_t n);
+
+// --- dropout_cuda.cu -------------------------------------------------------------------------------
+template <class T>
+void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* mask, int64_t n);
+template <class T>
+void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n);
+
+// --- attention_cuda.cu: key_mask values checked by the caller ---------------------------------------
+template <class T>
+void attention_forward(const T* qkv, const int32_t* key_mask, const AttentionShape& s, float p, const DropoutKey& key,
+                       T* ctx, T* probs, uint8_t* drop_mask);
+template <class T>
+void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
+                        float p, T* dqkv);
+
+// --- cross_entropy_cuda.cu: targets checked by the caller; row_weights, row_losses on the device ----
+template <class T>
+CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
+                                 double grad_scale, const double* row_weights, double* row_losses);
+
+// --- elementwise_cuda.cu ----------------------------------------------------------------------------
+template <class T>
+void add(const T* a, const T* b, T* out, int64_t n);
+template <class T>
+void accumulate(T* acc, const T* x, int64_t n);
+template <class T>
+void scale(T* x, double s, int64_t n);
+template <class T>
+double sum_of_squares(const T* x, int64_t n);
+// out[j] += Σ_r x[r, j], x [n, h] (reduced over fixed chunks of rows, in order: deterministic).
+template <class T>
+void add_column_sums(const T* x, int64_t n, int64_t h, T* out);
+
+// --- adamw_cuda.cu -----------------------------------------------------------------------------------
+template <class T>
+void adamw_update(T* param, const T* grad, T* m, T* v, int64_t n, const AdamWHyper& hyper, double grad_scale);
+
+}  // namespace kglm::nn::cuda

@@ -1,0 +1,136 @@
+// LayerNorm over rows: one block per row, statistics in fp32 (two passes over the row held in
+// registers, as the CPU's two-pass form). dγ and dβ are reduced over fixed chunks of rows and the
+// chunk sums added in chunk order: deterministic, no atomics.
+#include "nn/cuda/common.cuh"
+#include "nn/cuda/kernels.hpp"
+
+namespace kglm::nn::cuda {
+
+namespace {
+
+constexpr int kChunkRows = 64;  // rows per partial sum of dγ, dβ
+
+template <class T>
+__global__ void layer_norm_forward_kernel(const T* x, const T* gamma, const T* beta, float eps, T* y, T* mean, T* rstd,
+                                          int64_t h) {
+  __shared__ float scratch[32];
+  const int64_t r = blockIdx.x;
+  const T* xr = x + r * h;
+  float sum = 0;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) sum += static_cast<float>(xr[j]);
+  const float mu = block_sum(sum, scratch) / static_cast<float>(h);
+  float squares = 0;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    const float d = static_cast<float>(xr[j]) - mu;
+    squares += d * d;
+  }
+  const float rs = rsqrtf(block_sum(squares, scratch) / static_cast<float>(h) + eps);
+  if (threadIdx.x == 0) {
+    mean[r] = mu;
+    rstd[r] = rs;
+  }
+  T* yr = y + r * h;  // may be xr: each element is read before it is written, by the same thread
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    yr[j] = (static_cast<float>(xr[j]) - mu) * rs * static_cast<float>(gamma[j]) + static_cast<float>(beta[j]);
+}
+
+template <class T>
+__global__ void layer_norm_dx_kernel(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx,
+                                     int64_t h, bool accumulate) {
+  __shared__ float scratch[32];
+  const int64_t r = blockIdx.x;
+  const T* dyr = dy + r * h;
+  const T* xr = x + r * h;
+  const float m = mean[r], k = rstd[r];
+  // dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ.
+  float sum_g = 0, sum_gx = 0;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    const float g = static_cast<float>(dyr[j]) * static_cast<float>(gamma[j]);
+    sum_g += g;
+    sum_gx += g * ((static_cast<float>(xr[j]) - m) * k);
+  }
+  const float mean_g = block_sum(sum_g, scratch) / static_cast<float>(h);
+  const float mean_gx = block_sum(sum_gx, scratch) / static_cast<float>(h);
+  T* dxr = dx + r * h;  // may be dyr: read before written, by the same thread
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    const float xhat = (static_cast<float>(xr[j]) - m) * k;
+    const float v = k * (static_cast<float>(dyr[j]) * static_cast<float>(gamma[j]) - mean_g - xhat * mean_gx);
+    dxr[j] = accumulate ? static_cast<T>(static_cast<float>(dxr[j]) + v) : static_cast<T>(v);
+  }
+}
+
+// partial[chunk, 0:h] = Σ dy·x̂ and partial[chunk, h:2h] = Σ dy over the chunk's rows, one thread
+// per column (coalesced across the warp), rows in order.
+template <class T>
+__global__ void layer_norm_param_partials_kernel(const T* dy, const T* x, const T* mean, const T* rstd, int64_t n,
+                                                 int64_t h, float* partial) {
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= h) return;
+  const int64_t chunk = blockIdx.y, first = chunk * kChunkRows;
+  const int64_t last = min(n, first + kChunkRows);
+  float g = 0, b = 0;
+  for (int64_t r = first; r < last; ++r) {
+    const float d = dy[r * h + j];
+    g += d * ((static_cast<float>(x[r * h + j]) - static_cast<float>(mean[r])) * static_cast<float>(rstd[r]));
+    b += d;
+  }
+  partial[chunk * 2 * h + j] = g;
+  partial[chunk * 2 * h + h + j] = b;
+}
+
+template <class T>
+__global__ void layer_norm_param_sum_kernel(const float* partial, int64_t chunks, int64_t h, T* dgamma, T* dbeta) {
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= h) return;
+  float g = 0, b = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    g += partial[c * 2 * h + j];
+    b += partial[c * 2 * h + h + j];
+  }
+  if (dgamma) dgamma[j] = static_cast<T>(static_cast<float>(dgamma[j]) + g);
+  if (dbeta) dbeta[j] = static_cast<T>(static_cast<float>(dbeta[j]) + b);
+}
+
+}  // namespace
+
+template <class T>
+void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
+                        int64_t h) {
+  if (n == 0) return;
+  layer_norm_forward_kernel<<<static_cast<unsigned>(n), kThreads, 0, Context::get().stream()>>>(
+      x, gamma, beta, static_cast<float>(eps), y, mean, rstd, h);
+  check_launch("layer_norm_forward");
+}
+
+template <class T>
+void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx, T* dgamma,
+                         T* dbeta, int64_t n, int64_t h, bool dx_accumulate) {
+  constexpr std::string_view op = "layer_norm_backward";
+  if (n == 0) return;
+  Context& c = Context::get();
+  // The parameter partials read dy before dx (which may alias it) is written.
+  if (dgamma || dbeta) {
+    const int64_t chunks = (n + kChunkRows - 1) / kChunkRows;
+    DeviceBuffer<float> partial(chunks * 2 * h);
+    const unsigned column_blocks = static_cast<unsigned>((h + kThreads - 1) / kThreads);
+    layer_norm_param_partials_kernel<<<dim3(column_blocks, static_cast<unsigned>(chunks)), kThreads, 0, c.stream()>>>(
+        dy, x, mean, rstd, n, h, partial.get());
+    check_launch(op);
+    layer_norm_param_sum_kernel<<<column_blocks, kThreads, 0, c.stream()>>>(partial.get(), chunks, h, dgamma, dbeta);
+    check_launch(op);
+  }
+  if (dx) {
+    layer_norm_dx_kernel<<<static_cast<unsigned>(n), kThreads, 0, c.stream()>>>(dy, x, gamma, mean, rstd, dx, h,
+                                                                                dx_accumulate);
+    check_launch(op);
+  }
+}
+
+#define KGLM_LAYER_NORM_CUDA(T)                                                                                        \
+  template void layer_norm_forward<T>(const T*, const T*, const T*, double, T*, T*, T*, int64_t, int64_t);             \
+  template void layer_norm_backward<T>(const T*, const T*, const T*, const T*, const T*, T*, T*, T*, int64_t, int64_t, \
+                                       bool);
+KGLM_LAYER_NORM_CUDA(float)
+#undef KGLM_LAYER_NORM_CUDA
+
+}  // namespace kglm::nn::cuda

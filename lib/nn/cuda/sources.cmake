@@ -1,0 +1,36 @@
+# The CUDA backend, relative to lib/: the runtime (context, caching allocator, copies) and one
+# kernel file per op, mirroring nn/cpu/. Without nvcc the build gets runtime_none.cpp, which says
+# there is no GPU, and the op dispatch files reject device tensors.
+if(KGLM_HAVE_CUDA)
+  set(KGLM_NN_CUDA_SOURCES
+    nn/cuda/allocator.cpp
+    nn/cuda/context.cpp
+    nn/cuda/gemm.cpp
+    nn/cuda/runtime.cpp
+    nn/cuda/indices_cuda.cu
+    nn/cuda/activation_cuda.cu
+    nn/cuda/adamw_cuda.cu
+    nn/cuda/attention_cuda.cu
+    nn/cuda/cross_entropy_cuda.cu
+    nn/cuda/dropout_cuda.cu
+    nn/cuda/elementwise_cuda.cu
+    nn/cuda/embedding_cuda.cu
+    nn/cuda/layer_norm_cuda.cu
+    nn/cuda/linear_cuda.cu
+  )
+else()
+  set(KGLM_NN_CUDA_SOURCES nn/cuda/runtime_none.cpp)
+endif()
+
+# Links the backend into `target` and sets nvcc's flags for its kernels.
+function(kglm_link_cuda target)
+  if(NOT KGLM_HAVE_CUDA)
+    return()
+  endif()
+  target_compile_definitions(${target} PRIVATE KGLM_WITH_CUDA=1)
+  target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublasLt CUDA::cublas)  # cublas: status names
+  # Warnings are errors in device and host code alike; no fast-math: the kernels must agree with
+  # the CPU's (exact erf, IEEE division).
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror --expt-relaxed-constexpr>)
+endfunction()
