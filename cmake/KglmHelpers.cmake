@@ -15,7 +15,9 @@ function(add_kglm_test name)
   target_compile_definitions(${name} PRIVATE
     KGLM_FIXTURES_DIR="${KGLM_FIXTURES_DIR}" KGLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     KGLM_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
+  # NO_PRETTY_VALUES: parameterised tests keep their GoogleTest names ("./cuda"), without a dump
+  # of the parameter appended.
+  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()
 
 function(kglm_print_summary)

@@ -1,6 +1,7 @@
-// Tests of the ops: finite-difference gradient checks in double, F32 against F64, and the
-// semantics the op headers promise (accumulation, aliasing, dropout masks, determinism across
-// thread counts, padding, ignored targets, AdamW, argument errors).
+// Tests of the ops: finite-difference gradient checks in double, F32 on every device (CPU, and
+// CUDA where a GPU is present) against F64 on the CPU, the same random bits and reruns on every
+// device, and the semantics the op headers promise (accumulation, aliasing, dropout masks,
+// determinism across thread counts, padding, ignored targets, AdamW, argument errors).
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -14,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "nn/cpu/kernels.hpp"
+#include "nn/cuda/runtime.hpp"
 #include "nn/ops/activation.hpp"
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
@@ -318,14 +320,33 @@ TEST(OpsGradient, GatherScatterRows) {
 
 // --- F32 against F64 -----------------------------------------------------------------------------
 
-// Runs `op` on the F64 tensors and on F32 copies of them; every output must agree within 1e-5
-// relative (‖·‖∞). `inputs` are copied; `outputs` are compared.
-void expect_f32_matches_f64(const char* what, std::vector<Tensor> inputs, std::vector<Tensor> outputs,
+// The op tests that run on every device: the CPU always, CUDA where a GPU is present (skipped, not
+// failed, without one). Each runs the ops in F32 on the device and compares with F64 on the CPU.
+class OpsOnDevice : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::Cuda && !cuda::available()) GTEST_SKIP() << cuda::unavailable_reason();
+  }
+  Device device() const { return GetParam(); }
+  // An F32 (or integer) copy of a host tensor on the device under test.
+  Tensor on_device(const Tensor& t) const {
+    return (t.dtype() == DType::F64 ? cast(t, DType::F32) : t.clone()).to(device());
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Devices, OpsOnDevice, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const ::testing::TestParamInfo<Device>& info) {
+                           return std::string(device_name(info.param));
+                         });
+
+// Runs `op` on the F64 tensors on the CPU and on F32 copies of them on `device`; every F64 output
+// must agree within `tol` relative (‖·‖∞). `inputs` are copied; `outputs` are compared.
+void expect_f32_matches_f64(Device device, const char* what, std::vector<Tensor> inputs, std::vector<Tensor> outputs,
                             const std::function<void(std::vector<Tensor>&, std::vector<Tensor>&)>& op,
                             double tol = 1e-5) {
-  auto to32 = [](const std::vector<Tensor>& v) {
+  auto to32 = [device](const std::vector<Tensor>& v) {
     std::vector<Tensor> out;
-    for (const Tensor& t : v) out.push_back(t.dtype() == DType::F64 ? cast(t, DType::F32) : t.clone());
+    for (const Tensor& t : v) out.push_back((t.dtype() == DType::F64 ? cast(t, DType::F32) : t.clone()).to(device));
     return out;
   };
   std::vector<Tensor> in32 = to32(inputs), out32 = to32(outputs);
@@ -333,13 +354,14 @@ void expect_f32_matches_f64(const char* what, std::vector<Tensor> inputs, std::v
   op(in32, out32);
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].dtype() != DType::F64) continue;
-    EXPECT_LE(relative_error(out32[i], outputs[i]), tol) << what << " output " << i;
+    EXPECT_LE(relative_error(out32[i].to(Device::Cpu), outputs[i]), tol) << what << " output " << i;
   }
 }
 
-TEST(OpsPrecision, Float32MatchesFloat64) {
+TEST_P(OpsOnDevice, Float32MatchesFloat64) {
+  const Device dev = device();
   const int64_t n = 64, h = 256, f = 96;
-  expect_f32_matches_f64("linear", {random({n, h}, 1), random({f, h}, 2), random({f}, 3), random({n, f}, 4)},
+  expect_f32_matches_f64(dev, "linear", {random({n, h}, 1), random({f, h}, 2), random({f}, 3), random({n, f}, 4)},
                          {Tensor::empty({n, f}, DType::F64), Tensor::zeros({n, h}, DType::F64),
                           Tensor::zeros({f, h}, DType::F64), Tensor::zeros({f}, DType::F64)},
                          [](auto& in, auto& out) {
@@ -347,21 +369,21 @@ TEST(OpsPrecision, Float32MatchesFloat64) {
                            linear_backward(in[3], in[0], in[1], out[1], out[2], out[3]);
                          });
   Tensor id = ids({5}, {3, 0, 3, 9, 1});
-  expect_f32_matches_f64("embedding", {random({10, h}, 5), random({5, h}, 6)},
+  expect_f32_matches_f64(dev, "embedding", {random({10, h}, 5), random({5, h}, 6), id},
                          {Tensor::empty({5, h}, DType::F64), Tensor::zeros({10, h}, DType::F64)},
                          [&](auto& in, auto& out) {
-                           embedding_forward(id, in[0], out[0]);
-                           embedding_backward(id, in[1], out[1]);
+                           embedding_forward(in[2], in[0], out[0]);
+                           embedding_backward(in[2], in[1], out[1]);
                          });
   expect_f32_matches_f64(
-      "layer_norm", {random({n, h}, 7, -2, 4), random({h}, 8), random({h}, 9), random({n, h}, 10)},
+      dev, "layer_norm", {random({n, h}, 7, -2, 4), random({h}, 8), random({h}, 9), random({n, h}, 10)},
       {Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64), Tensor::empty({n}, DType::F64),
        Tensor::empty({n, h}, DType::F64), Tensor::zeros({h}, DType::F64), Tensor::zeros({h}, DType::F64)},
       [](auto& in, auto& out) {
         layer_norm_forward(in[0], in[1], in[2], 1e-12, out[0], out[1], out[2]);
         layer_norm_backward(in[3], in[0], in[1], out[1], out[2], out[3], out[4], out[5]);
       });
-  expect_f32_matches_f64("activations", {random({n, h}, 11, -4, 4), random({n, h}, 12)},
+  expect_f32_matches_f64(dev, "activations", {random({n, h}, 11, -4, 4), random({n, h}, 12)},
                          {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
                           Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64)},
                          [](auto& in, auto& out) {
@@ -371,7 +393,7 @@ TEST(OpsPrecision, Float32MatchesFloat64) {
                            tanh_backward(in[1], out[2], out[3]);
                          });
   expect_f32_matches_f64(
-      "dropout", {random({n, h}, 13), random({n, h}, 14)},
+      dev, "dropout", {random({n, h}, 13), random({n, h}, 14)},
       {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::U8), Tensor::empty({n, h}, DType::F64)},
       [](auto& in, auto& out) {
         dropout_forward(in[0], 0.1f, DropoutKey{5, 6}, out[0], out[1]);
@@ -382,42 +404,161 @@ TEST(OpsPrecision, Float32MatchesFloat64) {
   for (int t = 11; t < 16; ++t) real[16 + t] = 0;
   Tensor key_mask = ids({2, 16}, real);
   for (float p : {0.0f, 0.1f}) {
-    expect_f32_matches_f64("attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16)},
+    expect_f32_matches_f64(dev, "attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16), key_mask},
                            {Tensor::empty({2, 16, 64}, DType::F64), Tensor::empty({2, 4, 16, 16}, DType::F64),
                             Tensor::empty({2, 4, 16, 16}, DType::U8), Tensor::empty({2, 16, 192}, DType::F64)},
                            [&](auto& in, auto& out) {
-                             attention_forward(in[0], key_mask, s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
+                             attention_forward(in[0], in[2], s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
                              attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
                            });
   }
   std::vector<int32_t> t(n);
   for (int64_t i = 0; i < n; ++i) t[i] = i % 7 == 3 ? kIgnoreIndex : static_cast<int32_t>((i * 37) % f);
   Tensor targets = ids({n}, t);
-  Tensor logits64 = random({n, f}, 17, -5, 5), logits32 = cast(logits64, DType::F32);
-  Tensor d64 = Tensor::empty({n, f}, DType::F64), d32 = Tensor::empty({n, f}, DType::F32);
+  Tensor logits64 = random({n, f}, 17, -5, 5);
+  Tensor d64 = Tensor::empty({n, f}, DType::F64), d32 = Tensor::empty({n, f}, DType::F32, dev);
   const CrossEntropyResult r64 = cross_entropy(logits64, targets, d64, 0.5);
-  const CrossEntropyResult r32 = cross_entropy(logits32, targets, d32, 0.5);
+  const CrossEntropyResult r32 = cross_entropy(on_device(logits64), targets.to(dev), d32, 0.5);
   EXPECT_NEAR(r32.loss_sum, r64.loss_sum, 1e-5 * r64.loss_sum);
   EXPECT_EQ(r32.counted, r64.counted);
-  EXPECT_LE(relative_error(d32, d64), 1e-5);
+  EXPECT_EQ(r32.correct, r64.correct);
+  EXPECT_LE(relative_error(d32.to(Device::Cpu), d64), 1e-5);
   expect_f32_matches_f64(
-      "elementwise", {random({n, h}, 18), random({n, h}, 19), random({5, h}, 20)},
+      dev, "elementwise", {random({n, h}, 18), random({n, h}, 19), random({5, h}, 20), id},
       {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::zeros({10, h}, DType::F64)},
       [&](auto& in, auto& out) {
         add(in[0], in[1], out[0]);
         accumulate(out[0], in[1]);
         scale(out[0], 0.3);
         Tensor first = out[1].rows(0, 5);
-        gather_rows(in[0], id, first);
-        scatter_add_rows(in[2], id, out[2]);
+        gather_rows(in[0], in[3], first);
+        scatter_add_rows(in[2], in[3], out[2]);
       });
   Tensor sq = random({1000}, 21);
-  EXPECT_NEAR(sum_of_squares(cast(sq, DType::F32)), sum_of_squares(sq), 1e-5 * sum_of_squares(sq));
+  EXPECT_NEAR(sum_of_squares(on_device(sq)), sum_of_squares(sq), 1e-5 * sum_of_squares(sq));
   expect_f32_matches_f64(
-      "adamw", {random({n, h}, 22)}, {random({n, h}, 23), random({n, h}, 24, -0.1, 0.1), random({n, h}, 25, 0, 0.01)},
-      [](auto& in, auto& out) {
+      dev, "adamw", {random({n, h}, 22)},
+      {random({n, h}, 23), random({n, h}, 24, -0.1, 0.1), random({n, h}, 25, 0, 0.01)}, [](auto& in, auto& out) {
         adamw_update(out[0], in[0], out[1], out[2], AdamWHyper{1e-3, 0.9, 0.999, 1e-8, 0.01, 3}, 0.5);
       });
+}
+
+// The dropout masks, of dropout and of attention, are the CPU's Philox bits on every device; the
+// scatter-add of the embedding backward adds in the CPU's order, so it matches the CPU's bits.
+TEST_P(OpsOnDevice, SameRandomBitsAndScatterAsTheCpu) {
+  const int64_t n = 10007;  // not a multiple of 4: the last Philox block is partial
+  const float p = 0.3f;
+  const DropoutKey key{0x1234567890abcdefULL, 0xfeedULL << 33};
+  Tensor x = on_device(random({n}, 90)), y = Tensor::empty({n}, DType::F32, device());
+  Tensor mask = Tensor::empty({n}, DType::U8, device());
+  dropout_forward(x, p, key, y, mask);
+  Tensor host_mask = mask.to(Device::Cpu);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(host_mask.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << "element " << i;
+
+  const AttentionShape s{2, 12, 2, 16};
+  std::vector<int32_t> real(24, 1);
+  for (int t = 5; t < 12; ++t) real[12 + t] = 0;
+  Tensor qkv = on_device(random({2, 12, 48}, 91)), key_mask = ids({2, 12}, real).to(device());
+  Tensor ctx = Tensor::empty({2, 12, 16}, DType::F32, device()),
+         probs = Tensor::empty({2, 2, 12, 12}, DType::F32, device());
+  Tensor drop = Tensor::empty({2, 2, 12, 12}, DType::U8, device());
+  attention_forward(qkv, key_mask, s, p, key, ctx, probs, drop);
+  Tensor host_drop = drop.to(Device::Cpu), host_probs = probs.to(Device::Cpu);
+  for (int64_t i = 0; i < host_drop.numel(); ++i) {
+    ASSERT_EQ(host_drop.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << i;
+    const int64_t b = i / (2 * 12 * 12), j = i % 12;
+    if (!real[b * 12 + j]) {
+      ASSERT_EQ(host_probs.data<float>()[i], 0.0f) << "padded key " << i;
+    }
+  }
+
+  const int64_t m = 3000, v = 50, h = 70;
+  std::vector<int32_t> id(m);
+  Rng rng(5, 0);
+  for (auto& i : id) i = static_cast<int32_t>(rng.below(v));
+  Tensor ids_t = ids({m}, id), dout = cast(random({m, h}, 92), DType::F32),
+         start = cast(random({v, h}, 93), DType::F32);
+  Tensor cpu_table = start.clone(), dev_table = start.to(device());
+  embedding_backward(ids_t, dout, cpu_table);
+  embedding_backward(ids_t.to(device()), dout.to(device()), dev_table);
+  EXPECT_TRUE(bitwise_equal(dev_table.to(Device::Cpu), cpu_table));
+}
+
+// Every reduction on the device is ordered: a rerun gives the same bits.
+TEST_P(OpsOnDevice, RerunsAreBitIdentical) {
+  const int64_t n = 777, h = 200, c = 301;
+  Tensor x = on_device(random({n, h}, 94, -1, 3)), dy = on_device(random({n, h}, 95));
+  Tensor w = on_device(random({c, h}, 96)), g = on_device(random({h}, 97)), b = on_device(random({h}, 98));
+  std::vector<int32_t> tv(n);
+  for (int64_t i = 0; i < n; ++i) tv[i] = static_cast<int32_t>((i * 13) % c);
+  Tensor targets = ids({n}, tv).to(device());
+  auto run = [&] {
+    const Device d = device();
+    Tensor y = Tensor::empty({n, h}, DType::F32, d), mean = Tensor::empty({n}, DType::F32, d);
+    Tensor rstd = Tensor::empty({n}, DType::F32, d), dx = Tensor::empty({n, h}, DType::F32, d);
+    Tensor dg = Tensor::zeros({h}, DType::F32, d), db = Tensor::zeros({h}, DType::F32, d);
+    layer_norm_forward(x, g, b, 1e-5, y, mean, rstd);
+    layer_norm_backward(dy, x, g, mean, rstd, dx, dg, db);
+    Tensor logits = Tensor::empty({n, c}, DType::F32, d), dlogits = Tensor::empty({n, c}, DType::F32, d);
+    linear_forward(y, w, Tensor(), logits);
+    const double loss = cross_entropy(logits, targets, dlogits, 1.0).loss_sum;
+    Tensor dw = Tensor::zeros({c, h}, DType::F32, d);
+    Tensor none;
+    linear_backward(dlogits, y, w, none, dw, none);
+    return std::vector<Tensor>{dx.to(Device::Cpu), dg.to(Device::Cpu), db.to(Device::Cpu), dw.to(Device::Cpu),
+                               Tensor::from<double>({2}, {loss, sum_of_squares(dw)})};
+  };
+  const std::vector<Tensor> one = run(), two = run();
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(bitwise_equal(one[i], two[i])) << "output " << i;
+}
+
+// Ids, targets and key masks are checked on the device too, and the error names the op.
+TEST_P(OpsOnDevice, BadIndicesNameTheOp) {
+  const Device d = device();
+  Tensor table = Tensor::zeros({4, 8}, DType::F32, d), out = Tensor::empty({3, 8}, DType::F32, d);
+  expect_error([&] { embedding_forward(ids({3}, {0, 4, 1}).to(d), table, out); }, "embedding_forward");
+  Tensor dtable = Tensor::zeros({4, 8}, DType::F32, d);
+  expect_error([&] { embedding_backward(ids({3}, {0, -1, 1}).to(d), out, dtable); }, "embedding_backward");
+  Tensor logits = Tensor::zeros({2, 5}, DType::F32, d), dlogits = Tensor::empty({2, 5}, DType::F32, d);
+  expect_error([&] { cross_entropy(logits, ids({2}, {1, 5}).to(d), dlogits, 1.0); }, "cross_entropy");
+  const AttentionShape s{1, 4, 1, 4};
+  Tensor qkv = Tensor::zeros({1, 4, 12}, DType::F32, d), ctx = Tensor::empty({1, 4, 4}, DType::F32, d);
+  Tensor probs = Tensor::empty({1, 1, 4, 4}, DType::F32, d), none;
+  expect_error(
+      [&] {
+        attention_forward(qkv, ids({1, 4}, {1, 1, 2, 0}).to(d), s, 0.0f, {}, ctx, probs, none);
+      },
+      "attention_forward");
+}
+
+// Copies between devices, zero fills and clones; host access to device memory throws.
+TEST_P(OpsOnDevice, TensorStorage) {
+  Tensor host = cast(random({33, 7}, 99), DType::F32);
+  Tensor there = host.to(device());
+  EXPECT_EQ(there.device(), device());
+  EXPECT_TRUE(bitwise_equal(there.clone().to(Device::Cpu), host));
+  Tensor rows = there.rows(3, 10);
+  rows.zero();
+  Tensor back = there.to(Device::Cpu);
+  for (int64_t i = 0; i < back.numel(); ++i) {
+    const bool zeroed = i >= 3 * 7 && i < 10 * 7;
+    ASSERT_EQ(back.data<float>()[i], zeroed ? 0.0f : host.data<float>()[i]) << i;
+  }
+  Tensor copy = Tensor::empty({33, 7}, DType::F32, device());
+  copy.copy_from(host);
+  host.copy_from(copy);
+  EXPECT_TRUE(bitwise_equal(copy.to(Device::Cpu), host));
+  if (device() == Device::Cuda) expect_error([&] { (void)there.data<float>(); }, "host access");
+}
+
+// Without a GPU (or without the backend) device tensors are refused with the reason, and ops on
+// device tensors never reach a kernel.
+TEST(CudaBackend, WithoutAGpuSaysWhy) {
+  if (cuda::available()) GTEST_SKIP() << "a GPU is present: " << cuda::device_description();
+  EXPECT_FALSE(cuda::unavailable_reason().empty());
+  expect_error([] { (void)Tensor::empty({4}, DType::F32, Device::Cuda); }, "cuda");
+  EXPECT_EQ(cuda::memory_stats().in_use, 0u);
 }
 
 // --- semantics ----------------------------------------------------------------------------------
