@@ -22,6 +22,7 @@ uint64_t layer_site(size_t layer, uint64_t k) { return 1 + 3 * layer + k; }  // 
 }  // namespace
 
 Encoder::Encoder(const ModelConfig& config, ParameterStore& params) : config_(config), params_(params) {
+  workspace_ = Workspace(params.device());
   config_.validate();
   const int64_t h = config.hidden, f = config.intermediate;
   const std::string p = config.prefix();
@@ -96,6 +97,26 @@ void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
   d_x_ = workspace_.buffer({n, h});
 }
 
+Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config) {
+  check_shape(input_ids, {batch * seq}, "encoder", "input_ids");
+  Tensor positions = Tensor::empty({batch * seq}, DType::I32);
+  const int32_t* id = input_ids.data<int32_t>();
+  int32_t* pos = positions.data<int32_t>();
+  const bool roberta = config.architecture == Architecture::XlmRoberta;
+  const auto pad = static_cast<int32_t>(config.pad_token_id);
+  for (int64_t b = 0; b < batch; ++b) {
+    int32_t count = 0;
+    for (int64_t t = 0; t < seq; ++t) {
+      const int64_t i = b * seq + t;
+      pos[i] = roberta ? (id[i] == pad ? pad : pad + ++count) : static_cast<int32_t>(t);
+      if (pos[i] >= config.max_positions)
+        throw Error("encoder: sequence of " + std::to_string(seq) + " tokens is longer than the model's " +
+                    std::to_string(config.max_positions) + " positions allow");
+    }
+  }
+  return positions;
+}
+
 void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout) {
   const int64_t n = batch.batch * batch.seq;
   check_shape(batch.input_ids, {n}, "encoder", "input_ids");
@@ -108,25 +129,11 @@ void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext
     types_.zero();
   }
 
-  // Positions: BERT counts 0, 1, …; RoBERTa numbers the non-padding tokens from pad_id + 1 and
-  // gives padding pad_id (fairseq's make_positions), independent of the attention mask.
-  const int32_t* id = ids_.data<int32_t>();
-  int32_t* pos = positions_.data<int32_t>();
-  const bool roberta = config_.architecture == Architecture::XlmRoberta;
-  const auto pad = static_cast<int32_t>(config_.pad_token_id);
-  for (int64_t b = 0; b < batch.batch; ++b) {
-    int32_t count = 0;
-    for (int64_t t = 0; t < batch.seq; ++t) {
-      int64_t i = b * batch.seq + t;
-      if (roberta) {
-        pos[i] = id[i] == pad ? pad : pad + ++count;
-      } else {
-        pos[i] = static_cast<int32_t>(t);
-      }
-      if (pos[i] >= config_.max_positions)
-        throw Error("encoder: sequence of " + std::to_string(batch.seq) + " tokens is longer than the model's " +
-                    std::to_string(config_.max_positions) + " positions allow");
-    }
+  if (batch.position_ids.defined()) {
+    check_shape(batch.position_ids, {n}, "encoder", "position_ids");
+    positions_.copy_from(batch.position_ids);
+  } else {
+    positions_.copy_from(position_ids(batch.input_ids, batch.batch, batch.seq, config_));
   }
 
   embedding_forward(ids_, param(word_), emb_sum_, GradMode::Overwrite);

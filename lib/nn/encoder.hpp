@@ -18,7 +18,15 @@ struct EncoderBatch {
   Tensor input_ids;       // I32 [B·T]
   Tensor attention_mask;  // I32 [B·T]: 1 = token, 0 = padding
   Tensor token_type_ids;  // I32 [B·T], or undefined for all zeros
+  Tensor position_ids;    // I32 [B·T] from position_ids() (the batch builder's), or undefined:
+                          // then the encoder computes them on the host
 };
+
+// The position ids of a host batch of input ids (I32 [batch · seq]): BERT counts 0, 1, …;
+// RoBERTa numbers the non-padding tokens from pad_id + 1 and gives padding pad_id (fairseq's
+// make_positions), independent of the attention mask. Throws when a sequence is longer than the
+// model's positions allow.
+Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config);
 
 // Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site).
 struct DropoutContext {

@@ -27,6 +27,7 @@ CrossEntropyResult head_loss(const Tensor& logits, const Tensor& targets, Tensor
 
 MlmHead::MlmHead(const ModelConfig& config, ParameterStore& params, size_t word_embeddings)
     : config_(config), params_(params), word_(word_embeddings) {
+  workspace_ = Workspace(params.device());
   const int64_t h = config.hidden;
   const bool bert = config.architecture == Architecture::Bert;
   const std::string dense = bert ? "cls.predictions.transform.dense." : "lm_head.dense.";
@@ -87,6 +88,7 @@ SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config
                                                        int64_t labels)
     : config_(config), params_(params), labels_(labels) {
   if (labels < 1) throw Error("sequence classification head: needs at least one label");
+  workspace_ = Workspace(params.device());
   const int64_t h = config.hidden;
   const bool bert = config.architecture == Architecture::Bert;
   dropout_first_ = !bert;
@@ -137,6 +139,7 @@ void SequenceClassificationHead::backward(Tensor& dhidden) {
 TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels)
     : config_(config), params_(params), labels_(labels) {
   if (labels < 1) throw Error("token classification head: needs at least one label");
+  workspace_ = Workspace(params.device());
   w_ = params.add("classifier.weight", {labels, config.hidden}, Init::Normal, true);
   b_ = params.add("classifier.bias", {labels}, Init::Zeros, false);
 }

@@ -26,8 +26,8 @@ AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(
     total += (p.value.numel() + 15) / 16 * 16;
   }
   if (total == 0) throw Error("optimizer: every parameter is frozen");
-  m_ = Tensor::zeros({total});
-  v_ = Tensor::zeros({total});
+  m_ = Tensor::zeros({total}, DType::F32, params.device());
+  v_ = Tensor::zeros({total}, DType::F32, params.device());
 }
 
 StepReport AdamW::step() {

@@ -31,8 +31,8 @@ void ParameterStore::allocate() {
     offsets.push_back(total);
     total += (n + 15) / 16 * 16;  // each parameter starts on a 64-byte boundary (vector loads)
   }
-  values_ = Tensor::zeros({total});
-  grads_ = Tensor::zeros({total});
+  values_ = Tensor::zeros({total}, DType::F32, device_);
+  grads_ = Tensor::zeros({total}, DType::F32, device_);
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = params_[i];
     int64_t n = 1;
@@ -57,9 +57,11 @@ int64_t ParameterStore::trainable_count() const {
 }
 
 void ParameterStore::initialize(uint64_t seed, double std) {
+  // Drawn on the host (the same values on every device), then copied to the device.
+  Tensor host = values_.device() == Device::Cpu ? values_ : Tensor::empty(values_.shape());
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = params_[i];
-    float* v = p.value.data<float>();
+    float* v = host.data<float>() + p.offset;
     int64_t n = p.value.numel();
     switch (p.init) {
       case Parameter::Init::Zeros:
@@ -81,6 +83,7 @@ void ParameterStore::initialize(uint64_t seed, double std) {
       }
     }
   }
+  if (host.raw() != values_.raw()) values_.copy_from(host);
 }
 
 Parameter& ParameterStore::get(std::string_view name) {

@@ -33,6 +33,11 @@ struct Parameter {
 
 class ParameterStore {
  public:
+  // The buffers live on `device`; values are initialised and checkpoints read on the host, then
+  // copied there.
+  explicit ParameterStore(Device device = Device::Cpu) : device_(device) {}
+  Device device() const { return device_; }
+
   // Declares a parameter; returns its index. Only before allocate().
   size_t add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
              std::vector<HfTensorName> hf_names = {});
@@ -63,6 +68,7 @@ class ParameterStore {
   void zero_grads() { grads_.zero(); }
 
  private:
+  Device device_;
   std::vector<Parameter> params_;
   Tensor values_, grads_;
 };

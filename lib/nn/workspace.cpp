@@ -7,7 +7,7 @@ Tensor Workspace::buffer(Shape shape, DType dtype) {
   Tensor& slot = slots_[next_++];
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
-  if (!slot.defined() || slot.numel() < n || slot.dtype() != dtype) slot = Tensor::empty({n}, dtype);
+  if (!slot.defined() || slot.numel() < n || slot.dtype() != dtype) slot = Tensor::empty({n}, dtype, device_);
   return slot.rows(0, n).view(std::move(shape));
 }
 

@@ -5,7 +5,7 @@
 namespace kglm::train {
 
 MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
-                        uint64_t seed, uint64_t batch_number, uint32_t stream) {
+                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config) {
   const auto b = static_cast<int64_t>(sequences.size());
   size_t longest = 1;
   for (uint32_t s : sequences) longest = std::max(longest, data.sequence(s).size());
@@ -36,6 +36,7 @@ MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequ
   batch.encoder.seq = t;
   batch.encoder.input_ids = nn::Tensor::from<int32_t>({b * t}, ids);
   batch.encoder.attention_mask = nn::Tensor::from<int32_t>({b * t}, attention);
+  batch.encoder.position_ids = nn::position_ids(batch.encoder.input_ids, b, t, config);
   const auto m = static_cast<int64_t>(rows.size());
   batch.rows = nn::Tensor::from<int32_t>({m}, rows);
   batch.targets = nn::Tensor::from<int32_t>({m}, targets);

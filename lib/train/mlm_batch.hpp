@@ -29,8 +29,9 @@ struct MlmBatch {
 inline constexpr uint32_t kTrainStream = 0x6d6c6d74;  // "mlmt"
 inline constexpr uint32_t kEvalStream = 0x6d6c6d65;   // "mlme"
 
-// `stream` separates training batches from evaluation batches.
+// `stream` separates training batches from evaluation batches. The position ids are computed here,
+// on the host, for `config`'s model.
 MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
-                        uint64_t seed, uint64_t batch_number, uint32_t stream);
+                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config);
 
 }  // namespace kglm::train

@@ -286,7 +286,7 @@ StepResult Trainer::step() {
     sequences_.clear();
     order_->next(batch_number, static_cast<size_t>(state_.batch), sequences_);
     MlmBatch& b = micro_[static_cast<size_t>(k)];
-    b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream);
+    b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream, model_->config);
     r.masked += b.masked();
     r.tokens += b.tokens;
     for (size_t t = 0; t < kLossTermCount; ++t) counts[t] += b.term_counts[t];
@@ -338,7 +338,7 @@ EvalResult Trainer::evaluate() {
   for (size_t begin = 0, batch_number = 0; begin < eval_.size(); begin += batch, ++batch_number) {
     const size_t end = std::min(eval_.size(), begin + batch);
     std::span<const uint32_t> seqs(eval_.data() + begin, end - begin);
-    MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream);
+    MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream, model_->config);
     if (b.masked() == 0) continue;
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, nn::DropoutContext{});
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);

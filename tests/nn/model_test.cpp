@@ -412,3 +412,26 @@ TEST(Optimizer, ClippingScheduleAndAdamWMatchTorch) {
 }
 
 }  // namespace
+
+namespace kglm::nn {
+namespace {
+
+// The batch builder's position ids: RoBERTa numbers the real tokens from pad + 1 and gives padding
+// pad; BERT counts 0, 1, …; a sequence past the model's positions is refused.
+TEST(PositionIds, RobertaAndBertNumbering) {
+  ModelConfig roberta = default_config(Architecture::XlmRoberta, 100);
+  const auto pad = static_cast<int32_t>(roberta.pad_token_id);
+  Tensor ids = Tensor::from<int32_t>({8}, {5, 6, pad, pad, 7, pad, 8, pad});
+  Tensor pos = position_ids(ids, 2, 4, roberta);
+  const std::vector<int32_t> want{pad + 1, pad + 2, pad, pad, pad + 1, pad, pad + 2, pad};
+  EXPECT_EQ(std::vector<int32_t>(pos.data<int32_t>(), pos.data<int32_t>() + 8), want);
+  ModelConfig bert = default_config(Architecture::Bert, 100);
+  Tensor bpos = position_ids(ids, 2, 4, bert);
+  EXPECT_EQ(std::vector<int32_t>(bpos.data<int32_t>(), bpos.data<int32_t>() + 8),
+            (std::vector<int32_t>{0, 1, 2, 3, 0, 1, 2, 3}));
+  bert.max_positions = 3;
+  EXPECT_THROW(position_ids(ids, 2, 4, bert), Error);
+}
+
+}  // namespace
+}  // namespace kglm::nn
