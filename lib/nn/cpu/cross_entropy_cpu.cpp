@@ -60,14 +60,7 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
     }
   }
   if (row_losses) std::copy(loss.begin(), loss.end(), row_losses);
-  CrossEntropyResult result;
-  for (int64_t r = 0; r < m; ++r) {
-    if (targets[r] == kIgnoreIndex) continue;
-    result.loss_sum += loss[r];
-    ++result.counted;
-    result.correct += correct[r];
-  }
-  return result;
+  return sum_row_results(targets, loss.data(), correct.data(), m);
 }
 
 template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,

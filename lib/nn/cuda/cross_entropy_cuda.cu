@@ -86,8 +86,7 @@ template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
                                  double grad_scale, const double* row_weights, double* row_losses) {
   constexpr std::string_view op = "cross_entropy";
-  CrossEntropyResult result;
-  if (m == 0) return result;
+  if (m == 0) return {};
   Context& context = Context::get();
   DeviceBuffer<double> loss(m);
   DeviceBuffer<uint8_t> correct(m);
@@ -103,13 +102,7 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
   read_back(loss.get(), host_loss.data(), m, op);
   read_back(correct.get(), host_correct.data(), m, op);
   read_back(targets, host_targets.data(), m, op);
-  for (int64_t r = 0; r < m; ++r) {
-    if (host_targets[r] == kIgnoreIndex) continue;
-    result.loss_sum += host_loss[r];
-    ++result.counted;
-    result.correct += host_correct[r];
-  }
-  return result;
+  return sum_row_results(host_targets.data(), host_loss.data(), host_correct.data(), m);
 }
 
 template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,

@@ -12,6 +12,17 @@ namespace kglm::nn {
 
 using namespace detail;
 
+CrossEntropyResult sum_row_results(const int32_t* targets, const double* loss, const uint8_t* correct, int64_t m) {
+  CrossEntropyResult result;
+  for (int64_t r = 0; r < m; ++r) {
+    if (targets[r] == kIgnoreIndex) continue;
+    result.loss_sum += loss[r];
+    ++result.counted;
+    result.correct += correct[r];
+  }
+  return result;
+}
+
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale) {
   Tensor none;
   return cross_entropy(logits, targets, dlogits, grad_scale, none, none);

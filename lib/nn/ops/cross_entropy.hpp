@@ -13,6 +13,10 @@ struct CrossEntropyResult {
   int64_t correct = 0;  // counted rows whose argmax equals the target
 };
 
+// The totals of per-row results, rows in order (so the sum does not depend on how the rows were
+// computed): loss[r] and correct[r] count where targets[r] is not kIgnoreIndex. Host arrays.
+CrossEntropyResult sum_row_results(const int32_t* targets, const double* loss, const uint8_t* correct, int64_t m);
+
 // logits [M, C], targets I32 [M] in [0, C) or kIgnoreIndex (else kglm::Error). When dlogits
 // [M, C] is defined it is overwritten with grad_scale · (softmax − onehot) (zero for ignored rows).
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale);
