@@ -35,8 +35,8 @@ class Context {
   const cudaDeviceProp& properties() const { return properties_; }
 
   // One 64-bit word of device memory for kernels that report a problem found in the data (an id
-  // out of range): scratch_word() is reset to `value`, a kernel lowers it, read_word() waits for
-  // the stream and returns it.
+  // out of range): reset_word() sets it to `value` and returns its address, a kernel lowers it,
+  // read_word() waits for the stream and returns it.
   unsigned long long* reset_word(unsigned long long value, std::string_view op);
   unsigned long long read_word(std::string_view op);
 

@@ -28,10 +28,6 @@ __global__ void dropout_backward_kernel(const T* dy, const uint8_t* mask, float 
     dx[i] = mask[i] ? static_cast<T>(static_cast<float>(dy[i]) * scale) : T(0);
 }
 
-__global__ void fill_ones_kernel(uint8_t* mask, int64_t n) {
-  for (int64_t i = global_thread(); i < n; i += grid_threads()) mask[i] = 1;
-}
-
 // 1/(1 − p) rounded to T as the CPU does (through double).
 float keep_scale(float p) { return static_cast<float>(1.0 / (1.0 - static_cast<double>(p))); }
 
@@ -45,10 +41,7 @@ void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* 
   if (p == 0) {
     if (y != x)
       check(cudaMemcpyAsync(y, x, n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream()), op, "cudaMemcpyAsync");
-    if (mask) {
-      fill_ones_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(mask, n);
-      check_launch(op);
-    }
+    if (mask) check(cudaMemsetAsync(mask, 1, static_cast<size_t>(n), c.stream()), op, "cudaMemsetAsync");
     return;
   }
   dropout_forward_kernel<<<elementwise_blocks((n + 3) / 4), kThreads, 0, c.stream()>>>(x, philox_key(key, p),

@@ -1,6 +1,5 @@
 #include "nn/cuda/gemm.hpp"
 
-#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
