@@ -1,4 +1,4 @@
-// pretrain: masked-language-model pre-training of an XLM-R / BERT encoder (CPU backend), and
+// pretrain: masked-language-model pre-training of an XLM-R / BERT encoder (CPU or CUDA), and
 // `pretrain prepare`, which tokenizes text into the HDF5 token dataset it trains on.
 // See man 1 pretrain, man 5 kglm-tokens and man 5 kglm-checkpoint.
 #include <cstring>
@@ -108,9 +108,13 @@ int train_main(int argc, char** argv) {
       "checkpoints that --resume continues bit-identically.");
   train::PretrainOptions o;
   std::vector<std::string> objectives;
+  std::string device, save_dtype;
   // clang-format off
   cli.add()
       ("data", po::value(&o.data), "token dataset written by pretrain prepare")
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)")
+      ("save-dtype", po::value(&save_dtype)->default_value("f32"),
+       "dtype of model.safetensors: f32, bf16 or fp16 (AdamW's state stays f32)")
       ("tokenizer", po::value(&o.tokenizer), "tokenizer whose files go into checkpoints (default: the dataset's)")
       ("init", po::value(&o.init), "start from this Hugging Face model directory")
       ("resume", po::value(&o.resume), "continue the run saved in this checkpoint directory")
@@ -183,6 +187,16 @@ int train_main(int argc, char** argv) {
                              {"--ffn", o.ffn}})
     if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
   if (cli.values().count("accumulate") && o.accumulate < 1) throw UsageError("--accumulate must be at least 1");
+  o.device = nn::parse_device(device);
+  if (save_dtype == "f32" || save_dtype == "fp32") {
+    o.save_dtype = nn::DType::F32;
+  } else if (save_dtype == "bf16") {
+    o.save_dtype = nn::DType::BF16;
+  } else if (save_dtype == "fp16" || save_dtype == "f16") {
+    o.save_dtype = nn::DType::F16;
+  } else {
+    throw UsageError("--save-dtype must be f32, bf16 or fp16, not '" + save_dtype + "'");
+  }
   o.threads = c.threads;
   o.quiet = c.quiet;
   o.stats_file = c.stats_file;

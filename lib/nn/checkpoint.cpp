@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/output_target.hpp"
 #include "core/temporaries.hpp"
+#include "nn/convert.hpp"
 
 namespace kglm::nn {
 
@@ -89,21 +90,27 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
         params.find((bert ? "bert." : "roberta.") + std::string("embeddings.word_embeddings.weight"));
     if (!word) continue;
     Tensor decoder = file.read_f32(name);
-    if (decoder.shape() != word->value.shape() || std::memcmp(decoder.raw(), word->value.raw(), decoder.nbytes()) != 0)
+    const Tensor words = word->value.to(Device::Cpu);
+    if (decoder.shape() != words.shape() || std::memcmp(decoder.raw(), words.raw(), decoder.nbytes()) != 0)
       throw Error(file.source() + ": tensor '" + name +
                   "' differs from the word embeddings; untied decoders are not supported");
   }
   return report;
 }
 
-std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params) {
+std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params, DType dtype) {
+  // One copy of the whole store to the host (when it is on a GPU) and one conversion, then views.
+  Tensor values = params.values().to(Device::Cpu);
+  if (dtype != DType::F32) values = from_f32(values, dtype);
   std::vector<std::pair<std::string, Tensor>> out;
-  for (const Parameter& p : params.all())
-    for (const HfTensorName& hf : p.hf_names) out.emplace_back(hf.name, p.value.rows(hf.row_begin, hf.row_end));
+  for (const Parameter& p : params.all()) {
+    const Tensor value = values.rows(p.offset, p.offset + p.value.numel()).view(p.shape);
+    for (const HfTensorName& hf : p.hf_names) out.emplace_back(hf.name, value.rows(hf.row_begin, hf.row_end));
+  }
   return out;
 }
 
-void write_model_dir(const std::filesystem::path& given_dir, const ParameterStore& params,
+void write_model_dir(const std::filesystem::path& given_dir, const ParameterStore& params, DType dtype,
                      const std::vector<std::pair<std::string, std::string>>& metadata,
                      const std::function<void(const std::filesystem::path&)>& write_files) {
   namespace fs = std::filesystem;
@@ -126,7 +133,7 @@ void write_model_dir(const std::filesystem::path& given_dir, const ParameterStor
   fs::remove_all(tmp, ec);
   try {
     fs::create_directories(tmp);
-    write_safetensors(tmp / "model.safetensors", hf_tensors(params), metadata);
+    write_safetensors(tmp / "model.safetensors", hf_tensors(params, dtype), metadata);
     write_files(tmp);
     // Swap in with one atomic exchange, so DIR is always either the old or the new directory;
     // the old one, now under the temporary name, is removed with it.

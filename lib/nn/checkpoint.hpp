@@ -25,12 +25,14 @@ struct LoadReport {
 // error unless allow_missing (a new head on a pre-trained encoder); shapes must match exactly.
 LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, bool allow_missing);
 
-// The parameters under their HF names (the tied decoder is not stored, as HF does).
-std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params);
+// The parameters under their HF names (the tied decoder is not stored, as HF does), as host
+// tensors of `dtype` (F32, or BF16/F16 rounded to nearest even, for smaller checkpoints).
+std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params, DType dtype = DType::F32);
 
 // Writes DIR atomically: everything goes to DIR.tmp.<pid>, which replaces DIR only when complete.
-// `write_files(tmp_dir)` adds the other files (config.json, tokenizer files, trainer state).
-void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params,
+// `write_files(tmp_dir)` adds the other files (config.json, tokenizer files, trainer state). The
+// weights are stored as `dtype` (F32, BF16 or F16).
+void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params, DType dtype,
                      const std::vector<std::pair<std::string, std::string>>& metadata,
                      const std::function<void(const std::filesystem::path&)>& write_files);
 

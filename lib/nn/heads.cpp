@@ -16,11 +16,19 @@ using Init = Parameter::Init;
 // Dropout sites of the heads, after the encoder's (see DropoutContext).
 constexpr uint64_t kHeadSiteFirst = 250, kHeadSiteSecond = 251;
 
+// A batch's index and weight tensors are built on the host; a head on a GPU works on copies there.
+// Returns `t` itself when it is undefined or already on `device`, else its copy, kept in `copy`.
+const Tensor& on(Device device, const Tensor& t, Tensor& copy) {
+  if (!t.defined() || t.device() == device) return t;
+  copy = t.to(device);
+  return copy;
+}
+
 // The loss of a head's logits; dlogits is written only when training.
 CrossEntropyResult head_loss(const Tensor& logits, const Tensor& targets, Tensor& dlogits, bool need_grad,
                              double grad_scale) {
-  Tensor none;
-  return cross_entropy(logits, targets, need_grad ? dlogits : none, grad_scale);
+  Tensor none, copy;
+  return cross_entropy(logits, on(logits.device(), targets, copy), need_grad ? dlogits : none, grad_scale);
 }
 
 }  // namespace
@@ -61,8 +69,9 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   check_dtype(rows, DType::I32, "mlm head", "rows");
   const int64_t m = rows.numel();
   ensure(m);
-  rows_ = rows;
-  gather_rows(hidden, rows, x_);
+  const Device device = params_.device();
+  rows_ = rows.to(device);
+  gather_rows(hidden, rows_, x_);
   Parameter& w = params_[dense_w_];
   linear_forward(x_, w.value, params_[dense_b_].value, pre_);
   gelu_forward(pre_, act_);
@@ -71,9 +80,12 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   linear_forward(normed_, params_[word_].value, params_[bias_].value, logits_);
   if (!row_weights.defined() && row_losses == nullptr)
     return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
-  Tensor none, no_losses;
-  return cross_entropy(logits_, targets, need_grad ? dlogits_ : none, grad_scale, row_weights,
-                       row_losses ? *row_losses : no_losses);
+  Tensor none, targets_copy, weights_copy, losses;
+  if (row_losses) losses = row_losses->device() == device ? *row_losses : Tensor::empty({m}, DType::F64, device);
+  CrossEntropyResult result = cross_entropy(logits_, on(device, targets, targets_copy), need_grad ? dlogits_ : none,
+                                            grad_scale, on(device, row_weights, weights_copy), losses);
+  if (row_losses && losses.raw() != row_losses->raw()) row_losses->copy_from(losses);
+  return result;
 }
 
 void MlmHead::backward(Tensor& dhidden) {
@@ -109,7 +121,7 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
     seq_ = seq;
     std::vector<int32_t> first(batch);
     for (int64_t b = 0; b < batch; ++b) first[b] = static_cast<int32_t>(b * seq);
-    rows_ = Tensor::from<int32_t>({batch}, first);
+    rows_ = Tensor::from<int32_t>({batch}, first).to(params_.device());
     workspace_.begin();
     for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = workspace_.buffer({batch, h});
     first_mask_ = workspace_.buffer({batch, h}, DType::U8);

@@ -19,15 +19,17 @@ double scheduled_lr(const OptimizerOptions& o, int64_t step) {
 AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(params), options_(options) {
   if (!params.values().defined()) throw Error("optimizer: parameters are not allocated");
   int64_t total = 0;
+  std::vector<AdamWSegment> segments;
   for (const Parameter& p : params.all()) {
-    state_offset_.push_back(p.trainable ? total : -1);
     if (!p.trainable) continue;
+    segments.push_back({p.offset, total, p.value.numel(), p.weight_decay});
     // Keeps the parameters' 64-byte alignment (and their layout when nothing is frozen).
     total += (p.value.numel() + 15) / 16 * 16;
   }
   if (total == 0) throw Error("optimizer: every parameter is frozen");
   m_ = Tensor::zeros({total}, DType::F32, params.device());
   v_ = Tensor::zeros({total}, DType::F32, params.device());
+  segments_ = adamw_segment_table(segments, params.count(), total, params.device());
 }
 
 StepReport AdamW::step() {
@@ -42,16 +44,8 @@ StepReport AdamW::step() {
     if (coef < 1) report.clip_scale = coef;
   }
   report.lr = scheduled_lr(options_, steps_);
-  AdamWHyper hyper{report.lr, options_.beta1, options_.beta2, options_.eps, 0.0, steps_ + 1};
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Parameter& p = params_[i];
-    if (!p.trainable) continue;
-    hyper.weight_decay = p.weight_decay ? options_.weight_decay : 0.0;
-    const int64_t n = p.value.numel(), at = state_offset_[i];
-    Tensor m = m_.rows(at, at + n).view(p.shape);
-    Tensor v = v_.rows(at, at + n).view(p.shape);
-    adamw_update(p.value, p.grad, m, v, hyper, report.clip_scale);
-  }
+  const AdamWHyper hyper{report.lr, options_.beta1, options_.beta2, options_.eps, options_.weight_decay, steps_ + 1};
+  adamw_update_segments(params_.values(), params_.grads(), m_, v_, segments_, hyper, report.clip_scale);
   ++steps_;
   return report;
 }

@@ -50,7 +50,7 @@ class AdamW {
   ParameterStore& params_;
   OptimizerOptions options_;
   Tensor m_, v_;
-  std::vector<int64_t> state_offset_;  // per parameter: its moments' offset (-1: frozen)
+  Tensor segments_;  // the trainable parameters' table for adamw_update_segments, on their device
   int64_t steps_ = 0;
 };
 

@@ -51,6 +51,16 @@ std::string_view dtype_name(DType dtype) {
 
 std::string_view device_name(Device device) { return device == Device::Cuda ? "cuda" : "cpu"; }
 
+Device parse_device(std::string_view name) {
+  if (name == "cpu") return Device::Cpu;
+  if (name == "cuda") return Device::Cuda;
+  throw UsageError("--device must be cpu or cuda, not '" + std::string(name) + "'");
+}
+
+void require_device(Device device) {
+  if (device == Device::Cuda && !cuda::available()) throw Error("--device cuda: " + cuda::unavailable_reason());
+}
+
 std::string shape_string(const Shape& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {

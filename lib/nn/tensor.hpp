@@ -23,6 +23,10 @@ enum class Device : uint8_t { Cpu, Cuda };
 size_t dtype_size(DType dtype);
 std::string_view dtype_name(DType dtype);     // "F32", "BF16", ... (safetensors spelling)
 std::string_view device_name(Device device);  // "cpu", "cuda" (as --device spells them)
+Device parse_device(std::string_view name);   // the inverse; kglm::UsageError for another name
+// Throws kglm::Error, in one line that says why, when `device` cannot be used by this process
+// (a CUDA device in a build without the backend, or on a machine without a GPU).
+void require_device(Device device);
 
 template <class T>
 constexpr DType dtype_of();

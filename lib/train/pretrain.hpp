@@ -1,5 +1,5 @@
 // `pretrain`: masked-language-model pre-training of an XLM-R or BERT encoder on a token dataset,
-// on the CPU backend in one process (data parallelism across ranks comes with the communicator).
+// on the CPU or one GPU in one process (data parallelism across ranks comes with the communicator).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,9 @@ struct PretrainOptions {
   int64_t eval_every = 0;       // steps; 0 = only at the end
   int64_t save_every = 0;       // steps; 0 = only at the end
   int64_t log_every = 10;       // progress lines on stderr
+
+  nn::Device device = nn::Device::Cpu;    // where the model, its gradients and AdamW's moments live
+  nn::DType save_dtype = nn::DType::F32;  // model.safetensors' dtype: F32, BF16 or F16
 
   uint64_t seed = 0;
   bool seed_given = false;  // a resumed run refuses a different explicit --seed

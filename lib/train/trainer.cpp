@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/cuda/runtime.hpp"
 #include "train/loss_terms.hpp"
 #include "train/metrics_log.hpp"
 
@@ -107,13 +108,14 @@ void check_same(bool explicit_value_differs, const char* option) {
 
 }  // namespace
 
-MlmModel::MlmModel(const nn::ModelConfig& c) : config(c) {
+MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device) : config(c), params(device), scratch(device) {
   encoder.emplace(config, params);
   head.emplace(config, params, encoder->word_embeddings());
   params.allocate();
 }
 
 Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(TokenDataset::open(options_.data)) {
+  nn::require_device(options_.device);
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   settle_settings();
   build_model();
@@ -124,7 +126,8 @@ Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(Toke
     log_info(model_->config.model_type() + " " + std::to_string(model_->config.layers) + "×" +
              std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.count()) + " parameters; " +
              std::to_string(data_.size() - eval_.size()) + " training and " + std::to_string(eval_.size()) +
-             " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps));
+             " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps) +
+             (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : ""));
   if (!options_.quiet) {
     // Which objective each kind of sequence present gets: a kind missing from the data, or an
     // objective that was not meant for it, shows here before any time is spent.
@@ -201,10 +204,16 @@ void Trainer::build_model() {
     throw Error(o.data + ": the dataset's vocabulary (" + std::to_string(data_.vocab_size()) +
                 ") differs from the model's (" + std::to_string(config.vocab_size) + ")");
   const TrainLayers trained = parse_train_layers(state_.train_layers, config.layers);
-  model_ = std::make_unique<MlmModel>(config);
+  model_ = std::make_unique<MlmModel>(config, o.device);
   model_->params.initialize(state_.seed, config.initializer_range);
   if (!weights.empty()) {
-    nn::LoadReport report = nn::load_parameters(nn::SafetensorsFile::open(weights), model_->params, o.resume.empty());
+    const nn::SafetensorsFile file = nn::SafetensorsFile::open(weights);
+    if (!o.resume.empty() && std::any_of(file.entries().begin(), file.entries().end(),
+                                         [](const nn::SafetensorsEntry& e) { return e.dtype_name != "F32"; }))
+      log_warning(weights +
+                  ": weights saved below F32 (--save-dtype); the resumed run starts from rounded "
+                  "weights and is not bit-identical to an uninterrupted one");
+    nn::LoadReport report = nn::load_parameters(file, model_->params, o.resume.empty());
     if (!report.missing.empty())
       log_warning(weights + ": " + std::to_string(report.missing.size()) +
                   " parameters not in the file start random (first: " + report.missing.front() + ")");
@@ -367,7 +376,7 @@ void Trainer::save() {
   state_.cursors = order_->cursors();
   const MlmModel& m = *model_;
   const char* arch_name = m.config.architecture == nn::Architecture::Bert ? "BertForMaskedLM" : "XLMRobertaForMaskedLM";
-  nn::write_model_dir(options_.out, m.params, {{"format", "pt"}, {"producer", "kglm pretrain"}},
+  nn::write_model_dir(options_.out, m.params, options_.save_dtype, {{"format", "pt"}, {"producer", "kglm pretrain"}},
                       [&](const fs::path& tmp) {
                         nn::write_model_config(tmp / "config.json", m.config, arch_name);
                         tokenizer_->save_hf_files(tmp);

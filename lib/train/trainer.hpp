@@ -36,7 +36,7 @@ struct MlmModel {
   std::optional<nn::MlmHead> head;
   nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
 
-  explicit MlmModel(const nn::ModelConfig& c);
+  MlmModel(const nn::ModelConfig& c, nn::Device device);
 };
 
 struct StepResult {

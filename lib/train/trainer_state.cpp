@@ -66,7 +66,8 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   f << j;
   if (!f.flush()) throw Error((dir / "trainer_state.json").string() + ": cannot write");
   nn::write_safetensors(dir / "optimizer.safetensors",
-                        {{"exp_avg", optimizer.exp_avg()}, {"exp_avg_sq", optimizer.exp_avg_sq()}},
+                        {{"exp_avg", optimizer.exp_avg().to(nn::Device::Cpu)},
+                         {"exp_avg_sq", optimizer.exp_avg_sq().to(nn::Device::Cpu)}},
                         {{"format", kFormat}, {"step", std::to_string(s.step)}});
 }
 

@@ -45,6 +45,42 @@ cmp "$tmp/full/model.safetensors" "$tmp/resumed/model.safetensors" || fail "resu
 cmp "$tmp/full/optimizer.safetensors" "$tmp/resumed/optimizer.safetensors" || fail "resumed optimizer state differs"
 ok "resume: 6 + 6 steps = 12 steps, bit-identical losses, weights and AdamW moments"
 
+# --device cuda: without a GPU, exit 1 with one line that says why and no checkpoint; with one, the
+# same 12 steps as the CPU run within 1e-4 (ctest's TrainerOnCuda checks bit-identical reruns).
+code=0; "$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 12 --device cuda --log "$tmp/gpu.jsonl" \
+  --out "$tmp/gpu" 2> "$tmp/err" || code=$?
+if [ $code -eq 1 ]; then
+  [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q -- "--device cuda: " "$tmp/err" || fail "no GPU: $(cat "$tmp/err")"
+  [ ! -e "$tmp/gpu" ] || fail "a run without its GPU wrote a checkpoint"
+  ok "--device cuda without a GPU: exit 1, '$(cat "$tmp/err")'"
+else
+  [ $code -eq 0 ] || fail "--device cuda: exit $code"
+  python3 - "$tmp/full.jsonl" "$tmp/gpu.jsonl" <<'PY' || fail "GPU losses differ from the CPU's"
+import json, sys
+def losses(p):
+    return [r["loss"] for r in map(json.loads, open(p)) if "loss" in r]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+assert len(a) == len(b) == 12 and all(abs(x - y) <= 1e-4 * max(1, abs(x)) for x, y in zip(a, b)), (a, b)
+PY
+  ok "--device cuda: 12 steps within 1e-4 of the CPU's losses"
+fi
+code=0; "$bin/pretrain" --data "$tmp/data.h5" --device gpu --out "$tmp/x" 2> /dev/null || code=$?
+[ $code -eq 2 ] || fail "--device gpu: exit $code, expected 2"
+
+# --save-dtype bf16: half the bytes, BF16 tensors that HF loads (and --init reads back), F32 moments.
+"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 2 --save-dtype bf16 --out "$tmp/bf16"
+python3 - "$tmp/bf16" <<'PY' || fail "--save-dtype bf16"
+import json, struct, sys
+def header(p):
+    with open(p, "rb") as f:
+        return json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+m, o = header(sys.argv[1] + "/model.safetensors"), header(sys.argv[1] + "/optimizer.safetensors")
+assert all(v["dtype"] == "BF16" for k, v in m.items() if k != "__metadata__"), m
+assert all(v["dtype"] == "F32" for k, v in o.items() if k != "__metadata__"), o
+PY
+"$bin/pretrain" --data "$tmp/data.h5" --init "$tmp/bf16" --steps 1 --threads 2 --quiet --out "$tmp/from-bf16"
+ok "--save-dtype bf16: BF16 weights, F32 optimizer state, usable by --init"
+
 # The checkpoint is a Hugging Face directory: names, shapes, tied decoder not stored, tokenizer files.
 python3 - "$tmp/full" <<'PY' || fail "checkpoint layout"
 import json, os, struct, sys

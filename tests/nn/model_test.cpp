@@ -356,7 +356,7 @@ TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
   mlm_params(config, b);
   a.initialize(7, 0.5);
   fs::path dir = fs::temp_directory_path() / ("kglm-ckpt-" + std::to_string(::getpid()));
-  write_model_dir(dir, a, {{"format", "pt"}}, [&](const fs::path& tmp) {
+  write_model_dir(dir, a, DType::F32, {{"format", "pt"}}, [&](const fs::path& tmp) {
     write_model_config(tmp / "config.json", config, "XLMRobertaForMaskedLM");
   });
   EXPECT_FALSE(fs::exists(dir.string() + ".tmp." + std::to_string(::getpid())));

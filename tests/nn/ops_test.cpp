@@ -443,6 +443,42 @@ TEST_P(OpsOnDevice, Float32MatchesFloat64) {
       });
 }
 
+// The multi-tensor AdamW (every parameter of a flat buffer in one call, a long one split into
+// chunks) gives the per-parameter updates, with weight decay only where a segment asks for it.
+TEST_P(OpsOnDevice, AdamWSegmentsMatchOneUpdatePerParameter) {
+  const int64_t big = 2 * kAdamWChunkElements + 123;  // three chunks, the last partial
+  const std::vector<AdamWSegment> segments = {
+      {0, 0, 1000, true}, {1000, 1008, big, false}, {1000 + big, 1008 + big + 5, 77, true}};
+  const int64_t params = 1000 + big + 77, state = 1008 + big + 5 + 77;
+  Tensor values = cast(random({params}, 30), DType::F32), grads = cast(random({params}, 31), DType::F32);
+  Tensor m = cast(random({state}, 32, -0.1, 0.1), DType::F32), v = cast(random({state}, 33, 0, 0.01), DType::F32);
+  const AdamWHyper hyper{1e-3, 0.9, 0.999, 1e-8, 0.1, 4};
+
+  Tensor want_values = values.clone(), want_m = m.clone(), want_v = v.clone();
+  for (const AdamWSegment& s : segments) {
+    Tensor p = want_values.rows(s.param_offset, s.param_offset + s.size);
+    Tensor ms = want_m.rows(s.state_offset, s.state_offset + s.size),
+           vs = want_v.rows(s.state_offset, s.state_offset + s.size);
+    AdamWHyper h = hyper;
+    h.weight_decay = s.decay ? hyper.weight_decay : 0.0;
+    adamw_update(p, grads.rows(s.param_offset, s.param_offset + s.size), ms, vs, h, 0.25);
+  }
+  Tensor dv = values.to(device()), dg = grads.to(device()), dm = m.to(device()), dvv = v.to(device());
+  const Tensor table = adamw_segment_table(segments, params, state, device());
+  EXPECT_EQ(table.dim(0), 1 + 3 + 1);
+  adamw_update_segments(dv, dg, dm, dvv, table, hyper, 0.25);
+  // The CPU runs the same code per chunk; the GPU may contract multiply-adds into FMAs.
+  const double tol = device() == Device::Cpu ? 0.0 : 1e-6;
+  EXPECT_LE(relative_error(cast(dv.to(Device::Cpu), DType::F64), cast(want_values, DType::F64)), tol);
+  EXPECT_LE(relative_error(cast(dm.to(Device::Cpu), DType::F64), cast(want_m, DType::F64)), tol);
+  EXPECT_LE(relative_error(cast(dvv.to(Device::Cpu), DType::F64), cast(want_v, DType::F64)), tol);
+  // The gap between segments' moments is never written.
+  EXPECT_EQ(dm.to(Device::Cpu).data<float>()[1003], m.data<float>()[1003]);
+
+  expect_error([&] { adamw_segment_table({{0, 0, params + 1, true}}, params, state, device()); }, "outside");
+  expect_error([&] { adamw_update_segments(dv, dg, dm, dvv, table.view({20}), hyper); }, "adamw_update_segments");
+}
+
 // The dropout masks, of dropout and of attention, are the CPU's Philox bits on every device; the
 // scatter-add of the embedding backward adds in the CPU's order, so it matches the CPU's bits.
 TEST_P(OpsOnDevice, SameRandomBitsAndScatterAsTheCpu) {

@@ -94,5 +94,8 @@ void add_column_sums(const T* x, int64_t n, int64_t h, T* out);
 // --- adamw_cuda.cu -----------------------------------------------------------------------------------
 template <class T>
 void adamw_update(T* param, const T* grad, T* m, T* v, int64_t n, const AdamWHyper& hyper, double grad_scale);
+// Every chunk of a segment table (adamw_segment_table: I64 [chunks, 4]) in one launch.
+void adamw_update_segments(float* values, const float* grads, float* m, float* v, const int64_t* table, int64_t chunks,
+                           const AdamWHyper& hyper, double grad_scale);
 
 }  // namespace kglm::nn::cuda
