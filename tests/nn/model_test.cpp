@@ -1,6 +1,7 @@
 // Parity of the encoder, heads, checkpoints and optimizer with the PyTorch reference in
 // tests/reference/ (plain torch.nn models with Hugging Face tensor names, run in float64):
-// activations, losses, logits and every parameter gradient within 1e-4 relative error.
+// activations, losses, logits and every parameter gradient within 1e-4 relative error, on the CPU
+// and (fp32, skipped without a GPU) on CUDA.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -11,9 +12,12 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/cuda/runtime.hpp"
 #include "nn/heads.hpp"
 #include "nn/optimizer.hpp"
 #include "train/loss_terms.hpp"
@@ -41,7 +45,8 @@ const bool kPrintWorstRegistered = [] {
 }();
 
 // max|a − b| / max|b| over the tensor (the reference's own scale), or max|a| when b is all zero.
-double relative_error(const Tensor& actual, const Tensor& expected) {
+double relative_error(const Tensor& actual_anywhere, const Tensor& expected) {
+  const Tensor actual = actual_anywhere.to(Device::Cpu);
   EXPECT_EQ(actual.shape(), expected.shape());
   if (actual.shape() != expected.shape()) return INFINITY;
   const float* a = actual.data<float>();
@@ -101,7 +106,7 @@ struct LoadedMlm {
   ParameterStore params;
   std::optional<Encoder> encoder;
   std::optional<MlmHead> head;
-  explicit LoadedMlm(const fs::path& dir) : config(read_model_config(dir / "config.json")) {
+  LoadedMlm(const fs::path& dir, Device device) : config(read_model_config(dir / "config.json")), params(device) {
     encoder.emplace(config, params);
     head.emplace(config, params, encoder->word_embeddings());
     params.allocate();
@@ -109,14 +114,19 @@ struct LoadedMlm {
   }
 };
 
-class ReferenceCase : public ::testing::TestWithParam<std::string> {
+// (reference model, device)
+class ReferenceCase : public ::testing::TestWithParam<std::tuple<std::string, Device>> {
  protected:
-  fs::path dir() const { return kData / GetParam(); }
+  void SetUp() override {
+    if (device() == Device::Cuda && !cuda::available()) GTEST_SKIP() << cuda::unavailable_reason();
+  }
+  fs::path dir() const { return kData / std::get<0>(GetParam()); }
+  Device device() const { return std::get<1>(GetParam()); }
 };
 
 TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
   ModelConfig config = read_model_config(dir() / "config.json");
-  ParameterStore params;
+  ParameterStore params(device());
   Encoder encoder(config, params);
   MlmHead head(config, params, encoder.word_embeddings());
   params.allocate();
@@ -152,7 +162,7 @@ TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
   EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance) << loss << " vs " << ref_loss;
 
-  Tensor dhidden = Tensor::zeros(hidden.shape());
+  Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
   head.backward(dhidden);
   encoder.backward(dhidden);
   expect_gradients(params, ref, count_prefixed(ref, "grad."));
@@ -160,9 +170,9 @@ TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
 
 // Classification heads: the encoder from model.safetensors, the head's weights from the reference.
 template <class Head>
-void check_classification(const fs::path& dir, const std::string& file, int64_t labels) {
+void check_classification(const fs::path& dir, Device device, const std::string& file, int64_t labels) {
   ModelConfig config = read_model_config(dir / "config.json");
-  ParameterStore params;
+  ParameterStore params(device);
   Encoder encoder(config, params);
   Head head(config, params, labels);
   params.allocate();
@@ -189,24 +199,24 @@ void check_classification(const fs::path& dir, const std::string& file, int64_t 
   const double loss = ce.loss_sum / static_cast<double>(ce.counted);
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
   EXPECT_LE(std::fabs(loss - ref_loss) / std::fabs(ref_loss), kTolerance);
-  Tensor dhidden = Tensor::zeros(hidden.shape());
+  Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
   head.backward(dhidden);
   encoder.backward(dhidden);
   expect_gradients(params, ref, count_prefixed(ref, "grad."));
 }
 
 TEST_P(ReferenceCase, SequenceClassificationMatchesPyTorch) {
-  check_classification<SequenceClassificationHead>(dir(), "seqcls.safetensors", 3);
+  check_classification<SequenceClassificationHead>(dir(), device(), "seqcls.safetensors", 3);
 }
 
 TEST_P(ReferenceCase, TokenClassificationMatchesPyTorch) {
-  check_classification<TokenClassificationHead>(dir(), "tokcls.safetensors", 5);
+  check_classification<TokenClassificationHead>(dir(), device(), "tokcls.safetensors", 5);
 }
 
 // Gradient accumulation: two micro-batches (rows {0, 1} and {2}) with the loss scaled by the total
 // masked count give the gradients of the whole batch.
 TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
-  LoadedMlm model(dir());
+  LoadedMlm model(dir(), device());
   Encoder& encoder = *model.encoder;
   MlmHead& head = *model.head;
   ParameterStore& params = model.params;
@@ -233,7 +243,7 @@ TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
     const Tensor& hidden = encoder.forward(b, DropoutContext{});
     CrossEntropyResult ce = head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets),
                                          true, 1.0 / static_cast<double>(total));
-    Tensor dhidden = Tensor::zeros(hidden.shape());
+    Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
     head.backward(dhidden);
     encoder.backward(dhidden);
     return ce.loss_sum;
@@ -247,7 +257,7 @@ TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
 // KMLM's L = L_MLM + α(L_K + L_R) through the trainer's LossTerms and one weighted head call,
 // against the reference's combined loss (the labelled rows take the terms in turn; α = 0.3).
 TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
-  LoadedMlm model(dir());
+  LoadedMlm model(dir(), device());
   Encoder& encoder = *model.encoder;
   MlmHead& head = *model.head;
   ParameterStore& params = model.params;
@@ -279,7 +289,7 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
   expect_close(loss.mean(train::LossTerm::mlm), "loss.mlm");
   expect_close(loss.mean(train::LossTerm::knowledge), "loss.knowledge");
   expect_close(loss.mean(train::LossTerm::reasoning), "loss.reasoning");
-  Tensor dhidden = Tensor::zeros(hidden.shape());
+  Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
   head.backward(dhidden);
   encoder.backward(dhidden);
   expect_gradients(params, ref, count_prefixed(ref, "grad."));
@@ -288,7 +298,7 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
 // --train-layers: with the embeddings and layer 0 frozen, the trained parameters get exactly the
 // reference's gradients and the frozen ones none at all.
 TEST_P(ReferenceCase, FrozenParametersGetNoGradientAndTheOthersTheFullOne) {
-  LoadedMlm model(dir());
+  LoadedMlm model(dir(), device());
   model.encoder->freeze_below(1, false);
   Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
   auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
@@ -302,7 +312,7 @@ TEST_P(ReferenceCase, FrozenParametersGetNoGradientAndTheOthersTheFullOne) {
   const Tensor& hidden = model.encoder->forward(in.batch, DropoutContext{});
   model.head->forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets), true,
                       1.0 / static_cast<double>(m));
-  Tensor dhidden = Tensor::zeros(hidden.shape());
+  Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
   model.head->backward(dhidden);
   model.encoder->backward(dhidden);
   size_t frozen = 0, trained = 0;
@@ -328,7 +338,15 @@ TEST_P(ReferenceCase, FrozenParametersGetNoGradientAndTheOthersTheFullOne) {
   EXPECT_GE(optimizer.exp_avg().numel(), model.params.trainable_count());
 }
 
-INSTANTIATE_TEST_SUITE_P(Reference, ReferenceCase, ::testing::Values("xlmr-tiny", "bert-tiny"));
+INSTANTIATE_TEST_SUITE_P(Reference, ReferenceCase,
+                         ::testing::Combine(::testing::Values("xlmr-tiny", "bert-tiny"),
+                                            ::testing::Values(Device::Cpu, Device::Cuda)),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, Device>>& info) {
+                           std::string name =
+                               std::get<0>(info.param) + "_" + std::string(device_name(std::get<1>(info.param)));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 ParameterStore& mlm_params(const ModelConfig& config, ParameterStore& params) {
   Encoder encoder(config, params);
@@ -383,9 +401,16 @@ TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
   fs::remove_all(dir);
 }
 
-TEST(Optimizer, ClippingScheduleAndAdamWMatchTorch) {
+class OptimizerOn : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::Cuda && !cuda::available()) GTEST_SKIP() << cuda::unavailable_reason();
+  }
+};
+
+TEST_P(OptimizerOn, ClippingScheduleAndAdamWMatchTorch) {
   auto ref = SafetensorsFile::open(kData / "optim/adamw.safetensors");
-  ParameterStore params;
+  ParameterStore params(GetParam());
   params.add("p0", {4, 3}, Parameter::Init::Zeros, true);
   params.add("p1", {5}, Parameter::Init::Zeros, true);
   params.allocate();
@@ -410,6 +435,11 @@ TEST(Optimizer, ClippingScheduleAndAdamWMatchTorch) {
     EXPECT_LE(relative_error(params.get("p1").value, ref.read_f32("after." + s + ".p1")), 1e-5) << s;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, OptimizerOn, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const ::testing::TestParamInfo<Device>& info) {
+                           return std::string(device_name(info.param));
+                         });
 
 }  // namespace
 
