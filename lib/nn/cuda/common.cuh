@@ -1,17 +1,65 @@
 // Shared device helpers of the CUDA kernels (private to lib/nn/cuda).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 
 #include "nn/cuda/context.hpp"
+#include "nn/cuda/kernels.hpp"
 #include "nn/cuda/runtime.hpp"
 
 namespace kglm::nn::cuda {
+
+// The CUDA type behind a storage tag of kernels.hpp (float stays float).
+template <class T>
+struct NativeType {
+  using type = T;
+};
+template <>
+struct NativeType<Bf16> {
+  using type = __nv_bfloat16;
+};
+template <>
+struct NativeType<Half> {
+  using type = __half;
+};
+template <class T>
+using native_t = typename NativeType<T>::type;
+
+// A tag-typed pointer as its CUDA type (the same bits: the tags are the types' bit patterns).
+template <class T>
+native_t<T>* native(T* p) {
+  return reinterpret_cast<native_t<T>*>(p);
+}
+template <class T>
+const native_t<T>* native(const T* p) {
+  return reinterpret_cast<const native_t<T>*>(p);
+}
+
+// fp32 to and from a storage type, inside kernels (round to nearest even; exact for float).
+template <class T>
+__device__ inline T from_float(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+__device__ inline float to_float(float v) { return v; }
+__device__ inline float to_float(__half v) { return __half2float(v); }
+__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// Instantiates M(T) for every storage type.
+#define KGLM_FOR_STORAGE_TYPES(M) M(float) M(Bf16) M(Half)
 
 inline constexpr int kThreads = 256;  // threads per block of the elementwise and row kernels
 

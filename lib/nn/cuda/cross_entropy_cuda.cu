@@ -51,7 +51,7 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
   const int32_t t = targets[r];
   if (t == kIgnoreIndex) {
     if (g)
-      for (int64_t j = threadIdx.x; j < c; j += blockDim.x) g[j] = T(0);
+      for (int64_t j = threadIdx.x; j < c; j += blockDim.x) g[j] = from_float<T>(0.0f);
     if (threadIdx.x == 0) {
       loss[r] = 0;
       correct[r] = 0;
@@ -59,13 +59,13 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
     return;
   }
   ArgMax local{-FLT_MAX, INT64_MAX};
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{static_cast<float>(x[j]), j});
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
   const ArgMax max = block_argmax(local, arg_scratch);
   float sum = 0;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(static_cast<float>(x[j]) - max.value);
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
   sum = block_sum(sum, sum_scratch);
   if (threadIdx.x == 0) {
-    loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(x[t]);
+    loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(to_float(x[t]));
     correct[r] = max.position == t;
   }
   if (g) {
@@ -74,8 +74,8 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
     const float hit = static_cast<float>(scale);
     // The target's element: subtract after scaling, as the CPU does (same rounding).
     for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
-      const float p = expf(static_cast<float>(x[j]) - max.value) * s;
-      g[j] = static_cast<T>(j == t ? p - hit : p);
+      const float p = expf(to_float(x[j]) - max.value) * s;
+      g[j] = from_float<T>(j == t ? p - hit : p);
     }
   }
 }
@@ -90,8 +90,8 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
   Context& context = Context::get();
   DeviceBuffer<double> loss(m);
   DeviceBuffer<uint8_t> correct(m);
-  cross_entropy_kernel<<<static_cast<unsigned>(m), 1024, 0, context.stream()>>>(logits, targets, c, dlogits, grad_scale,
-                                                                                row_weights, loss.get(), correct.get());
+  cross_entropy_kernel<<<static_cast<unsigned>(m), 1024, 0, context.stream()>>>(
+      native(logits), targets, c, native(dlogits), grad_scale, row_weights, loss.get(), correct.get());
   check_launch(op);
   if (row_losses)
     check(cudaMemcpyAsync(row_losses, loss.get(), m * sizeof(double), cudaMemcpyDeviceToDevice, context.stream()), op,
@@ -105,7 +105,10 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
   return sum_row_results(host_targets.data(), host_loss.data(), host_correct.data(), m);
 }
 
-template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,
-                                                 const double*, double*);
+#define KGLM_CROSS_ENTROPY_CUDA(T)                                                                                    \
+  template CrossEntropyResult cross_entropy<T>(const T*, const int32_t*, int64_t, int64_t, T*, double, const double*, \
+                                               double*);
+KGLM_FOR_STORAGE_TYPES(KGLM_CROSS_ENTROPY_CUDA)
+#undef KGLM_CROSS_ENTROPY_CUDA
 
 }  // namespace kglm::nn::cuda

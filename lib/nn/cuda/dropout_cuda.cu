@@ -17,7 +17,7 @@ __global__ void dropout_forward_kernel(const T* x, PhiloxKey key, float scale, T
       if (i >= n) break;
       const bool keep = philox_keeps(key, words.v[w]);
       mask[i] = keep ? 1 : 0;
-      y[i] = keep ? static_cast<T>(static_cast<float>(x[i]) * scale) : T(0);
+      y[i] = from_float<T>(keep ? to_float(x[i]) * scale : 0.0f);
     }
   }
 }
@@ -25,7 +25,7 @@ __global__ void dropout_forward_kernel(const T* x, PhiloxKey key, float scale, T
 template <class T>
 __global__ void dropout_backward_kernel(const T* dy, const uint8_t* mask, float scale, T* dx, int64_t n) {
   for (int64_t i = global_thread(); i < n; i += grid_threads())
-    dx[i] = mask[i] ? static_cast<T>(static_cast<float>(dy[i]) * scale) : T(0);
+    dx[i] = from_float<T>(mask[i] ? to_float(dy[i]) * scale : 0.0f);
 }
 
 // 1/(1 − p) rounded to T as the CPU does (through double).
@@ -44,8 +44,8 @@ void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* 
     if (mask) check(cudaMemsetAsync(mask, 1, static_cast<size_t>(n), c.stream()), op, "cudaMemsetAsync");
     return;
   }
-  dropout_forward_kernel<<<elementwise_blocks((n + 3) / 4), kThreads, 0, c.stream()>>>(x, philox_key(key, p),
-                                                                                       keep_scale(p), y, mask, n);
+  dropout_forward_kernel<<<elementwise_blocks((n + 3) / 4), kThreads, 0, c.stream()>>>(
+      native(x), philox_key(key, p), keep_scale(p), native(y), mask, n);
   check_launch(op);
 }
 
@@ -59,14 +59,15 @@ void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t 
       check(cudaMemcpyAsync(dx, dy, n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream()), op, "cudaMemcpyAsync");
     return;
   }
-  dropout_backward_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(dy, mask, keep_scale(p), dx, n);
+  dropout_backward_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(native(dy), mask, keep_scale(p),
+                                                                              native(dx), n);
   check_launch(op);
 }
 
 #define KGLM_DROPOUT_CUDA(T)                                                                   \
   template void dropout_forward<T>(const T*, float, const DropoutKey&, T*, uint8_t*, int64_t); \
   template void dropout_backward<T>(const T*, const uint8_t*, float, T*, int64_t);
-KGLM_DROPOUT_CUDA(float)
+KGLM_FOR_STORAGE_TYPES(KGLM_DROPOUT_CUDA)
 #undef KGLM_DROPOUT_CUDA
 
 }  // namespace kglm::nn::cuda

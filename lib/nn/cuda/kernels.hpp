@@ -10,7 +10,11 @@
 // result is a plain sequence of adds (embedding backward). Randomness is the CPU's Philox streams.
 //
 // Declared without CUDA headers, so the dispatch files compile in every build; defined in
-// nn/cuda/<op>_cuda.cu, instantiated for float.
+// nn/cuda/<op>_cuda.cu. T, the storage type of activations and of the weights the kernels read, is
+// float, Bf16 or Half (mixed precision); every kernel computes in fp32 whatever T is, and what
+// accumulates over steps or rows — parameter gradients, LayerNorm statistics — is always float
+// ("wide"). bf16 needs no sm_80 instruction here (conversions only), so the kernels build for
+// sm_70; cuBLASLt's bf16 products need sm_80, which the trainer checks.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +27,15 @@
 
 namespace kglm::nn::cuda {
 
+// Storage tags of the half-precision kernels: the bit patterns of bfloat16 and IEEE binary16,
+// read as __nv_bfloat16 and __half inside the .cu files.
+struct Bf16 {
+  uint16_t bits;
+};
+struct Half {
+  uint16_t bits;
+};
+
 // Throws kglm::Error naming `op` and `arg` ("op: arg[i] = v is outside [0, n)") when an index is
 // outside [0, n) and is not `allowed` (kIgnoreIndex for targets; pass n to allow none).
 void check_indices(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, int64_t n,
@@ -32,22 +45,22 @@ void check_indices(std::string_view op, std::string_view arg, const int32_t* ind
 template <class T>
 void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t n, int64_t in, int64_t out);
 template <class T>
-void linear_backward(const T* dy, const T* x, const T* w, T* dx, T* dw, T* db, int64_t n, int64_t in, int64_t out,
-                     bool dx_accumulate);
+void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, float* db, int64_t n, int64_t in,
+                     int64_t out, bool dx_accumulate);
 
-// --- embedding_cuda.cu: indices checked by the caller --------------------------------------------
+// --- embedding_cuda.cu: indices checked by the caller; G (dsrc) is T or float --------------------
 template <class T>
 void gather_rows(const int32_t* index, int64_t m, const T* src, int64_t h, T* out, bool accumulate);
-template <class T>
-void scatter_add_rows(const int32_t* index, int64_t m, const T* dout, int64_t n, int64_t h, T* dsrc);
+template <class T, class G>
+void scatter_add_rows(const int32_t* index, int64_t m, const T* dout, int64_t n, int64_t h, G* dsrc);
 
 // --- layer_norm_cuda.cu: x [n, h] ----------------------------------------------------------------
 template <class T>
-void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
-                        int64_t h);
+void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, float* mean, float* rstd,
+                        int64_t n, int64_t h);
 template <class T>
-void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx, T* dgamma,
-                         T* dbeta, int64_t n, int64_t h, bool dx_accumulate);
+void layer_norm_backward(const T* dy, const T* x, const T* gamma, const float* mean, const float* rstd, T* dx,
+                         float* dgamma, float* dbeta, int64_t n, int64_t h, bool dx_accumulate);
 
 // --- activation_cuda.cu ----------------------------------------------------------------------------
 template <class T>
@@ -89,7 +102,10 @@ template <class T>
 double sum_of_squares(const T* x, int64_t n);
 // out[j] += Σ_r x[r, j], x [n, h] (reduced over fixed chunks of rows, in order: deterministic).
 template <class T>
-void add_column_sums(const T* x, int64_t n, int64_t h, T* out);
+void add_column_sums(const T* x, int64_t n, int64_t h, float* out);
+// out = x rounded to To (float to Bf16/Half: to nearest even; to float: exact).
+template <class From, class To>
+void convert(const From* x, To* out, int64_t n);
 
 // --- adamw_cuda.cu -----------------------------------------------------------------------------------
 template <class T>

@@ -39,7 +39,10 @@ void gelu_forward(const Tensor& x, Tensor& y) {
           cpu::gelu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
         });
       },
-      [&] { cuda::gelu_forward<float>(device_data<float>(x), device_data<float>(y), x.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::gelu_forward<T>(device_data<T>(x), device_data<T>(y), x.numel());
+      });
 }
 
 void gelu_backward(const Tensor& dy, const Tensor& x, Tensor& dx) {
@@ -52,8 +55,9 @@ void gelu_backward(const Tensor& dy, const Tensor& x, Tensor& dx) {
           cpu::gelu_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
         });
       },
-      [&] {
-        cuda::gelu_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(dx), x.numel());
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::gelu_backward<T>(device_data<T>(dy), device_data<T>(x), device_data<T>(dx), x.numel());
       });
 }
 
@@ -67,7 +71,10 @@ void tanh_forward(const Tensor& x, Tensor& y) {
           cpu::tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
         });
       },
-      [&] { cuda::tanh_forward<float>(device_data<float>(x), device_data<float>(y), x.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::tanh_forward<T>(device_data<T>(x), device_data<T>(y), x.numel());
+      });
 }
 
 void tanh_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
@@ -80,8 +87,9 @@ void tanh_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
           cpu::tanh_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
         });
       },
-      [&] {
-        cuda::tanh_backward<float>(device_data<float>(dy), device_data<float>(y), device_data<float>(dx), y.numel());
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::tanh_backward<T>(device_data<T>(dy), device_data<T>(y), device_data<T>(dx), y.numel());
       });
 }
 

@@ -40,9 +40,11 @@ void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const
                                grad_scale);
         });
       },
-      [&] {
-        cuda::adamw_update<float>(device_data<float>(param), device_data<float>(grad), device_data<float>(m),
-                                  device_data<float>(v), param.numel(), hyper, grad_scale);
+      [&](auto tag) {
+        f32_only<decltype(tag)>(op, [&] {
+          cuda::adamw_update<float>(device_data<float>(param), device_data<float>(grad), device_data<float>(m),
+                                    device_data<float>(v), param.numel(), hyper, grad_scale);
+        });
       });
 }
 
@@ -89,7 +91,7 @@ void adamw_update_segments(Tensor& values, const Tensor& grads, Tensor& m, Tenso
                                    m.data<float>() + row[1], v.data<float>() + row[1], row[2], h, grad_scale);
         }
       },
-      [&] {
+      [&](auto) {
         cuda::adamw_update_segments(device_data<float>(values), device_data<float>(grads), device_data<float>(m),
                                     device_data<float>(v), device_data<int64_t>(table), chunks, hyper, grad_scale);
       });

@@ -47,12 +47,13 @@ void attention_forward(const Tensor& qkv, const Tensor& key_mask, const Attentio
                                     probs.data<T>(), dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr);
         });
       },
-      [&] {
+      [&](auto tag) {
+        using Storage = decltype(tag);
         const int32_t* mask = device_data<int32_t>(key_mask);
         cuda::check_indices(op, "key_mask", mask, B * T, 2, 2);  // 0 (padding) or 1
-        cuda::attention_forward<float>(device_data<float>(qkv), mask, shape, dropout_p, key, device_data<float>(ctx),
-                                       device_data<float>(probs),
-                                       dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr);
+        cuda::attention_forward<Storage>(device_data<Storage>(qkv), mask, shape, dropout_p, key,
+                                         device_data<Storage>(ctx), device_data<Storage>(probs),
+                                         dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr);
       });
 }
 
@@ -78,10 +79,11 @@ void attention_backward(const Tensor& dctx, const Tensor& qkv, const Tensor& pro
                                      dqkv.data<T>());
         });
       },
-      [&] {
-        cuda::attention_backward<float>(device_data<float>(dctx), device_data<float>(qkv), device_data<float>(probs),
-                                        dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr, shape, dropout_p,
-                                        device_data<float>(dqkv));
+      [&](auto tag) {
+        using Storage = decltype(tag);
+        cuda::attention_backward<Storage>(
+            device_data<Storage>(dctx), device_data<Storage>(qkv), device_data<Storage>(probs),
+            dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr, shape, dropout_p, device_data<Storage>(dqkv));
       });
 }
 

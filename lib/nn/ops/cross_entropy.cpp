@@ -55,11 +55,12 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
                                        grad_scale, weights, losses);
         });
       },
-      [&] {
+      [&](auto tag) {
+        using T = decltype(tag);
         const int32_t* t = device_data<int32_t>(targets);
         cuda::check_indices(op, "targets", t, m, c, kIgnoreIndex);
-        return cuda::cross_entropy<float>(device_data<float>(logits), t, m, c, device_data<float>(dlogits), grad_scale,
-                                          device_data<double>(row_weights), device_data<double>(row_losses));
+        return cuda::cross_entropy<T>(device_data<T>(logits), t, m, c, device_data<T>(dlogits), grad_scale,
+                                      device_data<double>(row_weights), device_data<double>(row_losses));
       });
 }
 

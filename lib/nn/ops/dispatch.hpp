@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.hpp"
@@ -19,21 +20,42 @@ namespace kglm::nn::detail {
   throw Error(std::string(op) + ": this build has no CUDA backend");
 }
 
-// The device branch of every op: `cpu` runs for host tensors; `gpu` for device ones (lib/nn/cuda,
-// F32 kernels), or an error naming the op in a build without the backend. `t` is the tensor whose
+// The device branch of every op: `cpu()` runs for host tensors (F32 and F64 kernels); `gpu(T{})`
+// for device ones, with T the CUDA kernels' storage type of t's dtype (float, cuda::Bf16 or
+// cuda::Half), or an error naming the op in a build without the backend. `t` is the tensor whose
 // device and dtype every other argument has been checked against.
 template <class Cpu, class Gpu>
 decltype(auto) on_device(const Tensor& t, std::string_view op, Cpu&& cpu, Gpu&& gpu) {
-  if (t.device() != Device::Cuda) return std::forward<Cpu>(cpu)();
-  if (t.dtype() != DType::F32)
-    throw Error(std::string(op) + ": the CUDA kernels take F32, not " + std::string(dtype_name(t.dtype())));
+  const DType dtype = t.dtype();
+  if (t.device() != Device::Cuda) {
+    if (dtype == DType::BF16 || dtype == DType::F16)
+      throw Error(std::string(op) + ": " + std::string(dtype_name(dtype)) + " compute runs on CUDA devices only");
+    return std::forward<Cpu>(cpu)();
+  }
+  if (dtype == DType::F64) throw Error(std::string(op) + ": the CUDA kernels take F32, BF16 or F16, not F64");
 #ifdef KGLM_WITH_CUDA
-  return std::forward<Gpu>(gpu)();
+  if (dtype == DType::BF16) return std::forward<Gpu>(gpu)(cuda::Bf16{});
+  if (dtype == DType::F16) return std::forward<Gpu>(gpu)(cuda::Half{});
+  return std::forward<Gpu>(gpu)(float{});
 #else
   (void)gpu;
   no_backend(op);
 #endif
 }
+
+// For the ops whose CUDA kernels take F32 only (the optimizer's): f() when T is float.
+template <class T, class F>
+void f32_only(std::string_view op, F&& f) {
+  if constexpr (std::is_same_v<T, float>) {
+    std::forward<F>(f)();
+  } else {
+    throw Error(std::string(op) + ": the CUDA kernel takes F32 only");
+  }
+}
+
+// What a half-precision op accumulates in — parameter gradients, LayerNorm statistics — is F32;
+// for F32 and F64 it is the dtype itself.
+inline DType wide_dtype(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16 ? DType::F32 : dtype; }
 
 // Typed device pointer of a checked tensor (null when undefined); Tensor::data<T>() is host-only.
 template <class T>
@@ -45,12 +67,12 @@ const T* device_data(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.raw()) : nullptr;
 }
 
-// F32 or F64: the dtypes the floating kernels are instantiated for.
+// A floating dtype: F32 or F64 on the CPU, F32, BF16 or F16 on CUDA (on_device refuses the others).
 inline void check_floating(const Tensor& t, std::string_view op, std::string_view arg) {
   check_defined(t, op, arg);
-  if (t.dtype() != DType::F32 && t.dtype() != DType::F64)
+  if (t.dtype() != DType::F32 && t.dtype() != DType::F64 && t.dtype() != DType::BF16 && t.dtype() != DType::F16)
     throw Error(std::string(op) + ": '" + std::string(arg) + "' is " + std::string(dtype_name(t.dtype())) +
-                ", expected F32 or F64");
+                ", expected a floating dtype");
 }
 
 inline void check_rank(const Tensor& t, int rank, std::string_view op, std::string_view arg) {
@@ -65,6 +87,15 @@ inline void check_like(const Tensor& t, const Tensor& ref, const Shape& shape, s
                        std::string_view arg) {
   check_shape(t, shape, op, arg);
   check_dtype(t, ref.dtype(), op, arg);
+  check_same_device(t, ref, op);
+}
+
+// `t` has `shape`, the wide dtype of `ref` (wide_dtype) and its device: a parameter gradient or a
+// statistic of a half-precision op.
+inline void check_wide(const Tensor& t, const Tensor& ref, const Shape& shape, std::string_view op,
+                       std::string_view arg) {
+  check_shape(t, shape, op, arg);
+  check_dtype(t, wide_dtype(ref.dtype()), op, arg);
   check_same_device(t, ref, op);
 }
 

@@ -49,9 +49,9 @@ void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y,
           cpu::dropout_forward<T>(x.data<T>(), p, key, y.data<T>(), data_or_null<uint8_t>(mask), x.numel());
         });
       },
-      [&] {
-        cuda::dropout_forward<float>(device_data<float>(x), p, key, device_data<float>(y), device_data<uint8_t>(mask),
-                                     x.numel());
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::dropout_forward<T>(device_data<T>(x), p, key, device_data<T>(y), device_data<uint8_t>(mask), x.numel());
       });
 }
 
@@ -71,9 +71,10 @@ void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx)
           cpu::dropout_backward<T>(dy.data<T>(), p > 0 ? mask.data<uint8_t>() : nullptr, p, dx.data<T>(), dy.numel());
         });
       },
-      [&] {
-        cuda::dropout_backward<float>(device_data<float>(dy), p > 0 ? device_data<uint8_t>(mask) : nullptr, p,
-                                      device_data<float>(dx), dy.numel());
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::dropout_backward<T>(device_data<T>(dy), p > 0 ? device_data<uint8_t>(mask) : nullptr, p,
+                                  device_data<T>(dx), dy.numel());
       });
 }
 

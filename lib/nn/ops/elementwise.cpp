@@ -22,7 +22,10 @@ void add(const Tensor& a, const Tensor& b, Tensor& out) {
           cpu::add<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
         });
       },
-      [&] { cuda::add<float>(device_data<float>(a), device_data<float>(b), device_data<float>(out), a.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::add<T>(device_data<T>(a), device_data<T>(b), device_data<T>(out), a.numel());
+      });
 }
 
 void accumulate(Tensor& acc, const Tensor& x) {
@@ -38,7 +41,10 @@ void accumulate(Tensor& acc, const Tensor& x) {
           cpu::accumulate<T>(acc.data<T>(), x.data<T>(), acc.numel());
         });
       },
-      [&] { cuda::accumulate<float>(device_data<float>(acc), device_data<float>(x), acc.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::accumulate<T>(device_data<T>(acc), device_data<T>(x), acc.numel());
+      });
 }
 
 void scale(Tensor& x, double s) {
@@ -52,7 +58,10 @@ void scale(Tensor& x, double s) {
           cpu::scale<T>(x.data<T>(), s, x.numel());
         });
       },
-      [&] { cuda::scale<float>(device_data<float>(x), s, x.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::scale<T>(device_data<T>(x), s, x.numel());
+      });
 }
 
 double sum_of_squares(const Tensor& x) {
@@ -66,7 +75,10 @@ double sum_of_squares(const Tensor& x) {
           return cpu::sum_of_squares<T>(x.data<T>(), x.numel());
         });
       },
-      [&] { return cuda::sum_of_squares<float>(device_data<float>(x), x.numel()); });
+      [&](auto tag) {
+        using T = decltype(tag);
+        return cuda::sum_of_squares<T>(device_data<T>(x), x.numel());
+      });
 }
 
 namespace detail {
@@ -88,34 +100,44 @@ void gather_rows_checked(std::string_view op, std::string_view index_arg, const 
           cpu::gather_rows<T>(op, index_arg, index.data<int32_t>(), m, src.data<T>(), n, h, out.data<T>(), accumulate);
         });
       },
-      [&] {
+      [&](auto tag) {
+        using T = decltype(tag);
         const int32_t* ids = device_data<int32_t>(index);
         cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
-        cuda::gather_rows<float>(ids, m, device_data<float>(src), h, device_data<float>(out), accumulate);
+        cuda::gather_rows<T>(ids, m, device_data<T>(src), h, device_data<T>(out), accumulate);
       });
 }
 
+// dsrc is of dout's dtype or, for a half-precision dout, F32 (a parameter gradient).
 void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, const Tensor& index, const Tensor& dout,
                               Tensor& dsrc) {
-  check_floating(dsrc, op, "dsrc");
+  check_floating(dout, op, "dout");
+  check_rank(dout, 2, op, "dout");
   check_rank(dsrc, 2, op, "dsrc");
   check_rank(index, 1, op, index_arg);
   const int64_t n = dsrc.dim(0), h = dsrc.dim(1), m = index.dim(0);
-  check_index(index, DType::I32, dsrc, {m}, op, index_arg);
-  check_like(dout, dsrc, {m, h}, op, "dout");
+  check_index(index, DType::I32, dout, {m}, op, index_arg);
+  check_shape(dout, {m, h}, op, "dout");
+  if (dsrc.dtype() != wide_dtype(dout.dtype())) check_dtype(dsrc, dout.dtype(), op, "dsrc");
+  check_same_device(dsrc, dout, op);
   check_disjoint(op, {{dsrc, "dsrc"}}, {{dout, "dout"}, {index, index_arg}});
   on_device(
-      dsrc, op,
+      dout, op,
       [&] {
         with_floating(dsrc.dtype(), [&](auto zero) {
           using T = decltype(zero);
           cpu::scatter_add_rows<T>(op, index_arg, index.data<int32_t>(), m, dout.data<T>(), n, h, dsrc.data<T>());
         });
       },
-      [&] {
+      [&](auto tag) {
+        using T = decltype(tag);
         const int32_t* ids = device_data<int32_t>(index);
         cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
-        cuda::scatter_add_rows<float>(ids, m, device_data<float>(dout), n, h, device_data<float>(dsrc));
+        if (dsrc.dtype() == DType::F32) {
+          cuda::scatter_add_rows<T, float>(ids, m, device_data<T>(dout), n, h, device_data<float>(dsrc));
+        } else if constexpr (!std::is_same_v<T, float>) {
+          cuda::scatter_add_rows<T, T>(ids, m, device_data<T>(dout), n, h, device_data<T>(dsrc));
+        }
       });
 }
 

@@ -19,8 +19,8 @@ void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta
   check_like(gamma, x, {h}, op, "gamma");
   check_like(beta, x, {h}, op, "beta");
   check_like(y, x, {n, h}, op, "y");
-  check_like(mean, x, {n}, op, "mean");
-  check_like(rstd, x, {n}, op, "rstd");
+  check_wide(mean, x, {n}, op, "mean");
+  check_wide(rstd, x, {n}, op, "rstd");
   if (!(eps >= 0)) throw Error(std::string(op) + ": eps must be >= 0, got " + std::to_string(eps));
   // y may be x itself (each row is read before it is written).
   check_same_or_disjoint(y, x, op, "y", "x");
@@ -35,10 +35,10 @@ void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta
                                      rstd.data<T>(), n, h);
         });
       },
-      [&] {
-        cuda::layer_norm_forward<float>(device_data<float>(x), device_data<float>(gamma), device_data<float>(beta), eps,
-                                        device_data<float>(y), device_data<float>(mean), device_data<float>(rstd), n,
-                                        h);
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::layer_norm_forward<T>(device_data<T>(x), device_data<T>(gamma), device_data<T>(beta), eps,
+                                    device_data<T>(y), device_data<float>(mean), device_data<float>(rstd), n, h);
       });
 }
 
@@ -50,11 +50,11 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
   const int64_t n = x.dim(0), h = x.dim(1);
   check_like(dy, x, {n, h}, op, "dy");
   check_like(gamma, x, {h}, op, "gamma");
-  check_like(mean, x, {n}, op, "mean");
-  check_like(rstd, x, {n}, op, "rstd");
+  check_wide(mean, x, {n}, op, "mean");
+  check_wide(rstd, x, {n}, op, "rstd");
   check_like(dx, x, {n, h}, op, "dx");
-  if (dgamma.defined()) check_like(dgamma, x, {h}, op, "dgamma");
-  if (dbeta.defined()) check_like(dbeta, x, {h}, op, "dbeta");
+  if (dgamma.defined()) check_wide(dgamma, x, {h}, op, "dgamma");
+  if (dbeta.defined()) check_wide(dbeta, x, {h}, op, "dbeta");
   // dx may be dy itself (each row of dy is read before it is written).
   check_same_or_disjoint(dx, dy, op, "dx", "dy");
   check_disjoint(op, {{dx, "dx"}, {dgamma, "dgamma"}, {dbeta, "dbeta"}},
@@ -70,11 +70,12 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                       dx_mode == GradMode::Accumulate);
         });
       },
-      [&] {
-        cuda::layer_norm_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(gamma),
-                                         device_data<float>(mean), device_data<float>(rstd), device_data<float>(dx),
-                                         device_data<float>(dgamma), device_data<float>(dbeta), n, h,
-                                         dx_mode == GradMode::Accumulate);
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::layer_norm_backward<T>(device_data<T>(dy), device_data<T>(x), device_data<T>(gamma),
+                                     device_data<float>(mean), device_data<float>(rstd), device_data<T>(dx),
+                                     device_data<float>(dgamma), device_data<float>(dbeta), n, h,
+                                     dx_mode == GradMode::Accumulate);
       });
 }
 

@@ -25,9 +25,9 @@ void linear_forward(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y
           cpu::linear_forward<T>(x.data<T>(), w.data<T>(), data_or_null<T>(b), y.data<T>(), n, in, out);
         });
       },
-      [&] {
-        cuda::linear_forward<float>(device_data<float>(x), device_data<float>(w), device_data<float>(b),
-                                    device_data<float>(y), n, in, out);
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::linear_forward<T>(device_data<T>(x), device_data<T>(w), device_data<T>(b), device_data<T>(y), n, in, out);
       });
 }
 
@@ -41,8 +41,8 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& w, Tensor&
   check_like(w, x, {out, in}, op, "w");
   check_like(dy, x, {n, out}, op, "dy");
   if (dx.defined()) check_like(dx, x, {n, in}, op, "dx");
-  if (dw.defined()) check_like(dw, x, {out, in}, op, "dw");
-  if (db.defined()) check_like(db, x, {out}, op, "db");
+  if (dw.defined()) check_wide(dw, x, {out, in}, op, "dw");
+  if (db.defined()) check_wide(db, x, {out}, op, "db");
   check_disjoint(op, {{dx, "dx"}, {dw, "dw"}, {db, "db"}}, {{dy, "dy"}, {x, "x"}, {w, "w"}});
   on_device(
       x, op,
@@ -53,10 +53,11 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& w, Tensor&
                                   data_or_null<T>(db), n, in, out, dx_mode == GradMode::Accumulate);
         });
       },
-      [&] {
-        cuda::linear_backward<float>(device_data<float>(dy), device_data<float>(x), device_data<float>(w),
-                                     device_data<float>(dx), device_data<float>(dw), device_data<float>(db), n, in, out,
-                                     dx_mode == GradMode::Accumulate);
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::linear_backward<T>(device_data<T>(dy), device_data<T>(x), device_data<T>(w), device_data<T>(dx),
+                                 device_data<float>(dw), device_data<float>(db), n, in, out,
+                                 dx_mode == GradMode::Accumulate);
       });
 }
 
