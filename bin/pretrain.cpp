@@ -113,6 +113,9 @@ int train_main(int argc, char** argv) {
   cli.add()
       ("data", po::value(&o.data), "token dataset written by pretrain prepare")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)")
+      ("precision", po::value(&o.precision),
+       "fp32 (default), bf16 (Ampere+) or fp16 (dynamic loss scaling): the compute dtype on cuda; weights, "
+       "gradients and AdamW's moments stay fp32 (when resuming, the checkpoint's)")
       ("save-dtype", po::value(&save_dtype)->default_value("f32"),
        "dtype of model.safetensors: f32, bf16 or fp16 (AdamW's state stays f32)")
       ("tokenizer", po::value(&o.tokenizer), "tokenizer whose files go into checkpoints (default: the dataset's)")

@@ -77,6 +77,7 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
     dst.copy_from(src);
     loaded[name] = true;
   }
+  params.refresh_compute();
   for (const auto& [name, target] : wanted)
     if (!loaded[name]) report.missing.push_back(name);
   std::sort(report.missing.begin(), report.missing.end());

@@ -61,40 +61,41 @@ void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
   batch_ = batch;
   seq_ = seq;
   workspace_.begin();
-  const int64_t n = batch * seq, h = config_.hidden, f = config_.intermediate, a = config_.heads;
+  const int64_t n = batch * seq, h = config_.hidden, f = config_.intermediate, heads = config_.heads;
+  const DType a = params_.compute_dtype();  // activations and their gradients; statistics stay F32
   ids_ = workspace_.buffer({n}, DType::I32);
   positions_ = workspace_.buffer({n}, DType::I32);
   types_ = workspace_.buffer({n}, DType::I32);
   key_mask_ = workspace_.buffer({batch, seq}, DType::I32);
-  emb_sum_ = workspace_.buffer({n, h});
+  emb_sum_ = workspace_.buffer({n, h}, a);
   emb_mean_ = workspace_.buffer({n});
   emb_rstd_ = workspace_.buffer({n});
-  emb_out_ = workspace_.buffer({n, h});
+  emb_out_ = workspace_.buffer({n, h}, a);
   emb_mask_ = workspace_.buffer({n, h}, DType::U8);
   for (Layer& L : layers_) {
-    L.qkv = workspace_.buffer({n, 3 * h});
-    L.ctx = workspace_.buffer({n, h});
-    L.probs = workspace_.buffer({batch, a, seq, seq});
-    L.probs_mask = workspace_.buffer({batch, a, seq, seq}, DType::U8);
-    L.sum1 = workspace_.buffer({n, h});
+    L.qkv = workspace_.buffer({n, 3 * h}, a);
+    L.ctx = workspace_.buffer({n, h}, a);
+    L.probs = workspace_.buffer({batch, heads, seq, seq}, a);
+    L.probs_mask = workspace_.buffer({batch, heads, seq, seq}, DType::U8);
+    L.sum1 = workspace_.buffer({n, h}, a);
     L.attn_mask = workspace_.buffer({n, h}, DType::U8);
     L.ln1_mean = workspace_.buffer({n});
     L.ln1_rstd = workspace_.buffer({n});
-    L.h1 = workspace_.buffer({n, h});
-    L.ff_pre = workspace_.buffer({n, f});
-    L.ff_act = workspace_.buffer({n, f});
+    L.h1 = workspace_.buffer({n, h}, a);
+    L.ff_pre = workspace_.buffer({n, f}, a);
+    L.ff_act = workspace_.buffer({n, f}, a);
     L.ff_mask = workspace_.buffer({n, h}, DType::U8);
-    L.sum2 = workspace_.buffer({n, h});
+    L.sum2 = workspace_.buffer({n, h}, a);
     L.ln2_mean = workspace_.buffer({n});
     L.ln2_rstd = workspace_.buffer({n});
-    L.out = workspace_.buffer({n, h});
+    L.out = workspace_.buffer({n, h}, a);
   }
-  d_sum_ = workspace_.buffer({n, h});
-  d_h1_ = workspace_.buffer({n, h});
-  d_ff_ = workspace_.buffer({n, f});
-  d_qkv_ = workspace_.buffer({n, 3 * h});
-  d_ctx_ = workspace_.buffer({n, h});
-  d_x_ = workspace_.buffer({n, h});
+  d_sum_ = workspace_.buffer({n, h}, a);
+  d_h1_ = workspace_.buffer({n, h}, a);
+  d_ff_ = workspace_.buffer({n, f}, a);
+  d_qkv_ = workspace_.buffer({n, 3 * h}, a);
+  d_ctx_ = workspace_.buffer({n, h}, a);
+  d_x_ = workspace_.buffer({n, h}, a);
 }
 
 Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config) {

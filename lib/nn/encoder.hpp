@@ -70,7 +70,7 @@ class Encoder {
   void layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout);
   // dx undefined: the input's gradient is not needed (nothing below is trained).
   void layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx);
-  Tensor& param(size_t i) { return params_[i].value; }
+  Tensor& param(size_t i) { return params_[i].compute; }  // the weights as the ops read them
   Tensor& grad(size_t i) { return params_[i].grad; }
 
   ModelConfig config_;

@@ -51,17 +51,18 @@ void MlmHead::ensure(int64_t m) {
   if (m == m_) return;  // the masked-row count changes nearly every batch: views of grow-only buffers
   m_ = m;
   const int64_t h = config_.hidden, v = config_.vocab_size;
+  const DType a = params_.compute_dtype();  // activations; the LayerNorm statistics stay F32
   workspace_.begin();
-  x_ = workspace_.buffer({m, h});
-  pre_ = workspace_.buffer({m, h});
-  act_ = workspace_.buffer({m, h});
+  x_ = workspace_.buffer({m, h}, a);
+  pre_ = workspace_.buffer({m, h}, a);
+  act_ = workspace_.buffer({m, h}, a);
   mean_ = workspace_.buffer({m});
   rstd_ = workspace_.buffer({m});
-  normed_ = workspace_.buffer({m, h});
-  logits_ = workspace_.buffer({m, v});
-  dlogits_ = workspace_.buffer({m, v});
-  dx_ = workspace_.buffer({m, h});
-  dpre_ = workspace_.buffer({m, h});
+  normed_ = workspace_.buffer({m, h}, a);
+  logits_ = workspace_.buffer({m, v}, a);
+  dlogits_ = workspace_.buffer({m, v}, a);
+  dx_ = workspace_.buffer({m, h}, a);
+  dpre_ = workspace_.buffer({m, h}, a);
 }
 
 CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
@@ -72,12 +73,12 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   const Device device = params_.device();
   rows_ = rows.to(device);
   gather_rows(hidden, rows_, x_);
-  Parameter& w = params_[dense_w_];
-  linear_forward(x_, w.value, params_[dense_b_].value, pre_);
+  linear_forward(x_, params_[dense_w_].compute, params_[dense_b_].compute, pre_);
   gelu_forward(pre_, act_);
-  layer_norm_forward(act_, params_[ln_g_].value, params_[ln_b_].value, config_.layer_norm_eps, normed_, mean_, rstd_);
+  layer_norm_forward(act_, params_[ln_g_].compute, params_[ln_b_].compute, config_.layer_norm_eps, normed_, mean_,
+                     rstd_);
   // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
-  linear_forward(normed_, params_[word_].value, params_[bias_].value, logits_);
+  linear_forward(normed_, params_[word_].compute, params_[bias_].compute, logits_);
   if (!row_weights.defined() && row_losses == nullptr)
     return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
   Tensor none, targets_copy, weights_copy, losses;
@@ -89,10 +90,10 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
 }
 
 void MlmHead::backward(Tensor& dhidden) {
-  linear_backward(dlogits_, normed_, params_[word_].value, dx_, params_[word_].grad, params_[bias_].grad);
-  layer_norm_backward(dx_, act_, params_[ln_g_].value, mean_, rstd_, dpre_, params_[ln_g_].grad, params_[ln_b_].grad);
+  linear_backward(dlogits_, normed_, params_[word_].compute, dx_, params_[word_].grad, params_[bias_].grad);
+  layer_norm_backward(dx_, act_, params_[ln_g_].compute, mean_, rstd_, dpre_, params_[ln_g_].grad, params_[ln_b_].grad);
   gelu_backward(dpre_, pre_, dpre_);
-  linear_backward(dpre_, x_, params_[dense_w_].value, dx_, params_[dense_w_].grad, params_[dense_b_].grad);
+  linear_backward(dpre_, x_, params_[dense_w_].compute, dx_, params_[dense_w_].grad, params_[dense_b_].grad);
   scatter_add_rows(dx_, rows_, dhidden);
 }
 
@@ -122,28 +123,30 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
     std::vector<int32_t> first(batch);
     for (int64_t b = 0; b < batch; ++b) first[b] = static_cast<int32_t>(b * seq);
     rows_ = Tensor::from<int32_t>({batch}, first).to(params_.device());
+    const DType a = params_.compute_dtype();
     workspace_.begin();
-    for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = workspace_.buffer({batch, h});
+    for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = workspace_.buffer({batch, h}, a);
     first_mask_ = workspace_.buffer({batch, h}, DType::U8);
     pooled_mask_ = workspace_.buffer({batch, h}, DType::U8);
-    logits_ = workspace_.buffer({batch, labels_});
-    dlogits_ = workspace_.buffer({batch, labels_});
+    logits_ = workspace_.buffer({batch, labels_}, a);
+    dlogits_ = workspace_.buffer({batch, labels_}, a);
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   gather_rows(hidden, rows_, first_);
   if (dropout_first_) dropout_forward(first_, p_, dropout.key(kHeadSiteFirst), first_, first_mask_);
-  linear_forward(first_, params_[dense_w_].value, params_[dense_b_].value, pooled_);
+  linear_forward(first_, params_[dense_w_].compute, params_[dense_b_].compute, pooled_);
   tanh_forward(pooled_, pooled_);
   dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond), pooled_drop_, pooled_mask_);
-  linear_forward(pooled_drop_, params_[out_w_].value, params_[out_b_].value, logits_);
+  linear_forward(pooled_drop_, params_[out_w_].compute, params_[out_b_].compute, logits_);
   return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
 
 void SequenceClassificationHead::backward(Tensor& dhidden) {
-  linear_backward(dlogits_, pooled_drop_, params_[out_w_].value, dpooled_, params_[out_w_].grad, params_[out_b_].grad);
+  linear_backward(dlogits_, pooled_drop_, params_[out_w_].compute, dpooled_, params_[out_w_].grad,
+                  params_[out_b_].grad);
   dropout_backward(dpooled_, pooled_mask_, p_, dpooled_);
   tanh_backward(dpooled_, pooled_, dpooled_);
-  linear_backward(dpooled_, first_, params_[dense_w_].value, dfirst_, params_[dense_w_].grad, params_[dense_b_].grad);
+  linear_backward(dpooled_, first_, params_[dense_w_].compute, dfirst_, params_[dense_w_].grad, params_[dense_b_].grad);
   if (dropout_first_) dropout_backward(dfirst_, first_mask_, p_, dfirst_);
   scatter_add_rows(dfirst_, rows_, dhidden);
 }
@@ -160,21 +163,22 @@ CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const 
                                                     const DropoutContext& dropout, bool need_grad, double grad_scale) {
   const int64_t n = hidden.dim(0);
   if (!logits_.defined() || logits_.dim(0) != n) {
+    const DType a = params_.compute_dtype();
     workspace_.begin();
-    dropped_ = workspace_.buffer({n, config_.hidden});
-    ddropped_ = workspace_.buffer({n, config_.hidden});
+    dropped_ = workspace_.buffer({n, config_.hidden}, a);
+    ddropped_ = workspace_.buffer({n, config_.hidden}, a);
     mask_ = workspace_.buffer({n, config_.hidden}, DType::U8);
-    logits_ = workspace_.buffer({n, labels_});
-    dlogits_ = workspace_.buffer({n, labels_});
+    logits_ = workspace_.buffer({n, labels_}, a);
+    dlogits_ = workspace_.buffer({n, labels_}, a);
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst), dropped_, mask_);
-  linear_forward(dropped_, params_[w_].value, params_[b_].value, logits_);
+  linear_forward(dropped_, params_[w_].compute, params_[b_].compute, logits_);
   return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
 
 void TokenClassificationHead::backward(Tensor& dhidden) {
-  linear_backward(dlogits_, dropped_, params_[w_].value, ddropped_, params_[w_].grad, params_[b_].grad);
+  linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
   dropout_backward(ddropped_, mask_, p_, ddropped_);
   accumulate(dhidden, ddropped_);
 }

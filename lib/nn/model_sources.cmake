@@ -7,5 +7,6 @@ set(KGLM_NN_MODEL_SOURCES
   nn/heads.cpp
   nn/checkpoint.cpp
   nn/optimizer.cpp
+  nn/loss_scaler.cpp
   nn/threads.cpp
 )

@@ -32,9 +32,14 @@ AdamW::AdamW(ParameterStore& params, const OptimizerOptions& options) : params_(
   segments_ = adamw_segment_table(segments, params.count(), total, params.device());
 }
 
-StepReport AdamW::step() {
+StepReport AdamW::step(double loss_scale) {
   StepReport report;
-  report.grad_norm = std::sqrt(sum_of_squares(params_.grads()));
+  report.grad_norm = std::sqrt(sum_of_squares(params_.grads())) / loss_scale;
+  report.lr = scheduled_lr(options_, steps_);
+  if (!std::isfinite(report.grad_norm) && loss_scale > 1.0) {
+    report.skipped = true;
+    return report;
+  }
   if (!std::isfinite(report.grad_norm))
     throw Error("optimizer: the gradient norm is not finite at step " + std::to_string(steps_ + 1) +
                 " (diverged; lower --lr or raise --warmup)");
@@ -43,9 +48,9 @@ StepReport AdamW::step() {
     double coef = options_.max_grad_norm / (report.grad_norm + 1e-6);
     if (coef < 1) report.clip_scale = coef;
   }
-  report.lr = scheduled_lr(options_, steps_);
   const AdamWHyper hyper{report.lr, options_.beta1, options_.beta2, options_.eps, options_.weight_decay, steps_ + 1};
-  adamw_update_segments(params_.values(), params_.grads(), m_, v_, segments_, hyper, report.clip_scale);
+  adamw_update_segments(params_.values(), params_.grads(), m_, v_, segments_, hyper, report.clip_scale / loss_scale);
+  params_.refresh_compute();
   ++steps_;
   return report;
 }

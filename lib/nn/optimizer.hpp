@@ -28,16 +28,19 @@ double scheduled_lr(const OptimizerOptions& options, int64_t step);
 
 struct StepReport {
   double lr = 0;
-  double grad_norm = 0;  // before clipping
+  double grad_norm = 0;  // before clipping (of the unscaled gradients)
   double clip_scale = 1;
+  bool skipped = false;  // loss scaling: the gradients overflowed, nothing was updated
 };
 
 class AdamW {
  public:
   AdamW(ParameterStore& params, const OptimizerOptions& options);
 
-  // One update from the gradients in params.grads() (which the caller then zeroes).
-  StepReport step();
+  // One update from the gradients in params.grads() (which the caller then zeroes). With a loss
+  // scale above 1 (fp16), the gradients are those of the loss times loss_scale: they are divided
+  // by it, and a non-finite gradient norm skips the step (report.skipped) instead of failing.
+  StepReport step(double loss_scale = 1.0);
   int64_t steps_done() const { return steps_; }
 
   // State for checkpoints: the moments (flat, like ParameterStore::values()) and the step count.

@@ -1,9 +1,11 @@
 #include "nn/parameters.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/ops/elementwise.hpp"
 
 namespace kglm::nn {
 
@@ -22,6 +24,15 @@ size_t ParameterStore::add(std::string name, Shape shape, Parameter::Init init, 
   return params_.size() - 1;
 }
 
+ParameterStore::ParameterStore(Device device, DType compute) : device_(device), compute_dtype_(compute) {
+  if (compute != DType::F32 && compute != DType::BF16 && compute != DType::F16)
+    throw Error("parameters: the compute dtype must be F32, BF16 or F16, not " + std::string(dtype_name(compute)));
+}
+
+void ParameterStore::refresh_compute() {
+  if (compute_.defined()) convert(values_, compute_);
+}
+
 void ParameterStore::allocate() {
   int64_t total = 0;
   std::vector<int64_t> offsets;
@@ -33,6 +44,7 @@ void ParameterStore::allocate() {
   }
   values_ = Tensor::zeros({total}, DType::F32, device_);
   grads_ = Tensor::zeros({total}, DType::F32, device_);
+  if (compute_dtype_ != DType::F32) compute_ = Tensor::zeros({total}, compute_dtype_, device_);
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = params_[i];
     int64_t n = 1;
@@ -40,6 +52,7 @@ void ParameterStore::allocate() {
     p.offset = offsets[i];
     p.value = values_.rows(offsets[i], offsets[i] + n).view(p.shape);
     p.grad = grads_.rows(offsets[i], offsets[i] + n).view(p.shape);
+    p.compute = compute_.defined() ? compute_.rows(offsets[i], offsets[i] + n).view(p.shape) : p.value;
   }
 }
 
@@ -84,6 +97,7 @@ void ParameterStore::initialize(uint64_t seed, double std) {
     }
   }
   if (host.raw() != values_.raw()) values_.copy_from(host);
+  refresh_compute();
 }
 
 Parameter& ParameterStore::get(std::string_view name) {

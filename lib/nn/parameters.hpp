@@ -28,15 +28,19 @@ struct Parameter {
   std::vector<HfTensorName> hf_names;
   Tensor value, grad;  // views into the store's buffers, valid after allocate(); grad is undefined
                        // for a frozen parameter, so every backward op skips it
+  Tensor compute;      // what the forward and backward read: value itself, or its BF16/F16 copy
   int64_t offset = 0;  // of value/grad in the flat buffers (elements)
 };
 
 class ParameterStore {
  public:
   // The buffers live on `device`; values are initialised and checkpoints read on the host, then
-  // copied there.
-  explicit ParameterStore(Device device = Device::Cpu) : device_(device) {}
+  // copied there. With a BF16 or F16 `compute` dtype (mixed precision, CUDA), the F32 values stay
+  // the master weights that AdamW updates and checkpoints store, gradients stay F32, and the model
+  // reads a rounded copy of the values, refreshed by refresh_compute().
+  explicit ParameterStore(Device device = Device::Cpu, DType compute = DType::F32);
   Device device() const { return device_; }
+  DType compute_dtype() const { return compute_dtype_; }
 
   // Declares a parameter; returns its index. Only before allocate().
   size_t add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
@@ -66,11 +70,15 @@ class ParameterStore {
   const Tensor& grads() const { return grads_; }
   int64_t count() const { return values_.defined() ? values_.numel() : 0; }
   void zero_grads() { grads_.zero(); }
+  // Rounds the values into the compute copy (after they changed: initialisation, loading, an
+  // optimizer step); nothing to do when the compute dtype is F32.
+  void refresh_compute();
 
  private:
   Device device_;
+  DType compute_dtype_;
   std::vector<Parameter> params_;
-  Tensor values_, grads_;
+  Tensor values_, grads_, compute_;
 };
 
 }  // namespace kglm::nn

@@ -45,6 +45,9 @@ struct PretrainOptions {
 
   nn::Device device = nn::Device::Cpu;    // where the model, its gradients and AdamW's moments live
   nn::DType save_dtype = nn::DType::F32;  // model.safetensors' dtype: F32, BF16 or F16
+  // "fp32", "bf16" (Ampere and newer) or "fp16" (with dynamic loss scaling): the dtype the model
+  // computes in on CUDA, over F32 master weights and AdamW moments. "" = fp32 (or the checkpoint's).
+  std::string precision;
 
   uint64_t seed = 0;
   bool seed_given = false;  // a resumed run refuses a different explicit --seed

@@ -100,6 +100,19 @@ std::string term_numbers(const char* prefix, const TermLosses& t) {
   return s;
 }
 
+// The compute dtype of --precision, checked against the device: mixed precision runs on CUDA, and
+// bf16 products need Ampere (sm_80) or newer.
+nn::DType compute_dtype(const std::string& precision, nn::Device device) {
+  if (precision == "fp32") return nn::DType::F32;
+  if (precision != "bf16" && precision != "fp16")
+    throw UsageError("--precision must be fp32, bf16 or fp16, not '" + precision + "'");
+  if (device != nn::Device::Cuda) throw UsageError("--precision " + precision + " needs --device cuda");
+  if (precision == "bf16" && nn::cuda::compute_capability() < 80)
+    throw Error("--precision bf16 needs an Ampere or newer GPU (sm_80+); " + nn::cuda::device_description() +
+                " has sm_" + std::to_string(nn::cuda::compute_capability()) + ": use --precision fp16");
+  return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
+}
+
 void check_same(bool explicit_value_differs, const char* option) {
   if (explicit_value_differs)
     throw UsageError(std::string("--resume: ") + option +
@@ -108,7 +121,8 @@ void check_same(bool explicit_value_differs, const char* option) {
 
 }  // namespace
 
-MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device) : config(c), params(device), scratch(device) {
+MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute)
+    : config(c), params(device, compute), scratch(device) {
   encoder.emplace(config, params);
   head.emplace(config, params, encoder->word_embeddings());
   params.allocate();
@@ -127,7 +141,8 @@ Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(Toke
              std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.count()) + " parameters; " +
              std::to_string(data_.size() - eval_.size()) + " training and " + std::to_string(eval_.size()) +
              " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps) +
-             (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : ""));
+             (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
+             (state_.precision != "fp32" ? " in " + state_.precision : ""));
   if (!options_.quiet) {
     // Which objective each kind of sequence present gets: a kind missing from the data, or an
     // objective that was not meant for it, shows here before any time is spent.
@@ -161,6 +176,7 @@ void Trainer::settle_settings() {
   state_.train_layers = o.train_layers.empty() ? "all" : o.train_layers;
   state_.lang_alpha = o.lang_alpha;
   state_.eval_fraction = o.eval_fraction;
+  state_.precision = o.precision.empty() ? "fp32" : o.precision;
   if (!o.resume.empty()) {
     state_ = read_trainer_state(o.resume);
     check_same(state_.data_sequences != data_.size(), "the dataset (sequence count)");
@@ -173,6 +189,7 @@ void Trainer::settle_settings() {
                "--objective/--entity-objective");
     check_same(o.kmlm_alpha >= 0 && o.kmlm_alpha != state_.kmlm_alpha, "--kmlm-alpha");
     check_same(!o.train_layers.empty() && o.train_layers != state_.train_layers, "--train-layers");
+    check_same(!o.precision.empty() && o.precision != state_.precision, "--precision");
   }
   const int64_t saved_total = state_.optimizer.total_steps;
   state_.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
@@ -204,7 +221,7 @@ void Trainer::build_model() {
     throw Error(o.data + ": the dataset's vocabulary (" + std::to_string(data_.vocab_size()) +
                 ") differs from the model's (" + std::to_string(config.vocab_size) + ")");
   const TrainLayers trained = parse_train_layers(state_.train_layers, config.layers);
-  model_ = std::make_unique<MlmModel>(config, o.device);
+  model_ = std::make_unique<MlmModel>(config, o.device, compute_dtype(state_.precision, o.device));
   model_->params.initialize(state_.seed, config.initializer_range);
   if (!weights.empty()) {
     const nn::SafetensorsFile file = nn::SafetensorsFile::open(weights);
@@ -223,7 +240,11 @@ void Trainer::build_model() {
   }
   if (!trained.all) model_->encoder->freeze_below(trained.last, trained.embeddings);
   optimizer_ = std::make_unique<nn::AdamW>(model_->params, state_.optimizer);
-  if (!o.resume.empty()) restore_optimizer(o.resume, *optimizer_, state_.step);
+  scaler_ = nn::LossScaler(state_.precision == "fp16");
+  if (!o.resume.empty()) {
+    restore_optimizer(o.resume, *optimizer_, state_.step);
+    scaler_.restore(state_.loss_scale, state_.clean_steps);
+  }
 }
 
 // The tokenizer whose files go into checkpoints. A checkpoint without its tokenizer cannot be used
@@ -302,22 +323,27 @@ StepResult Trainer::step() {
     tally_ += b.tally;
   }
   LossTerms terms(counts, state_.kmlm_alpha);
+  r.loss_scale = scaler_.scale();
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     if (b.masked() == 0) continue;
     nn::DropoutContext dropout{true, state_.seed, static_cast<uint64_t>(state_.step * state_.accumulate + k)};
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, dropout);
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
-    model_->head->forward(hidden, b.rows, b.targets, true, 1.0, terms.row_weights(b.terms), &losses);
+    model_->head->forward(hidden, b.rows, b.targets, true, r.loss_scale, terms.row_weights(b.terms), &losses);
     terms.add(b.terms, losses);
     model_->scratch.begin();
-    nn::Tensor dhidden = model_->scratch.buffer(hidden.shape());
+    nn::Tensor dhidden = model_->scratch.buffer(hidden.shape(), hidden.dtype());
     dhidden.zero();
     model_->head->backward(dhidden);
     model_->encoder->backward(dhidden);
   }
-  r.report = optimizer_->step();
+  r.report = optimizer_->step(r.loss_scale);
   model_->params.zero_grads();
+  if (scaler_.update(r.report.skipped) && !options_.quiet)
+    log_info("step " + std::to_string(state_.step + 1) + ": " +
+             (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
+             number(r.loss_scale) + " → " + number(scaler_.scale()));
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
   r.terms = terms.summary();
   r.loss = terms.total();
@@ -327,8 +353,9 @@ StepResult Trainer::step() {
   if (log_.is_open())
     log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << term_numbers("", r.terms)
          << ", \"lr\": " << number(r.report.lr) << ", \"grad_norm\": " << number(r.report.grad_norm)
-         << ", \"masked\": " << r.masked << ", \"tokens\": " << r.tokens
-         << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + number(r.loss_scale) : std::string())
+         << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
+         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
          << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
          << std::flush;
   if (!options_.quiet && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
@@ -374,6 +401,8 @@ EvalResult Trainer::evaluate() {
 
 void Trainer::save() {
   state_.cursors = order_->cursors();
+  state_.loss_scale = scaler_.scale();
+  state_.clean_steps = scaler_.clean_steps();
   const MlmModel& m = *model_;
   const char* arch_name = m.config.architecture == nn::Architecture::Bert ? "BertForMaskedLM" : "XLMRobertaForMaskedLM";
   nn::write_model_dir(options_.out, m.params, options_.save_dtype, {{"format", "pt"}, {"producer", "kglm pretrain"}},

@@ -15,6 +15,7 @@
 
 #include "core/stats.hpp"
 #include "nn/heads.hpp"
+#include "nn/loss_scaler.hpp"
 #include "nn/optimizer.hpp"
 #include "sample/language_sampler.hpp"
 #include "tok/tokenizer.hpp"
@@ -36,12 +37,14 @@ struct MlmModel {
   std::optional<nn::MlmHead> head;
   nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
 
-  MlmModel(const nn::ModelConfig& c, nn::Device device);
+  // compute: F32, or BF16/F16 for mixed precision (F32 master weights, gradients and moments).
+  MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute);
 };
 
 struct StepResult {
-  int64_t step = 0;  // steps done after this one
-  double loss = 0;   // L = L_MLM + α(L_K + L_R) over the step's masked tokens
+  int64_t step = 0;       // steps done after this one
+  double loss = 0;        // L = L_MLM + α(L_K + L_R) over the step's masked tokens
+  double loss_scale = 1;  // fp16: the dynamic loss scale the step ran with
   TermLosses terms;
   nn::StepReport report;
   int64_t masked = 0, tokens = 0;
@@ -81,6 +84,7 @@ class Trainer {
   TrainerState state_;
   std::unique_ptr<MlmModel> model_;
   std::unique_ptr<nn::AdamW> optimizer_;
+  nn::LossScaler scaler_;  // fp16 only; a fixed scale of 1 otherwise
   std::unique_ptr<tok::Tokenizer> tokenizer_;
   std::vector<uint32_t> eval_;
   std::unique_ptr<BatchOrder> order_;

@@ -58,6 +58,11 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   field("data", data);
   field("data_sequences", std::to_string(s.data_sequences));
   field("tokens_seen", std::to_string(s.tokens_seen));
+  text.clear();
+  append_json_string(text, s.precision);
+  field("precision", text);
+  field("loss_scale", exact(s.loss_scale));
+  field("clean_steps", std::to_string(s.clean_steps));
   j += "  \"cursors\": [";
   for (size_t i = 0; i < s.cursors.size(); ++i)
     j += (i ? ", [" : "[") + std::to_string(s.cursors[i].epoch) + ", " + std::to_string(s.cursors[i].position) + "]";
@@ -122,6 +127,11 @@ TrainerState read_trainer_state(const std::filesystem::path& dir) {
   if (o["data"].get(data) == simdjson::SUCCESS) s.data = std::string(data);
   s.data_sequences = static_cast<uint64_t>(integer("data_sequences"));
   s.tokens_seen = static_cast<uint64_t>(integer("tokens_seen"));
+  if (o["precision"].get(text) == simdjson::SUCCESS) s.precision = std::string(text);
+  if (s.precision != "fp32" && s.precision != "bf16" && s.precision != "fp16")
+    throw Error(path + ": \"precision\" must be fp32, bf16 or fp16, not '" + s.precision + "'");
+  if (o["loss_scale"].error() == simdjson::SUCCESS) s.loss_scale = real("loss_scale");
+  if (o["clean_steps"].error() == simdjson::SUCCESS) s.clean_steps = integer("clean_steps");
   simdjson::dom::array cursors;
   if (o["cursors"].get(cursors) != simdjson::SUCCESS) throw Error(path + ": \"cursors\" missing");
   for (simdjson::dom::element c : cursors) {

@@ -29,6 +29,9 @@ struct TrainerState {
   std::string data;  // the token dataset's path, for the record
   uint64_t data_sequences = 0;
   uint64_t tokens_seen = 0;
+  std::string precision = "fp32";  // fp32, bf16 or fp16
+  double loss_scale = 1;           // fp16's dynamic loss scale, and its clean steps so far
+  int64_t clean_steps = 0;
   std::vector<OrderCursor> cursors;
 };
 

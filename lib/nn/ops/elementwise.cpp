@@ -1,5 +1,8 @@
 #include "nn/ops/elementwise.hpp"
 
+#include <string>
+
+#include "nn/convert.hpp"
 #include "nn/cpu/kernels.hpp"
 #include "nn/ops/dispatch.hpp"
 
@@ -79,6 +82,49 @@ double sum_of_squares(const Tensor& x) {
         using T = decltype(tag);
         return cuda::sum_of_squares<T>(device_data<T>(x), x.numel());
       });
+}
+
+void convert(const Tensor& from, Tensor& to) {
+  constexpr std::string_view op = "convert";
+  check_floating(from, op, "from");
+  check_floating(to, op, "to");
+  check_shape(to, from.shape(), op, "to");
+  check_same_device(to, from, op);
+  check_disjoint(to, from, op, "to", "from");
+  if (from.dtype() == to.dtype()) {
+    to.copy_from(from);
+    return;
+  }
+  const bool widen = to.dtype() == DType::F32;
+  const Tensor& half = widen ? from : to;
+  if ((widen ? to : from).dtype() != DType::F32 || (half.dtype() != DType::BF16 && half.dtype() != DType::F16))
+    throw Error(std::string(op) + ": converts between F32 and BF16 or F16, not " +
+                std::string(dtype_name(from.dtype())) + " to " + std::string(dtype_name(to.dtype())));
+  const auto n = static_cast<size_t>(from.numel());
+  const bool bf16 = half.dtype() == DType::BF16;
+  if (from.device() == Device::Cpu) {
+    if (widen) {
+      widen_to_f32(from.dtype(), static_cast<const std::byte*>(from.raw()), to.data<float>(), n);
+    } else {
+      const float* in = from.data<float>();
+      auto* out = static_cast<uint16_t*>(to.raw());
+      for (size_t i = 0; i < n; ++i) out[i] = bf16 ? f32_to_bf16(in[i]) : f32_to_f16(in[i]);
+    }
+    return;
+  }
+#ifdef KGLM_WITH_CUDA
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    if (widen) {
+      cuda::convert<T, float>(device_data<T>(from), device_data<float>(to), from.numel());
+    } else {
+      cuda::convert<float, T>(device_data<float>(from), device_data<T>(to), from.numel());
+    }
+  };
+  bf16 ? run(cuda::Bf16{}) : run(cuda::Half{});
+#else
+  no_backend(op);
+#endif
 }
 
 namespace detail {

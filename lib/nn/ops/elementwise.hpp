@@ -13,6 +13,9 @@ void accumulate(Tensor& acc, const Tensor& x);
 void scale(Tensor& x, double s);
 // Σ x² in double (for the global gradient norm).
 double sum_of_squares(const Tensor& x);
+// to = from in to's dtype, on their (common) device: F32 to BF16 or F16 rounds to nearest even
+// (the compute copy of mixed-precision weights), BF16 or F16 to F32 is exact; same dtypes copy.
+void convert(const Tensor& from, Tensor& to);
 
 // src [N, H], index I32 [M] in [0, N): out [M, H] = src[index] (Overwrite).
 void gather_rows(const Tensor& src, const Tensor& index, Tensor& out);
