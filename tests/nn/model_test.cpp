@@ -17,8 +17,10 @@
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/convert.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "nn/heads.hpp"
+#include "nn/loss_scaler.hpp"
 #include "nn/optimizer.hpp"
 #include "train/loss_terms.hpp"
 
@@ -440,6 +442,77 @@ INSTANTIATE_TEST_SUITE_P(Devices, OptimizerOn, ::testing::Values(Device::Cpu, De
                          [](const ::testing::TestParamInfo<Device>& info) {
                            return std::string(device_name(info.param));
                          });
+
+// Mixed precision's parameters: F32 master values, a BF16 compute copy that initialisation,
+// loading and every optimizer step refresh, F32 gradients.
+TEST(Parameters, ComputeCopyFollowsTheMasterValues) {
+  ParameterStore params(Device::Cpu, DType::BF16);
+  params.add("w", {3, 5}, Parameter::Init::Normal, true);
+  params.add("b", {5}, Parameter::Init::Zeros, false);
+  params.allocate();
+  params.initialize(3, 0.5);
+  auto expect_rounded = [&](const char* when) {
+    const Parameter& w = params.get("w");
+    ASSERT_EQ(w.compute.dtype(), DType::BF16);
+    ASSERT_EQ(w.grad.dtype(), DType::F32);
+    for (int64_t i = 0; i < w.value.numel(); ++i)
+      EXPECT_EQ(static_cast<const uint16_t*>(w.compute.raw())[i], f32_to_bf16(w.value.data<float>()[i])) << when;
+  };
+  expect_rounded("after initialize");
+  params.get("w").grad.copy_from(Tensor::from<float>({3, 5}, std::vector<float>(15, 0.25f)));
+  AdamW adamw(params, OptimizerOptions{});
+  adamw.step();
+  expect_rounded("after a step");
+  ParameterStore f32;
+  f32.add("w", {2}, Parameter::Init::Ones, true);
+  f32.allocate();
+  EXPECT_EQ(f32.get("w").compute.raw(), f32.get("w").value.raw());  // F32: the values themselves
+  EXPECT_THROW(ParameterStore(Device::Cpu, DType::I32), Error);
+}
+
+// fp16 loss scaling: S from 2^16, halved on overflow (the step skipped: no update, no moments),
+// doubled after 2000 clean steps; gradients of S·loss give the update of the loss itself.
+TEST(LossScaling, ScheduleAndSkippedSteps) {
+  LossScaler scaler(true);
+  EXPECT_EQ(scaler.scale(), 65536.0);
+  EXPECT_TRUE(scaler.update(true));
+  EXPECT_EQ(scaler.scale(), 32768.0);
+  for (int i = 0; i < 1999; ++i) EXPECT_FALSE(scaler.update(false));
+  EXPECT_TRUE(scaler.update(false));
+  EXPECT_EQ(scaler.scale(), 65536.0);
+  EXPECT_EQ(scaler.clean_steps(), 0);
+  LossScaler fixed;
+  EXPECT_FALSE(fixed.update(true));
+  EXPECT_EQ(fixed.scale(), 1.0);
+  EXPECT_THROW(scaler.restore(0.5, 0), Error);
+
+  auto make = [](ParameterStore& p) {
+    p.add("w", {4}, Parameter::Init::Ones, true);
+    p.allocate();
+    p.initialize(1, 0.02);
+  };
+  ParameterStore plain, scaled;
+  make(plain);
+  make(scaled);
+  const std::vector<float> g = {0.5f, -0.25f, 2.0f, 0.125f};  // powers of two: S·g is exact
+  std::vector<float> gs;
+  for (float v : g) gs.push_back(v * 1024.0f);
+  AdamW a(plain, OptimizerOptions{}), b(scaled, OptimizerOptions{});
+  plain.get("w").grad.copy_from(Tensor::from<float>({4}, g));
+  scaled.get("w").grad.copy_from(Tensor::from<float>({4}, gs));
+  const StepReport ra = a.step(), rb = b.step(1024.0);
+  EXPECT_EQ(ra.grad_norm, rb.grad_norm);
+  EXPECT_EQ(std::memcmp(plain.values().raw(), scaled.values().raw(), plain.values().nbytes()), 0);
+  scaled.get("w").grad.copy_from(Tensor::from<float>({4}, {INFINITY, 0, 0, 0}));
+  const Tensor before = scaled.values().clone(), m_before = b.exp_avg().clone();
+  const StepReport overflow = b.step(1024.0);
+  EXPECT_TRUE(overflow.skipped);
+  EXPECT_EQ(b.steps_done(), 1);
+  EXPECT_EQ(std::memcmp(before.raw(), scaled.values().raw(), before.nbytes()), 0);
+  EXPECT_EQ(std::memcmp(m_before.raw(), b.exp_avg().raw(), m_before.nbytes()), 0);
+  plain.get("w").grad.copy_from(Tensor::from<float>({4}, {INFINITY, 0, 0, 0}));
+  EXPECT_THROW(a.step(), Error);  // at scale 1 (fp32, bf16) a non-finite norm is a divergence
+}
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/convert.hpp"
 #include "nn/cpu/kernels.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "nn/ops/activation.hpp"
@@ -441,6 +442,161 @@ TEST_P(OpsOnDevice, Float32MatchesFloat64) {
       {random({n, h}, 23), random({n, h}, 24, -0.1, 0.1), random({n, h}, 25, 0, 0.01)}, [](auto& in, auto& out) {
         adamw_update(out[0], in[0], out[1], out[2], AdamWHyper{1e-3, 0.9, 0.999, 1e-8, 0.01, 3}, 0.5);
       });
+}
+
+// A host F64 (or integer) tensor on `device` as `dtype` (F32, BF16 or F16; integers unchanged).
+Tensor on_device_as(const Tensor& t, Device device, DType dtype) {
+  if (t.dtype() != DType::F64) return t.clone().to(device);
+  Tensor f = cast(t, DType::F32).to(device);
+  if (dtype == DType::F32) return f;
+  Tensor h = Tensor::empty(t.shape(), dtype, device);
+  convert(f, h);
+  return h;
+}
+
+// A device tensor of any floating dtype as a host F64 tensor.
+Tensor host_f64(const Tensor& t) {
+  Tensor f = t;
+  if (t.dtype() == DType::BF16 || t.dtype() == DType::F16) {
+    f = Tensor::empty(t.shape(), DType::F32, t.device());
+    convert(t, f);
+  }
+  return cast(f.to(Device::Cpu), DType::F64);
+}
+
+// Like expect_f32_matches_f64, in half precision: inputs and outputs in `dtype` on the device,
+// except the outputs listed in `wide` (parameter gradients, LayerNorm statistics), which are F32.
+void expect_half_matches_f64(Device device, DType dtype, const char* what, std::vector<Tensor> inputs,
+                             std::vector<Tensor> outputs, const std::vector<size_t>& wide,
+                             const std::function<void(std::vector<Tensor>&, std::vector<Tensor>&)>& op, double tol) {
+  std::vector<Tensor> in, out;
+  for (const Tensor& t : inputs) in.push_back(on_device_as(t, device, dtype));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(
+        on_device_as(outputs[i], device, std::find(wide.begin(), wide.end(), i) != wide.end() ? DType::F32 : dtype));
+  op(inputs, outputs);
+  op(in, out);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].dtype() != DType::F64) continue;
+    EXPECT_LE(relative_error(host_f64(out[i]), outputs[i]), tol)
+        << what << " output " << i << " in " << dtype_name(dtype);
+  }
+}
+
+// Mixed precision: every op in BF16 (Ampere and newer) and F16 against the F64 CPU results, within
+// 1e-2 and 4e-2 relative, with F32 parameter gradients and statistics. CUDA only.
+TEST_P(OpsOnDevice, HalfPrecisionWithinTolerance) {
+  if (device() != Device::Cuda) {
+    Tensor x = Tensor::zeros({2, 4}, DType::BF16), w = Tensor::zeros({3, 4}, DType::BF16);
+    Tensor y = Tensor::empty({2, 3}, DType::BF16), none;
+    expect_error([&] { linear_forward(x, w, none, y); }, "BF16 compute runs on CUDA devices only");
+    return;
+  }
+  const Device dev = device();
+  const int64_t n = 64, h = 256, f = 96;
+  for (auto [dtype, tol] : {std::pair{DType::BF16, 1e-2}, std::pair{DType::F16, 4e-2}}) {
+    if (dtype == DType::BF16 && cuda::compute_capability() < 80) continue;
+    expect_half_matches_f64(
+        dev, dtype, "linear", {random({n, h}, 1), random({f, h}, 2), random({f}, 3), random({n, f}, 4)},
+        {Tensor::empty({n, f}, DType::F64), Tensor::zeros({n, h}, DType::F64), Tensor::zeros({f, h}, DType::F64),
+         Tensor::zeros({f}, DType::F64)},
+        {2, 3},
+        [](auto& in, auto& out) {
+          linear_forward(in[0], in[1], in[2], out[0]);
+          linear_backward(in[3], in[0], in[1], out[1], out[2], out[3]);
+        },
+        tol);
+    Tensor id = ids({5}, {3, 0, 3, 9, 1});
+    expect_half_matches_f64(
+        dev, dtype, "embedding", {random({10, h}, 5), random({5, h}, 6), id},
+        {Tensor::empty({5, h}, DType::F64), Tensor::zeros({10, h}, DType::F64)}, {1},
+        [&](auto& in, auto& out) {
+          embedding_forward(in[2], in[0], out[0]);
+          embedding_backward(in[2], in[1], out[1]);
+        },
+        tol);
+    expect_half_matches_f64(
+        dev, dtype, "layer_norm", {random({n, h}, 7, -2, 4), random({h}, 8), random({h}, 9), random({n, h}, 10)},
+        {Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64), Tensor::empty({n}, DType::F64),
+         Tensor::empty({n, h}, DType::F64), Tensor::zeros({h}, DType::F64), Tensor::zeros({h}, DType::F64)},
+        {1, 2, 4, 5},
+        [](auto& in, auto& out) {
+          layer_norm_forward(in[0], in[1], in[2], 1e-12, out[0], out[1], out[2]);
+          layer_norm_backward(in[3], in[0], in[1], out[1], out[2], out[3], out[4], out[5]);
+        },
+        tol);
+    expect_half_matches_f64(
+        dev, dtype, "activations and dropout", {random({n, h}, 11, -4, 4), random({n, h}, 12)},
+        {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
+         Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::U8)},
+        {},
+        [](auto& in, auto& out) {
+          gelu_forward(in[0], out[0]);
+          gelu_backward(in[1], in[0], out[1]);
+          tanh_forward(in[0], out[2]);
+          tanh_backward(in[1], out[2], out[3]);
+          dropout_forward(in[0], 0.1f, DropoutKey{5, 6}, out[4], out[5]);
+        },
+        tol);
+    const AttentionShape s{2, 16, 4, 64};
+    std::vector<int32_t> real(32, 1);
+    for (int t = 11; t < 16; ++t) real[16 + t] = 0;
+    for (float p : {0.0f, 0.1f})
+      expect_half_matches_f64(
+          dev, dtype, "attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16), ids({2, 16}, real)},
+          {Tensor::empty({2, 16, 64}, DType::F64), Tensor::empty({2, 4, 16, 16}, DType::F64),
+           Tensor::empty({2, 4, 16, 16}, DType::U8), Tensor::empty({2, 16, 192}, DType::F64)},
+          {},
+          [&](auto& in, auto& out) {
+            attention_forward(in[0], in[2], s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
+            attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
+          },
+          tol);
+    std::vector<int32_t> t(n);
+    for (int64_t i = 0; i < n; ++i) t[i] = i % 7 == 3 ? kIgnoreIndex : static_cast<int32_t>((i * 37) % f);
+    Tensor logits64 = random({n, f}, 17, -5, 5), d64 = Tensor::empty({n, f}, DType::F64);
+    Tensor dhalf = Tensor::empty({n, f}, dtype, dev);
+    const CrossEntropyResult r64 = cross_entropy(logits64, ids({n}, t), d64, 0.5);
+    const CrossEntropyResult rh = cross_entropy(on_device_as(logits64, dev, dtype), ids({n}, t).to(dev), dhalf, 0.5);
+    EXPECT_NEAR(rh.loss_sum, r64.loss_sum, tol * r64.loss_sum) << dtype_name(dtype);
+    EXPECT_EQ(rh.counted, r64.counted);
+    EXPECT_LE(relative_error(host_f64(dhalf), d64), tol) << "cross_entropy in " << dtype_name(dtype);
+    expect_half_matches_f64(
+        dev, dtype, "elementwise", {random({n, h}, 18), random({n, h}, 19), random({5, h}, 20), id},
+        {Tensor::empty({n, h}, DType::F64), Tensor::empty({5, h}, DType::F64), Tensor::zeros({10, h}, DType::F64),
+         Tensor::zeros({10, h}, DType::F64)},
+        {3},
+        [&](auto& in, auto& out) {
+          add(in[0], in[1], out[0]);
+          accumulate(out[0], in[1]);
+          scale(out[0], 0.3);
+          gather_rows(in[0], in[3], out[1]);
+          scatter_add_rows(in[2], in[3], out[2]);  // half rows into half rows
+          scatter_add_rows(in[2], in[3], out[3]);  // into an F32 gradient
+        },
+        tol);
+  }
+}
+
+// convert: F32 to BF16 and F16 rounds to nearest even (the checkpoint converter's rounding), back
+// to F32 is exact; other pairs are refused. On every device.
+TEST_P(OpsOnDevice, ConvertRoundsToNearestEven) {
+  const std::vector<float> values = {0.0f, -1.5f, 3.14159265f, 1e-8f, 65504.0f, 70000.0f, 1.0f + 1.0f / 256};
+  Tensor x = Tensor::from<float>({7}, values).to(device());
+  for (DType half : {DType::BF16, DType::F16}) {
+    Tensor h = Tensor::empty({7}, half, device()), back = Tensor::empty({7}, DType::F32, device());
+    convert(x, h);
+    convert(h, back);
+    const Tensor host_h = h.to(Device::Cpu), host_back = back.to(Device::Cpu);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t want = half == DType::BF16 ? f32_to_bf16(values[i]) : f32_to_f16(values[i]);
+      EXPECT_EQ(static_cast<const uint16_t*>(host_h.raw())[i], want) << values[i] << " to " << dtype_name(half);
+      EXPECT_EQ(host_back.data<float>()[i], half == DType::BF16 ? bf16_to_f32(want) : f16_to_f32(want));
+    }
+  }
+  Tensor i32 = Tensor::empty({7}, DType::I32, device()), f64 = Tensor::empty({7}, DType::F64, device());
+  expect_error([&] { convert(x, i32); }, "convert");
+  expect_error([&] { convert(x, f64); }, "convert");
 }
 
 // The multi-tensor AdamW (every parameter of a flat buffer in one call, a long one split into
