@@ -164,15 +164,15 @@ void Encoder::layer_forward(size_t l, const Tensor& x, const DropoutContext& dro
   // sum1 = dropout(dense(ctx)) + x, then LayerNorm (post-LN).
   linear_forward(L.ctx, param(L.out_w), param(L.out_b), L.sum1);
   dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1)), L.sum1, L.attn_mask);
-  add(L.sum1, x, L.sum1);
-  layer_norm_forward(L.sum1, param(L.ln1_g), param(L.ln1_b), config_.layer_norm_eps, L.h1, L.ln1_mean, L.ln1_rstd);
+  add_layer_norm_forward(L.sum1, x, param(L.ln1_g), param(L.ln1_b), config_.layer_norm_eps, L.sum1, L.h1, L.ln1_mean,
+                         L.ln1_rstd);
   // Feed-forward: sum2 = dropout(down(gelu(up(h1)))) + h1, then LayerNorm.
   linear_forward(L.h1, param(L.up_w), param(L.up_b), L.ff_pre);
   gelu_forward(L.ff_pre, L.ff_act);
   linear_forward(L.ff_act, param(L.down_w), param(L.down_b), L.sum2);
   dropout_forward(L.sum2, hidden_p_, dropout.key(layer_site(l, 2)), L.sum2, L.ff_mask);
-  add(L.sum2, L.h1, L.sum2);
-  layer_norm_forward(L.sum2, param(L.ln2_g), param(L.ln2_b), config_.layer_norm_eps, L.out, L.ln2_mean, L.ln2_rstd);
+  add_layer_norm_forward(L.sum2, L.h1, param(L.ln2_g), param(L.ln2_b), config_.layer_norm_eps, L.sum2, L.out,
+                         L.ln2_mean, L.ln2_rstd);
 }
 
 void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx) {

@@ -137,9 +137,10 @@ void scatter_add_rows(std::string_view op, std::string_view arg, const int32_t* 
                       int64_t n, int64_t h, T* dsrc);
 
 // --- layer_norm_cpu.cpp: x [n, h] ---------------------------------------------------------------
+// With residual (else null): the LayerNorm of x + residual, that sum written to `sum` (may be x).
 template <class T>
-void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
-                        int64_t h);
+void layer_norm_forward(const T* x, const T* residual, T* sum, const T* gamma, const T* beta, double eps, T* y, T* mean,
+                        T* rstd, int64_t n, int64_t h);
 template <class T>
 void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean, const T* rstd, T* dx, T* dgamma,
                          T* dbeta, int64_t n, int64_t h, bool dx_accumulate);

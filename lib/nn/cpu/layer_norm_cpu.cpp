@@ -14,11 +14,17 @@ constexpr int64_t kBlockRows = 32;
 }  // namespace
 
 template <class T>
-void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, T* mean, T* rstd, int64_t n,
-                        int64_t h) {
+void layer_norm_forward(const T* x, const T* residual, T* sum_out, const T* gamma, const T* beta, double eps, T* y,
+                        T* mean, T* rstd, int64_t n, int64_t h) {
 #pragma omp parallel for schedule(static) if (n * h >= kParallelGrain)
   for (int64_t r = 0; r < n; ++r) {
     const T* xr = x + r * h;
+    if (residual) {  // the fused residual: the row's sum first, then its LayerNorm
+      const T* rr = residual + r * h;
+      T* sr = sum_out + r * h;
+      for (int64_t j = 0; j < h; ++j) sr[j] = xr[j] + rr[j];
+      xr = sr;
+    }
     double sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int64_t j = 0; j < h; ++j) sum += xr[j];
@@ -92,7 +98,8 @@ void layer_norm_backward(const T* dy, const T* x, const T* gamma, const T* mean,
 }
 
 #define KGLM_LAYER_NORM_CPU(T)                                                                                         \
-  template void layer_norm_forward<T>(const T*, const T*, const T*, double, T*, T*, T*, int64_t, int64_t);             \
+  template void layer_norm_forward<T>(const T*, const T*, T*, const T*, const T*, double, T*, T*, T*, int64_t,         \
+                                      int64_t);                                                                        \
   template void layer_norm_backward<T>(const T*, const T*, const T*, const T*, const T*, T*, T*, T*, int64_t, int64_t, \
                                        bool);
 KGLM_LAYER_NORM_CPU(float)

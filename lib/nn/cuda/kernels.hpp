@@ -55,9 +55,10 @@ template <class T, class G>
 void scatter_add_rows(const int32_t* index, int64_t m, const T* dout, int64_t n, int64_t h, G* dsrc);
 
 // --- layer_norm_cuda.cu: x [n, h] ----------------------------------------------------------------
+// With residual (else null): the LayerNorm of x + residual, that sum written to `sum` (may be x).
 template <class T>
-void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, float* mean, float* rstd,
-                        int64_t n, int64_t h);
+void layer_norm_forward(const T* x, const T* residual, T* sum, const T* gamma, const T* beta, double eps, T* y,
+                        float* mean, float* rstd, int64_t n, int64_t h);
 template <class T>
 void layer_norm_backward(const T* dy, const T* x, const T* gamma, const float* mean, const float* rstd, T* dx,
                          float* dgamma, float* dbeta, int64_t n, int64_t h, bool dx_accumulate);

@@ -11,13 +11,26 @@ namespace {
 constexpr int kChunkRows = 64;  // rows per partial sum of dγ, dβ
 
 template <class T>
-__global__ void layer_norm_forward_kernel(const T* x, const T* gamma, const T* beta, float eps, T* y, float* mean,
-                                          float* rstd, int64_t h) {
+__global__ void layer_norm_forward_kernel(const T* x, const T* residual, T* sum_out, const T* gamma, const T* beta,
+                                          float eps, T* y, float* mean, float* rstd, int64_t h) {
   __shared__ float scratch[32];
   const int64_t r = blockIdx.x;
   const T* xr = x + r * h;
   float sum = 0;
-  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) sum += to_float(xr[j]);
+  if (residual) {
+    // The fused residual: the sum is stored in T and the statistics are of the stored values (the
+    // backward reads them); later passes read the thread's own elements back.
+    const T* rr = residual + r * h;
+    T* sr = sum_out + r * h;
+    for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+      const T s = from_float<T>(to_float(xr[j]) + to_float(rr[j]));
+      sr[j] = s;
+      sum += to_float(s);
+    }
+    xr = sr;
+  } else {
+    for (int64_t j = threadIdx.x; j < h; j += blockDim.x) sum += to_float(xr[j]);
+  }
   const float mu = block_sum(sum, scratch) / static_cast<float>(h);
   float squares = 0;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
@@ -94,11 +107,12 @@ __global__ void layer_norm_param_sum_kernel(const float* partial, int64_t chunks
 }  // namespace
 
 template <class T>
-void layer_norm_forward(const T* x, const T* gamma, const T* beta, double eps, T* y, float* mean, float* rstd,
-                        int64_t n, int64_t h) {
+void layer_norm_forward(const T* x, const T* residual, T* sum, const T* gamma, const T* beta, double eps, T* y,
+                        float* mean, float* rstd, int64_t n, int64_t h) {
   if (n == 0) return;
   layer_norm_forward_kernel<<<static_cast<unsigned>(n), kThreads, 0, Context::get().stream()>>>(
-      native(x), native(gamma), native(beta), static_cast<float>(eps), native(y), mean, rstd, h);
+      native(x), native(residual), native(sum), native(gamma), native(beta), static_cast<float>(eps), native(y), mean,
+      rstd, h);
   check_launch("layer_norm_forward");
 }
 
@@ -126,9 +140,10 @@ void layer_norm_backward(const T* dy, const T* x, const T* gamma, const float* m
   }
 }
 
-#define KGLM_LAYER_NORM_CUDA(T)                                                                                      \
-  template void layer_norm_forward<T>(const T*, const T*, const T*, double, T*, float*, float*, int64_t, int64_t);   \
-  template void layer_norm_backward<T>(const T*, const T*, const T*, const float*, const float*, T*, float*, float*, \
+#define KGLM_LAYER_NORM_CUDA(T)                                                                                        \
+  template void layer_norm_forward<T>(const T*, const T*, T*, const T*, const T*, double, T*, float*, float*, int64_t, \
+                                      int64_t);                                                                        \
+  template void layer_norm_backward<T>(const T*, const T*, const T*, const float*, const float*, T*, float*, float*,   \
                                        int64_t, int64_t, bool);
 KGLM_FOR_STORAGE_TYPES(KGLM_LAYER_NORM_CUDA)
 #undef KGLM_LAYER_NORM_CUDA
