@@ -384,6 +384,13 @@ TEST_P(OpsOnDevice, Float32MatchesFloat64) {
         layer_norm_forward(in[0], in[1], in[2], 1e-12, out[0], out[1], out[2]);
         layer_norm_backward(in[3], in[0], in[1], out[1], out[2], out[3], out[4], out[5]);
       });
+  expect_f32_matches_f64(dev, "add_layer_norm",
+                         {random({n, h}, 26, -2, 4), random({n, h}, 27), random({h}, 8), random({h}, 9)},
+                         {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
+                          Tensor::empty({n}, DType::F64), Tensor::empty({n}, DType::F64)},
+                         [](auto& in, auto& out) {
+                           add_layer_norm_forward(in[0], in[1], in[2], in[3], 1e-12, out[0], out[1], out[2], out[3]);
+                         });
   expect_f32_matches_f64(dev, "activations", {random({n, h}, 11, -4, 4), random({n, h}, 12)},
                          {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
                           Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64)},
@@ -523,6 +530,15 @@ TEST_P(OpsOnDevice, HalfPrecisionWithinTolerance) {
         [](auto& in, auto& out) {
           layer_norm_forward(in[0], in[1], in[2], 1e-12, out[0], out[1], out[2]);
           layer_norm_backward(in[3], in[0], in[1], out[1], out[2], out[3], out[4], out[5]);
+        },
+        tol);
+    expect_half_matches_f64(
+        dev, dtype, "add_layer_norm", {random({n, h}, 26, -2, 4), random({n, h}, 27), random({h}, 8), random({h}, 9)},
+        {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64),
+         Tensor::empty({n}, DType::F64)},
+        {2, 3},
+        [](auto& in, auto& out) {
+          add_layer_norm_forward(in[0], in[1], in[2], in[3], 1e-12, out[0], out[1], out[2], out[3]);
         },
         tol);
     expect_half_matches_f64(
@@ -808,6 +824,25 @@ TEST(OpsSemantics, ElementwiseAliasing) {
   Tensor in = big.rows(0, 6), out = big.rows(4, 10);
   expect_error([&] { linear_forward(in, w, none, out); }, "linear_forward");
   expect_error([&] { gelu_forward(in, out); }, "gelu_forward");
+}
+
+// The fused residual + LayerNorm is the add followed by the LayerNorm, bit for bit, with the sum
+// written in place over x; y may not overlap the sum the backward pass reads.
+TEST(OpsSemantics, AddLayerNormIsAddThenLayerNorm) {
+  const int64_t n = 7, h = 40;
+  Tensor x = cast(random({n, h}, 60, -3, 3), DType::F32), r = cast(random({n, h}, 61), DType::F32);
+  Tensor g = cast(random({h}, 62), DType::F32), b = cast(random({h}, 63), DType::F32);
+  Tensor sum = Tensor::empty({n, h}), y = Tensor::empty({n, h}), mean = Tensor::empty({n}), rstd = Tensor::empty({n});
+  add(x, r, sum);
+  layer_norm_forward(sum, g, b, 1e-5, y, mean, rstd);
+  Tensor fused_y = Tensor::empty({n, h}), fused_mean = Tensor::empty({n}), fused_rstd = Tensor::empty({n});
+  Tensor in_place = x.clone();
+  add_layer_norm_forward(in_place, r, g, b, 1e-5, in_place, fused_y, fused_mean, fused_rstd);
+  EXPECT_TRUE(bitwise_equal(in_place, sum));
+  EXPECT_TRUE(bitwise_equal(fused_y, y));
+  EXPECT_TRUE(bitwise_equal(fused_mean, mean));
+  EXPECT_TRUE(bitwise_equal(fused_rstd, rstd));
+  expect_error([&] { add_layer_norm_forward(x, r, g, b, 1e-5, sum, sum, mean, rstd); }, "add_layer_norm_forward");
 }
 
 TEST(OpsSemantics, LinearMatchesNaiveProductsAtAnyThreadCount) {
