@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The pretrain benchmark's peer: the same XLM-R-shaped encoder and MLM step in Debian's
-python3-torch (CPU), on the same token dataset (read with h5py).
+"""The pretrain benchmarks' peer: the same XLM-R-shaped encoder and MLM step in PyTorch (Debian's
+python3-torch on the CPU; any CUDA build of torch with --device cuda), on the same token dataset
+(read with h5py).
 
 The model is torch's own post-LN nn.TransformerEncoderLayer (exact GELU, dropout 0.1) under
 embeddings (word + RoBERTa positions + token type, LayerNorm, dropout) and the RoBERTa MLM head
@@ -13,7 +14,11 @@ whose own pool (OPENBLAS_NUM_THREADS, default all cores) competes with torch's O
 on a small machine --threads 1 (OpenBLAS still on all cores) can be the faster setting.
 --head full computes the vocabulary projection at every position, as XLMRobertaForMaskedLM does;
 --head masked gathers the masked rows first, as kglm does.
-Prints one JSON line: tokens/s over the timed steps (after --warmup-steps untimed ones), seconds.
+--device cuda runs on the GPU, --dtype bf16|fp16 under torch.autocast (fp16 with a GradScaler,
+as the Hugging Face Trainer does), --compile through torch.compile, --hf with transformers'
+XLMRobertaForMaskedLM itself when it is installed (the full head; labels at every position).
+Prints one JSON line: tokens/s over the timed steps (after --warmup-steps untimed ones), seconds,
+and on a GPU the peak memory torch allocated.
 """
 import argparse
 import json
@@ -78,9 +83,14 @@ def main():
     ap.add_argument("--warmup-steps", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--head", choices=["full", "masked"], default="full")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32")
+    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--hf", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
+    device = torch.device(a.device)
 
     with h5py.File(a.data, "r") as f:
         ids = f["tokens/ids"][:]
@@ -89,7 +99,23 @@ def main():
         vocab = int(f.attrs["vocab_size"])
         pad, mask = int(f.attrs["pad_id"]), int(f.attrs["mask_id"])
         max_len = int(f.attrs["max_len"])
-    model = MaskedLM(vocab, a.hidden, a.layers, a.heads, a.ffn, max_len + pad + 1, pad)
+    if a.hf:
+        from transformers import XLMRobertaConfig, XLMRobertaForMaskedLM
+        hf = XLMRobertaForMaskedLM(XLMRobertaConfig(
+            vocab_size=vocab, hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
+            intermediate_size=a.ffn, max_position_embeddings=max_len + pad + 1, pad_token_id=pad))
+
+        class HfStep(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.hf = hf
+
+            def forward(self, ids, labels, masked_only):
+                return self.hf(input_ids=ids, attention_mask=ids.ne(pad), labels=labels).loss
+        model = HfStep()
+    else:
+        model = MaskedLM(vocab, a.hidden, a.layers, a.heads, a.ffn, max_len + pad + 1, pad)
+    model = model.to(device)
     decay = [p for n, p in model.named_parameters() if p.dim() > 1]
     no_decay = [p for n, p in model.named_parameters() if p.dim() <= 1]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
@@ -98,6 +124,9 @@ def main():
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min(1.0, (t + 1) / 2) * max(0.0, (total - t) / total))
     rng = np.random.default_rng(0)
     n_seq = len(offsets) - 1
+    step_model = torch.compile(model) if a.compile else model
+    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.dtype)
+    scaler = torch.cuda.amp.GradScaler(enabled=a.dtype == "fp16")
 
     def batch(step):
         rows = [(step * a.batch + r) % n_seq for r in range(a.batch)]
@@ -122,18 +151,27 @@ def main():
         if step == a.warmup_steps:
             start = time.perf_counter()
         x, labels, tokens = batch(step)
-        loss = model(x, labels, a.head == "masked")
-        loss.backward()
+        x, labels = x.to(device, non_blocking=True), labels.to(device, non_blocking=True)
+        with torch.autocast(a.device, dtype=half, enabled=half is not None):
+            loss = step_model(x, labels, a.head == "masked")
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        scaler.step(opt)
+        scaler.update()
         sched.step()
         opt.zero_grad(set_to_none=True)
         if step >= a.warmup_steps:
             timed_tokens += tokens
         if not math.isfinite(loss.item()):
             raise SystemExit("loss is not finite")
+    if a.device == "cuda":
+        torch.cuda.synchronize()
     secs = time.perf_counter() - start
-    print(json.dumps({"tokens_per_s": timed_tokens / secs, "seconds": secs, "steps": a.steps, "loss": loss.item()}))
+    result = {"tokens_per_s": timed_tokens / secs, "seconds": secs, "steps": a.steps, "loss": loss.item()}
+    if a.device == "cuda":
+        result["peak_mb"] = torch.cuda.max_memory_allocated() / 2**20
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -431,6 +431,11 @@ Stats Trainer::stats() const {
                     mask_category_name(static_cast<MaskCategory>(c)),
                 static_cast<int64_t>(counts[c]));
   }
+  if (options_.device == nn::Device::Cuda) {
+    // The caching allocator's high-water mark: every tensor the run held at once on the GPU.
+    stats.set("gpu_peak_mb", static_cast<int64_t>(nn::cuda::memory_stats().peak >> 20));
+    stats.set("gpu_reserved_mb", static_cast<int64_t>(nn::cuda::memory_stats().reserved >> 20));
+  }
   stats.set("milliseconds", static_cast<int64_t>(seconds_since(start_) * 1000));
   return stats;
 }
