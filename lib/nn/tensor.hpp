@@ -1,8 +1,8 @@
 // Dense, contiguous, row-major tensors. A tensor is a shape, a dtype, a device and a view into a
 // shared byte buffer: views (reshape, row ranges) share storage, which is how the model keeps all
-// its parameters (and all gradients) in one allocation. fp32 is the compute type today; F64 exists
-// for finite-difference gradient checks on the CPU, BF16/F16 for checkpoints and later mixed
-// precision. Storage lives on a device: host memory (64-byte aligned) or, with the CUDA backend,
+// its parameters (and all gradients) in one allocation. fp32 is the compute type; F64 exists for
+// finite-difference gradient checks on the CPU; BF16/F16 store checkpoints and, on CUDA, the
+// activations and weight copies of mixed precision. Storage lives on a device: host memory (64-byte aligned) or, with the CUDA backend,
 // GPU memory from its caching allocator (nn/cuda/runtime.hpp). Host accessors (data<T>()) throw
 // on device memory; copies, zero fills and to() work on either.
 #pragma once
