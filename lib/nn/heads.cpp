@@ -59,8 +59,7 @@ void MlmHead::ensure(int64_t m) {
   mean_ = workspace_.buffer({m});
   rstd_ = workspace_.buffer({m});
   normed_ = workspace_.buffer({m, h}, a);
-  logits_ = workspace_.buffer({m, v}, a);
-  dlogits_ = workspace_.buffer({m, v}, a);
+  logits_ = workspace_.buffer({m, v}, a);  // and, after a training forward, their gradient
   dx_ = workspace_.buffer({m, h}, a);
   dpre_ = workspace_.buffer({m, h}, a);
 }
@@ -80,17 +79,17 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
   // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
   linear_forward(normed_, params_[word_].compute, params_[bias_].compute, logits_);
   if (!row_weights.defined() && row_losses == nullptr)
-    return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
+    return head_loss(logits_, targets, logits_, need_grad, grad_scale);
   Tensor none, targets_copy, weights_copy, losses;
   if (row_losses) losses = row_losses->device() == device ? *row_losses : Tensor::empty({m}, DType::F64, device);
-  CrossEntropyResult result = cross_entropy(logits_, on(device, targets, targets_copy), need_grad ? dlogits_ : none,
+  CrossEntropyResult result = cross_entropy(logits_, on(device, targets, targets_copy), need_grad ? logits_ : none,
                                             grad_scale, on(device, row_weights, weights_copy), losses);
   if (row_losses && losses.raw() != row_losses->raw()) row_losses->copy_from(losses);
   return result;
 }
 
 void MlmHead::backward(Tensor& dhidden) {
-  linear_backward(dlogits_, normed_, params_[word_].compute, dx_, params_[word_].grad, params_[bias_].grad);
+  linear_backward(logits_, normed_, params_[word_].compute, dx_, params_[word_].grad, params_[bias_].grad);
   layer_norm_backward(dx_, act_, params_[ln_g_].compute, mean_, rstd_, dpre_, params_[ln_g_].grad, params_[ln_b_].grad);
   gelu_backward(dpre_, pre_, dpre_);
   linear_backward(dpre_, x_, params_[dense_w_].compute, dx_, params_[dense_w_].grad, params_[dense_b_].grad);

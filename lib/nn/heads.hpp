@@ -28,7 +28,9 @@ class MlmHead {
                              double grad_scale, const Tensor& row_weights = Tensor(), Tensor* row_losses = nullptr);
   // Adds into dhidden [N, H] (only the masked rows change).
   void backward(Tensor& dhidden);
-  const Tensor& logits() const { return logits_; }  // [M, V] of the last forward
+  // [M, V] of the last forward without need_grad; a training forward writes the logits' gradient
+  // over them (the vocabulary projection's one big buffer serves both).
+  const Tensor& logits() const { return logits_; }
 
  private:
   void ensure(int64_t m);
@@ -37,7 +39,7 @@ class MlmHead {
   size_t dense_w_, dense_b_, ln_g_, ln_b_, bias_, word_;
   int64_t m_ = -1;
   Workspace workspace_;
-  Tensor rows_, x_, pre_, act_, mean_, rstd_, normed_, logits_, dlogits_, dx_, dpre_;
+  Tensor rows_, x_, pre_, act_, mean_, rstd_, normed_, logits_, dx_, dpre_;
 };
 
 class SequenceClassificationHead {

@@ -615,6 +615,25 @@ TEST_P(OpsOnDevice, ConvertRoundsToNearestEven) {
   expect_error([&] { convert(x, f64); }, "convert");
 }
 
+// The cross-entropy gradient written over the logits (the MLM head's one [M, V] buffer) is the
+// gradient written elsewhere, bit for bit, with the same losses; on every device.
+TEST_P(OpsOnDevice, CrossEntropyGradientInPlace) {
+  const int64_t m = 37, c = 1000;
+  std::vector<int32_t> t(m);
+  for (int64_t i = 0; i < m; ++i) t[i] = i % 5 == 2 ? kIgnoreIndex : static_cast<int32_t>((i * 131) % c);
+  const Tensor targets = ids({m}, t).to(device()), weights = random({m}, 41, 0.5, 2).to(device());
+  Tensor logits = on_device(random({m, c}, 40, -6, 6)), apart = Tensor::empty({m, c}, DType::F32, device());
+  Tensor losses_apart = Tensor::empty({m}, DType::F64, device()), losses = Tensor::empty({m}, DType::F64, device());
+  const CrossEntropyResult a = cross_entropy(logits, targets, apart, 0.25, weights, losses_apart);
+  const CrossEntropyResult b = cross_entropy(logits, targets, logits, 0.25, weights, losses);
+  EXPECT_EQ(a.loss_sum, b.loss_sum);
+  EXPECT_EQ(a.correct, b.correct);
+  EXPECT_TRUE(bitwise_equal(logits.to(Device::Cpu), apart.to(Device::Cpu)));
+  EXPECT_TRUE(bitwise_equal(losses.to(Device::Cpu), losses_apart.to(Device::Cpu)));
+  Tensor shifted = logits.view({m * c}).rows(1, m * c - c + 1).view({m - 1, c});
+  expect_error([&] { cross_entropy(logits.rows(0, m - 1), targets.rows(0, m - 1), shifted, 1.0); }, "cross_entropy");
+}
+
 // The multi-tensor AdamW (every parameter of a flat buffer in one call, a long one split into
 // chunks) gives the per-parameter updates, with weight decay only where a segment asks for it.
 TEST_P(OpsOnDevice, AdamWSegmentsMatchOneUpdatePerParameter) {

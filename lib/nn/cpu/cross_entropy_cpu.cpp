@@ -36,6 +36,7 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
     for (int64_t j = 1; j < c; ++j) max = std::max(max, x[j]);
     int64_t argmax = 0;                                      // the first maximum, as torch.argmax
     while (argmax + 1 < c && !(x[argmax] == max)) ++argmax;  // bounded: NaN logits never match
+    const T target = x[t];                                   // read before g, which may be x itself, is written
     double sum = 0;
     if (g) {
       // Keep the exponentials: softmax = exp(x − max) / sum.
@@ -49,7 +50,7 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
 #pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < c; ++j) sum += exp_of<T>(x[j] - max);
     }
-    loss[r] = static_cast<double>(max) + std::log(sum) - static_cast<double>(x[t]);
+    loss[r] = static_cast<double>(max) + std::log(sum) - static_cast<double>(target);
     correct[r] = argmax == t;
     if (g) {
       const double scale = row_weights ? grad_scale * row_weights[r] : grad_scale;

@@ -58,6 +58,9 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
     }
     return;
   }
+  // Read before any thread writes the gradient, which may be the logits themselves (the barriers
+  // of the reductions below separate the two).
+  const float target = to_float(x[t]);
   ArgMax local{-FLT_MAX, INT64_MAX};
   for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
   const ArgMax max = block_argmax(local, arg_scratch);
@@ -65,7 +68,7 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
   for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
   sum = block_sum(sum, sum_scratch);
   if (threadIdx.x == 0) {
-    loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(to_float(x[t]));
+    loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(target);
     correct[r] = max.position == t;
   }
   if (g) {

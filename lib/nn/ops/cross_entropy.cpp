@@ -42,8 +42,11 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
       throw Error(std::string(op) + ": row weights and losses must be F64 [" + std::to_string(m) + "]");
     check_same_device(*rows, logits, op);
   }
+  // dlogits may be logits itself (the gradient written in place: one [M, C] buffer for both).
+  check_same_or_disjoint(dlogits, logits, op, "dlogits", "logits");
   check_disjoint(op, {{dlogits, "dlogits"}, {row_losses, "row_losses"}},
-                 {{logits, "logits"}, {targets, "targets"}, {row_weights, "row_weights"}});
+                 {{targets, "targets"}, {row_weights, "row_weights"}});
+  check_disjoint(row_losses, logits, op, "row_losses", "logits");
   return on_device(
       logits, op,
       [&] {

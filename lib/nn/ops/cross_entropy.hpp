@@ -18,7 +18,9 @@ struct CrossEntropyResult {
 CrossEntropyResult sum_row_results(const int32_t* targets, const double* loss, const uint8_t* correct, int64_t m);
 
 // logits [M, C], targets I32 [M] in [0, C) or kIgnoreIndex (else kglm::Error). When dlogits
-// [M, C] is defined it is overwritten with grad_scale · (softmax − onehot) (zero for ignored rows).
+// [M, C] is defined it is overwritten with grad_scale · (softmax − onehot) (zero for ignored rows);
+// it may be logits itself, which then holds the gradient afterwards (one [M, C] buffer: for a
+// 250k vocabulary, that saves M × 250k values).
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale);
 
 // Per-row form, for losses that are weighted sums of several means (KMLM's L_MLM + α(L_K + L_R),
