@@ -106,15 +106,9 @@ Tensor to_f32(const Tensor& t) {
   return out;
 }
 
-Tensor from_f32(const Tensor& t, DType to) {
-  check_dtype(t, DType::F32, "from_f32", "t");
-  if (t.device() != Device::Cpu) throw Error("from_f32: the tensor is not on the CPU");
+void narrow_from_f32(const float* in, DType to, std::byte* bytes, size_t n) {
   if (to != DType::F32 && to != DType::F64 && to != DType::BF16 && to != DType::F16)
-    throw Error("from_f32: cannot convert F32 to " + std::string(dtype_name(to)));
-  Tensor out = Tensor::empty(t.shape(), to);
-  const float* in = t.data<float>();
-  size_t n = static_cast<size_t>(t.numel());
-  auto* bytes = static_cast<std::byte*>(out.raw());
+    throw Error("cannot convert F32 to " + std::string(dtype_name(to)));
   for (size_t i = 0; i < n; ++i) {
     switch (to) {
       case DType::F64: {
@@ -132,6 +126,15 @@ Tensor from_f32(const Tensor& t, DType to) {
         std::memcpy(bytes + i * sizeof(float), &in[i], sizeof(float));
     }
   }
+}
+
+Tensor from_f32(const Tensor& t, DType to) {
+  check_dtype(t, DType::F32, "from_f32", "t");
+  if (t.device() != Device::Cpu) throw Error("from_f32: the tensor is not on the CPU");
+  if (to != DType::F32 && to != DType::F64 && to != DType::BF16 && to != DType::F16)
+    throw Error("from_f32: cannot convert F32 to " + std::string(dtype_name(to)));
+  Tensor out = Tensor::empty(t.shape(), to);
+  narrow_from_f32(t.data<float>(), to, static_cast<std::byte*>(out.raw()), static_cast<size_t>(t.numel()));
   return out;
 }
 

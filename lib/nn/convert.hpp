@@ -23,6 +23,8 @@ float f64_to_f32(double value);
 // n elements of `from` (F32, F64, BF16 or F16) at `in`, which need not be aligned, into `out`.
 // Throws Error for other dtypes.
 void widen_to_f32(DType from, const std::byte* in, float* out, size_t n);
+// n F32 values at `in` into `out` as `to` (F32, F64, BF16 or F16), rounded as above.
+void narrow_from_f32(const float* in, DType to, std::byte* out, size_t n);
 
 // A new F32 tensor with the values of a F32/F64/BF16/F16 CPU tensor (a copy for F32).
 Tensor to_f32(const Tensor& t);

@@ -11,7 +11,6 @@ void run_pretrain(const PretrainOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   if (o.out.empty()) throw UsageError("--out CKPT_DIR is required");
   if (o.batch < 0 || o.accumulate < 0 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
-  nn::require_device(o.device);  // before any data is read
 
   Trainer trainer(o);
   while (!trainer.done()) {

@@ -113,6 +113,12 @@ nn::DType compute_dtype(const std::string& precision, nn::Device device) {
   return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
 }
 
+// The options, once their device is known to be usable: checked before the dataset is read.
+const PretrainOptions& on_usable_device(const PretrainOptions& o) {
+  nn::require_device(o.device);
+  return o;
+}
+
 void check_same(bool explicit_value_differs, const char* option) {
   if (explicit_value_differs)
     throw UsageError(std::string("--resume: ") + option +
@@ -128,8 +134,8 @@ MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType comput
   params.allocate();
 }
 
-Trainer::Trainer(const PretrainOptions& options) : options_(options), data_(TokenDataset::open(options_.data)) {
-  nn::require_device(options_.device);
+Trainer::Trainer(const PretrainOptions& options)
+    : options_(on_usable_device(options)), data_(TokenDataset::open(options_.data)) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   settle_settings();
   build_model();

@@ -101,14 +101,11 @@ void convert(const Tensor& from, Tensor& to) {
     throw Error(std::string(op) + ": converts between F32 and BF16 or F16, not " +
                 std::string(dtype_name(from.dtype())) + " to " + std::string(dtype_name(to.dtype())));
   const auto n = static_cast<size_t>(from.numel());
-  const bool bf16 = half.dtype() == DType::BF16;
   if (from.device() == Device::Cpu) {
     if (widen) {
       widen_to_f32(from.dtype(), static_cast<const std::byte*>(from.raw()), to.data<float>(), n);
     } else {
-      const float* in = from.data<float>();
-      auto* out = static_cast<uint16_t*>(to.raw());
-      for (size_t i = 0; i < n; ++i) out[i] = bf16 ? f32_to_bf16(in[i]) : f32_to_f16(in[i]);
+      narrow_from_f32(from.data<float>(), to.dtype(), static_cast<std::byte*>(to.raw()), n);
     }
     return;
   }
@@ -121,7 +118,7 @@ void convert(const Tensor& from, Tensor& to) {
       cuda::convert<float, T>(device_data<float>(from), device_data<T>(to), from.numel());
     }
   };
-  bf16 ? run(cuda::Bf16{}) : run(cuda::Half{});
+  half.dtype() == DType::BF16 ? run(cuda::Bf16{}) : run(cuda::Half{});
 #else
   no_backend(op);
 #endif
