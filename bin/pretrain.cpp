@@ -157,7 +157,11 @@ int train_main(int argc, char** argv) {
       ("eval-max", po::value(&o.eval_max)->default_value(1000), "at most this many held-out sequences")
       ("eval-every", po::value(&o.eval_every)->default_value(0), "held-out perplexity every N steps (0: at the end)")
       ("save-every", po::value(&o.save_every)->default_value(0), "checkpoint every N steps (0: at the end)")
-      ("log-every", po::value(&o.log_every)->default_value(10), "progress line on stderr every N steps");
+      ("log-every", po::value(&o.log_every)->default_value(10), "progress line on stderr every N steps")
+      ("bucket-mb", po::value(&o.bucket_mb)->default_value(25),
+       "MPI ranks: gradients are summed across ranks in buckets of this many MB, during the backward pass")
+      ("zero", po::value(&o.zero)->default_value(0),
+       "1: ZeRO stage 1, AdamW's moments sharded across the MPI ranks (checkpoints hold them whole)");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   const CommonOptions& c = cli.common();
@@ -190,6 +194,7 @@ int train_main(int argc, char** argv) {
                              {"--ffn", o.ffn}})
     if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
   if (cli.values().count("accumulate") && o.accumulate < 1) throw UsageError("--accumulate must be at least 1");
+  require_range("--bucket-mb", o.bucket_mb, 0, kInf, true);
   o.device = nn::parse_device(device);
   if (save_dtype == "f32" || save_dtype == "fp32") {
     o.save_dtype = nn::DType::F32;

@@ -14,6 +14,7 @@ packages=(
   libbz2-dev bzip2
   libgtest-dev librandom123-dev libabsl-dev
   libsentencepiece-dev sentencepiece libopenblas-dev
+  libopenmpi-dev openmpi-bin
   python3 python3-networkx
   "$@"
 )

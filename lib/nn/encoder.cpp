@@ -98,6 +98,15 @@ void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
   d_x_ = workspace_.buffer({n, h}, a);
 }
 
+DropoutKey DropoutContext::key(uint64_t site, int64_t elements) const {
+  DropoutKey k{seed, stream * 256 + site, 0};
+  if (first_row == 0) return k;
+  if (rows == 0 || elements < 0 || static_cast<uint64_t>(elements) % rows != 0)
+    throw Error("dropout: " + std::to_string(elements) + " elements are not " + std::to_string(rows) + " equal rows");
+  k.first = first_row * (static_cast<uint64_t>(elements) / rows);
+  return k;
+}
+
 Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config) {
   check_shape(input_ids, {batch * seq}, "encoder", "input_ids");
   Tensor positions = Tensor::empty({batch * seq}, DType::I32);
@@ -142,7 +151,7 @@ void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext
   embedding_forward(types_, param(token_type_), emb_sum_, GradMode::Accumulate);
   layer_norm_forward(emb_sum_, param(emb_ln_g_), param(emb_ln_b_), config_.layer_norm_eps, emb_out_, emb_mean_,
                      emb_rstd_);
-  dropout_forward(emb_out_, hidden_p_, dropout.key(kEmbeddingSite), emb_out_, emb_mask_);
+  dropout_forward(emb_out_, hidden_p_, dropout.key(kEmbeddingSite, emb_out_.numel()), emb_out_, emb_mask_);
 }
 
 const Tensor& Encoder::forward(const EncoderBatch& batch, const DropoutContext& dropout) {
@@ -160,17 +169,17 @@ void Encoder::layer_forward(size_t l, const Tensor& x, const DropoutContext& dro
   linear_forward(x, param(L.qkv_w), param(L.qkv_b), L.qkv);
   Tensor ctx = L.ctx.view({batch_, seq_, config_.hidden});
   attention_forward(L.qkv.view({batch_, seq_, 3 * config_.hidden}), key_mask_, shape, attention_p_,
-                    dropout.key(layer_site(l, 0)), ctx, L.probs, L.probs_mask);
+                    dropout.key(layer_site(l, 0), L.probs.numel()), ctx, L.probs, L.probs_mask);
   // sum1 = dropout(dense(ctx)) + x, then LayerNorm (post-LN).
   linear_forward(L.ctx, param(L.out_w), param(L.out_b), L.sum1);
-  dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1)), L.sum1, L.attn_mask);
+  dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1), L.sum1.numel()), L.sum1, L.attn_mask);
   add_layer_norm_forward(L.sum1, x, param(L.ln1_g), param(L.ln1_b), config_.layer_norm_eps, L.sum1, L.h1, L.ln1_mean,
                          L.ln1_rstd);
   // Feed-forward: sum2 = dropout(down(gelu(up(h1)))) + h1, then LayerNorm.
   linear_forward(L.h1, param(L.up_w), param(L.up_b), L.ff_pre);
   gelu_forward(L.ff_pre, L.ff_act);
   linear_forward(L.ff_act, param(L.down_w), param(L.down_b), L.sum2);
-  dropout_forward(L.sum2, hidden_p_, dropout.key(layer_site(l, 2)), L.sum2, L.ff_mask);
+  dropout_forward(L.sum2, hidden_p_, dropout.key(layer_site(l, 2), L.sum2.numel()), L.sum2, L.ff_mask);
   add_layer_norm_forward(L.sum2, L.h1, param(L.ln2_g), param(L.ln2_b), config_.layer_norm_eps, L.sum2, L.out,
                          L.ln2_mean, L.ln2_rstd);
 }
@@ -202,10 +211,17 @@ void Encoder::backward(Tensor& dhidden) {
   Tensor* dout = &dhidden;
   Tensor* dx = &d_x_;
   Tensor none;
+  auto final_from = [&](int64_t offset) {
+    if (gradients_final_) gradients_final_(offset);
+  };
   for (size_t l = layers_.size(); l-- > 0;) {
     const bool below_needed = embeddings_trained_ || l > first_trained_layer_;
     layer_backward(l, l == 0 ? emb_out_ : layers_[l - 1].out, *dout, below_needed ? *dx : none);
-    if (!below_needed) return;
+    const Layer& L = layers_[l];
+    int64_t lowest = params_.count();
+    for (size_t i : L.parameters()) lowest = std::min(lowest, params_[i].offset);
+    final_from(lowest);
+    if (!below_needed) return final_from(0);
     std::swap(dout, dx);
   }
   // *dout is now the gradient w.r.t. the embeddings' output.
@@ -214,6 +230,7 @@ void Encoder::backward(Tensor& dhidden) {
   embedding_backward(ids_, *dx, grad(word_));
   embedding_backward(positions_, *dx, grad(position_));
   embedding_backward(types_, *dx, grad(token_type_));
+  final_from(0);
 }
 
 void Encoder::freeze_below(size_t trained_layers, bool train_embeddings) {
@@ -227,9 +244,7 @@ void Encoder::freeze_below(size_t trained_layers, bool train_embeddings) {
     for (size_t i : {word_, position_, token_type_, emb_ln_g_, emb_ln_b_}) params_.freeze(i);
   for (size_t l = 0; l < first_trained_layer_; ++l) {
     const Layer& L = layers_[l];
-    for (size_t i :
-         {L.qkv_w, L.qkv_b, L.out_w, L.out_b, L.ln1_g, L.ln1_b, L.up_w, L.up_b, L.down_w, L.down_b, L.ln2_g, L.ln2_b})
-      params_.freeze(i);
+    for (size_t i : L.parameters()) params_.freeze(i);
   }
 }
 

@@ -3,7 +3,9 @@
 // and a hand-written backward. Shapes: N = batch · seq rows of hidden size H.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "nn/model_config.hpp"
@@ -28,12 +30,18 @@ struct EncoderBatch {
 // model's positions allow.
 Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config);
 
-// Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site).
+// Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site). A
+// data-parallel rank whose batch is rows [first_row, first_row + rows) of the global batch
+// continues the global batch's element numbering (DropoutKey::first), so that its rows drop what
+// they would drop in one process holding the whole batch (the batch padded alike).
 struct DropoutContext {
   bool training = false;
   uint64_t seed = 0;
   uint64_t stream = 0;
-  DropoutKey key(uint64_t site) const { return {seed, stream * 256 + site}; }
+  uint64_t first_row = 0;
+  uint64_t rows = 0;  // the batch's rows (only read when first_row > 0)
+  // The key of a site whose tensor has `elements` elements, rows() equal blocks of them.
+  DropoutKey key(uint64_t site, int64_t elements) const;
 };
 
 class Encoder {
@@ -46,6 +54,11 @@ class Encoder {
   // dhidden [B·T, H]: gradient of the loss w.r.t. the last forward's output (clobbered).
   // Parameter gradients are accumulated.
   void backward(Tensor& dhidden);
+
+  // Called by backward() with an offset into the store's flat gradients each time every gradient
+  // at or above it has its final value for this pass: after each layer, top down, then 0. Gradient
+  // buckets above it can then be reduced across ranks while the backward pass goes on.
+  void set_gradients_final_hook(std::function<void(int64_t offset)> hook) { gradients_final_ = std::move(hook); }
 
   // Freezes every layer below the last `trained_layers` and, unless `train_embeddings`, the
   // embeddings (word, position, type, their LayerNorm; the word matrix is also the tied MLM
@@ -61,6 +74,9 @@ class Encoder {
  private:
   struct Layer {
     size_t qkv_w, qkv_b, out_w, out_b, ln1_g, ln1_b, up_w, up_b, down_w, down_b, ln2_g, ln2_b;
+    std::array<size_t, 12> parameters() const {
+      return {qkv_w, qkv_b, out_w, out_b, ln1_g, ln1_b, up_w, up_b, down_w, down_b, ln2_g, ln2_b};
+    }
     // Saved activations.
     Tensor qkv, ctx, probs, probs_mask, sum1, attn_mask, ln1_mean, ln1_rstd, h1, ff_pre, ff_act, ff_mask, sum2,
         ln2_mean, ln2_rstd, out;
@@ -78,6 +94,7 @@ class Encoder {
   size_t word_, position_, token_type_, emb_ln_g_, emb_ln_b_;
   std::vector<Layer> layers_;
   size_t first_trained_layer_ = 0;
+  std::function<void(int64_t)> gradients_final_;
   bool embeddings_trained_ = true;
 
   int64_t batch_ = 0, seq_ = 0;

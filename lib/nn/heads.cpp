@@ -132,10 +132,10 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   gather_rows(hidden, rows_, first_);
-  if (dropout_first_) dropout_forward(first_, p_, dropout.key(kHeadSiteFirst), first_, first_mask_);
+  if (dropout_first_) dropout_forward(first_, p_, dropout.key(kHeadSiteFirst, first_.numel()), first_, first_mask_);
   linear_forward(first_, params_[dense_w_].compute, params_[dense_b_].compute, pooled_);
   tanh_forward(pooled_, pooled_);
-  dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond), pooled_drop_, pooled_mask_);
+  dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond, pooled_.numel()), pooled_drop_, pooled_mask_);
   linear_forward(pooled_drop_, params_[out_w_].compute, params_[out_b_].compute, logits_);
   return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }
@@ -171,7 +171,7 @@ CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const 
     dlogits_ = workspace_.buffer({n, labels_}, a);
   }
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
-  dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst), dropped_, mask_);
+  dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst, hidden.numel()), dropped_, mask_);
   linear_forward(dropped_, params_[w_].compute, params_[b_].compute, logits_);
   return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
 }

@@ -33,7 +33,8 @@ void ParameterStore::refresh_compute() {
   if (compute_.defined()) convert(values_, compute_);
 }
 
-void ParameterStore::allocate() {
+void ParameterStore::allocate(int64_t shards) {
+  if (shards < 1) throw Error("parameters: allocate() into " + std::to_string(shards) + " shards");
   int64_t total = 0;
   std::vector<int64_t> offsets;
   for (const Parameter& p : params_) {
@@ -42,6 +43,7 @@ void ParameterStore::allocate() {
     offsets.push_back(total);
     total += (n + 15) / 16 * 16;  // each parameter starts on a 64-byte boundary (vector loads)
   }
+  total = (total + 16 * shards - 1) / (16 * shards) * (16 * shards);
   values_ = Tensor::zeros({total}, DType::F32, device_);
   grads_ = Tensor::zeros({total}, DType::F32, device_);
   if (compute_dtype_ != DType::F32) compute_ = Tensor::zeros({total}, compute_dtype_, device_);
@@ -66,6 +68,12 @@ int64_t ParameterStore::trainable_count() const {
   int64_t n = 0;
   for (const Parameter& p : params_)
     if (p.trainable) n += p.value.numel();
+  return n;
+}
+
+int64_t ParameterStore::parameter_count() const {
+  int64_t n = 0;
+  for (const Parameter& p : params_) n += p.value.numel();
   return n;
 }
 

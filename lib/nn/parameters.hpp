@@ -45,8 +45,9 @@ class ParameterStore {
   // Declares a parameter; returns its index. Only before allocate().
   size_t add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
              std::vector<HfTensorName> hf_names = {});
-  // Allocates the value and gradient buffers (gradients zeroed, values uninitialised).
-  void allocate();
+  // Allocates the value and gradient buffers (gradients zeroed, values uninitialised), their
+  // length a multiple of 16 · `shards`, so that ZeRO's ranks get equal, aligned shards.
+  void allocate(int64_t shards = 1);
   // Fills values per each parameter's Init: normal(0, std) from (seed, parameter index), so the
   // initial model depends on the seed only.
   void initialize(uint64_t seed, double std);
@@ -54,6 +55,7 @@ class ParameterStore {
   // Freezes parameter i (after allocate()): its gradient view is dropped, so no op computes it.
   void freeze(size_t i);
   int64_t trainable_count() const;  // elements of the trainable parameters
+  int64_t parameter_count() const;  // elements of every parameter (count() adds the alignment padding)
 
   size_t size() const { return params_.size(); }
   Parameter& operator[](size_t i) { return params_[i]; }

@@ -30,6 +30,11 @@ void LossTerms::add(const std::vector<LossTerm>& terms, const nn::Tensor& row_lo
   }
 }
 
+void LossTerms::all_reduce(dist::Communicator& comm) {
+  comm.all_reduce(sum_, dist::ReduceOp::Sum);
+  comm.all_reduce(added_, dist::ReduceOp::Sum);
+}
+
 double LossTerms::mean(LossTerm t) const {
   const auto i = static_cast<size_t>(t);
   return added_[i] > 0 ? sum_[i] / static_cast<double>(added_[i]) : std::nan("");

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dist/communicator.hpp"
 #include "nn/tensor.hpp"
 #include "train/objectives/masker.hpp"
 
@@ -29,6 +30,9 @@ class LossTerms {
   nn::Tensor row_weights(const std::vector<LossTerm>& terms) const;
   // Adds per-row losses (F64 [M], from the head) into the terms' sums and counts.
   void add(const std::vector<LossTerm>& terms, const nn::Tensor& row_losses);
+
+  // Sums the rows added on every rank (data parallelism), so that every rank has the step's terms.
+  void all_reduce(dist::Communicator& comm);
 
   double mean(LossTerm t) const;  // the term's mean loss over the rows added; NaN without any
   double total() const;           // Σ w_t · mean_t over the terms that have rows

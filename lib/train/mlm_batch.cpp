@@ -5,11 +5,15 @@
 namespace kglm::train {
 
 MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
-                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config) {
-  const auto b = static_cast<int64_t>(sequences.size());
+                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config,
+                        BatchRows slice) {
+  const uint64_t global_rows = sequences.size();
   size_t longest = 1;
-  for (uint32_t s : sequences) longest = std::max(longest, data.sequence(s).size());
+  for (uint32_t s : sequences) longest = std::max(longest, data.length(s));
   const auto t = static_cast<int64_t>((longest + 7) / 8 * 8);
+  slice.end = std::min(slice.end, sequences.size());
+  slice.begin = std::min(slice.begin, slice.end);
+  const auto b = static_cast<int64_t>(slice.end - slice.begin);
 
   std::vector<int32_t> ids(static_cast<size_t>(b * t), data.special().pad);
   std::vector<int32_t> attention(static_cast<size_t>(b * t), 0);
@@ -17,9 +21,10 @@ MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequ
   std::vector<MaskedToken> masked;
   MlmBatch batch;
   for (int64_t r = 0; r < b; ++r) {
-    Sequence seq = data.sequence(sequences[static_cast<size_t>(r)]);
+    const size_t global_row = slice.begin + static_cast<size_t>(r);
+    Sequence seq = data.sequence(sequences[global_row]);
     std::span<int32_t> out(ids.data() + r * t, seq.size());
-    Rng rng(seed, batch_number * static_cast<uint64_t>(b) + static_cast<uint64_t>(r), stream);
+    Rng rng(seed, batch_number * global_rows + global_row, stream);
     masked.clear();
     masker.mask(seq, rng, out, masked);
     std::fill_n(attention.begin() + r * t, seq.size(), 1);

@@ -1,9 +1,12 @@
 // One micro-batch for masked-language-model training: sequences of the token dataset, corrupted by
 // their objectives' maskers and padded to the batch's longest sequence (rounded up to a multiple of
 // 8). The masking of row r of batch b is keyed by (seed, b · rows + r), so it is the same on resume.
+// A data-parallel rank builds only its rows [begin, end) of the global batch: keyed and padded as
+// in the global batch, they are the rows one process would build.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -29,9 +32,15 @@ struct MlmBatch {
 inline constexpr uint32_t kTrainStream = 0x6d6c6d74;  // "mlmt"
 inline constexpr uint32_t kEvalStream = 0x6d6c6d65;   // "mlme"
 
-// `stream` separates training batches from evaluation batches. The position ids are computed here,
-// on the host, for `config`'s model.
+// Rows [begin, end) of a global batch (all of it by default).
+struct BatchRows {
+  size_t begin = 0, end = SIZE_MAX;
+};
+
+// `sequences`: the whole global batch. `stream` separates training batches from evaluation
+// batches. The position ids are computed here, on the host, for `config`'s model.
 MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequences, const Masker& masker,
-                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config);
+                        uint64_t seed, uint64_t batch_number, uint32_t stream, const nn::ModelConfig& config,
+                        BatchRows rows = {});
 
 }  // namespace kglm::train

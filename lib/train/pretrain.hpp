@@ -1,5 +1,5 @@
 // `pretrain`: masked-language-model pre-training of an XLM-R or BERT encoder on a token dataset,
-// on the CPU or one GPU in one process (data parallelism across ranks comes with the communicator).
+// on the CPU or GPUs, in one process or data-parallel across MPI ranks (one per GPU or CPU socket).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,9 @@ struct PretrainOptions {
   int64_t eval_every = 0;       // steps; 0 = only at the end
   int64_t save_every = 0;       // steps; 0 = only at the end
   int64_t log_every = 10;       // progress lines on stderr
+
+  double bucket_mb = 25;  // data parallelism: gradients are summed across ranks in buckets of this size
+  int zero = 0;           // 1: ZeRO stage 1, AdamW's moments sharded across the ranks
 
   nn::Device device = nn::Device::Cpu;    // where the model, its gradients and AdamW's moments live
   nn::DType save_dtype = nn::DType::F32;  // model.safetensors' dtype: F32, BF16 or F16

@@ -306,6 +306,11 @@ TokenDataset TokenDataset::open(const std::string& path) {
   return d;
 }
 
+size_t TokenDataset::length(size_t i) const {
+  if (i >= size()) throw Error("sequence " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
+  return offsets_[i + 1] - offsets_[i];
+}
+
 Sequence TokenDataset::sequence(size_t i) const {
   if (i >= size()) throw Error("sequence " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
   const size_t begin = offsets_[i], length = offsets_[i + 1] - offsets_[i];

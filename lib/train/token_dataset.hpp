@@ -157,6 +157,7 @@ class TokenDataset {
 
   size_t size() const { return kind_.size(); }
   Sequence sequence(size_t i) const;
+  size_t length(size_t i) const;  // sequence(i).size(), without reading its tokens
   uint64_t total_tokens() const { return ids_.size(); }
   const std::vector<std::string>& languages() const { return languages_; }
   const TokenDatasetInfo& info() const { return info_; }

@@ -26,7 +26,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 std::string number(double v) {
   if (!std::isfinite(v)) return "null";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
 
@@ -127,29 +127,40 @@ void check_same(bool explicit_value_differs, const char* option) {
 
 }  // namespace
 
-MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute)
+MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute, int64_t shards)
     : config(c), params(device, compute), scratch(device) {
   encoder.emplace(config, params);
+  const size_t first_head_parameter = params.size();
   head.emplace(config, params, encoder->word_embeddings());
-  params.allocate();
+  params.allocate(shards);
+  head_offset = params[first_head_parameter].offset;
 }
 
-Trainer::Trainer(const PretrainOptions& options)
-    : options_(on_usable_device(options)), data_(TokenDataset::open(options_.data)) {
+Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communicator> comm)
+    : options_(on_usable_device(options)),
+      comm_(comm ? std::move(comm) : dist::make_communicator(options_.device)),
+      data_(TokenDataset::open(options_.data)) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   settle_settings();
+  if (state_.batch % comm_->size() != 0)
+    throw UsageError("--batch " + std::to_string(state_.batch) + " is the global batch: it must be a multiple of the " +
+                     std::to_string(comm_->size()) + " ranks");
   build_model();
   load_tokenizer();
   split_data();
   open_log();
-  if (!options_.quiet)
+  if (verbose())
     log_info(model_->config.model_type() + " " + std::to_string(model_->config.layers) + "×" +
-             std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.count()) + " parameters; " +
-             std::to_string(data_.size() - eval_.size()) + " training and " + std::to_string(eval_.size()) +
-             " held-out sequences; steps " + std::to_string(state_.step) + " → " + std::to_string(options_.steps) +
+             std::to_string(model_->config.hidden) + ", " + std::to_string(model_->params.parameter_count()) +
+             " parameters; " + std::to_string(data_.size() - eval_.size()) + " training and " +
+             std::to_string(eval_.size()) + " held-out sequences; steps " + std::to_string(state_.step) + " → " +
+             std::to_string(options_.steps) +
              (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
-             (state_.precision != "fp32" ? " in " + state_.precision : ""));
-  if (!options_.quiet) {
+             (state_.precision != "fp32" ? " in " + state_.precision : "") +
+             (comm_->size() > 1 ? "; " + std::to_string(comm_->size()) + " ranks (" + comm_->backend() + "), " +
+                                      std::to_string(state_.batch / comm_->size()) + " sequences each per micro-batch"
+                                : ""));
+  if (verbose()) {
     // Which objective each kind of sequence present gets: a kind missing from the data, or an
     // objective that was not meant for it, shows here before any time is spent.
     std::array<uint64_t, kSequenceKindCount> per_kind{};
@@ -161,12 +172,16 @@ Trainer::Trainer(const PretrainOptions& options)
         line += std::string(" ") + sequence_kind_name(kind) + "=" + objective_name(masker_->table()[kind]) + " (" +
                 std::to_string(per_kind[k]) + ")";
       }
-    if (model_->params.trainable_count() < model_->params.count())
+    if (model_->params.trainable_count() < model_->params.parameter_count())
       line += "; training " + std::to_string(model_->params.trainable_count()) + " parameters (--train-layers " +
               state_.train_layers + ")";
     log_info(line);
   }
   start_ = Clock::now();
+}
+
+void Trainer::warn(const std::string& message) const {
+  if (comm_->rank() == 0) log_warning(message);
 }
 
 // Settings: from the options, or from the checkpoint when resuming.
@@ -200,9 +215,8 @@ void Trainer::settle_settings() {
   const int64_t saved_total = state_.optimizer.total_steps;
   state_.optimizer.total_steps = o.optimizer.total_steps > 0 ? o.optimizer.total_steps : o.steps;
   if (!o.resume.empty() && state_.optimizer.total_steps != saved_total)
-    log_warning("--resume: the learning-rate schedule now decays to step " +
-                std::to_string(state_.optimizer.total_steps) + " (the run that wrote the checkpoint used " +
-                std::to_string(saved_total) + ")");
+    warn("--resume: the learning-rate schedule now decays to step " + std::to_string(state_.optimizer.total_steps) +
+         " (the run that wrote the checkpoint used " + std::to_string(saved_total) + ")");
   state_.data = fs::weakly_canonical(fs::absolute(o.data)).string();
   state_.data_sequences = data_.size();
 }
@@ -227,25 +241,37 @@ void Trainer::build_model() {
     throw Error(o.data + ": the dataset's vocabulary (" + std::to_string(data_.vocab_size()) +
                 ") differs from the model's (" + std::to_string(config.vocab_size) + ")");
   const TrainLayers trained = parse_train_layers(state_.train_layers, config.layers);
-  model_ = std::make_unique<MlmModel>(config, o.device, compute_dtype(state_.precision, o.device));
+  if (o.zero != 0 && o.zero != 1) throw UsageError("--zero must be 0 or 1, not " + std::to_string(o.zero));
+  const int64_t ranks = comm_->size();
+  model_ = std::make_unique<MlmModel>(config, o.device, compute_dtype(state_.precision, o.device), o.zero ? ranks : 1);
   model_->params.initialize(state_.seed, config.initializer_range);
   if (!weights.empty()) {
     const nn::SafetensorsFile file = nn::SafetensorsFile::open(weights);
     if (!o.resume.empty() && std::any_of(file.entries().begin(), file.entries().end(),
                                          [](const nn::SafetensorsEntry& e) { return e.dtype_name != "F32"; }))
-      log_warning(weights +
-                  ": weights saved below F32 (--save-dtype); the resumed run starts from rounded "
-                  "weights and is not bit-identical to an uninterrupted one");
+      warn(weights +
+           ": weights saved below F32 (--save-dtype); the resumed run starts from rounded "
+           "weights and is not bit-identical to an uninterrupted one");
     nn::LoadReport report = nn::load_parameters(file, model_->params, o.resume.empty());
     if (!report.missing.empty())
-      log_warning(weights + ": " + std::to_string(report.missing.size()) +
-                  " parameters not in the file start random (first: " + report.missing.front() + ")");
+      warn(weights + ": " + std::to_string(report.missing.size()) +
+           " parameters not in the file start random (first: " + report.missing.front() + ")");
     if (!report.unexpected.empty())
-      log_warning(weights + ": " + std::to_string(report.unexpected.size()) +
-                  " tensors ignored (first: " + report.unexpected.front() + ")");
+      warn(weights + ": " + std::to_string(report.unexpected.size()) +
+           " tensors ignored (first: " + report.unexpected.front() + ")");
   }
   if (!trained.all) model_->encoder->freeze_below(trained.last, trained.embeddings);
-  optimizer_ = std::make_unique<nn::AdamW>(model_->params, state_.optimizer);
+  nn::ParameterRange shard;  // ZeRO-1: this rank's equal share of the (padded) flat parameters
+  if (o.zero) {
+    const int64_t size = model_->params.count() / ranks;
+    shard = {size * comm_->rank(), size * (comm_->rank() + 1)};
+  }
+  optimizer_ = std::make_unique<nn::AdamW>(model_->params, state_.optimizer, shard);
+  if (ranks > 1 && !o.zero) {
+    if (!(o.bucket_mb > 0)) throw UsageError("--bucket-mb must be positive");
+    const auto elements = std::max<int64_t>(1, static_cast<int64_t>(o.bucket_mb * (1 << 20) / sizeof(float)));
+    buckets_ = std::make_unique<dist::GradientBuckets>(*comm_, model_->params.grads(), elements);
+  }
   scaler_ = nn::LossScaler(state_.precision == "fp16");
   if (!o.resume.empty()) {
     restore_optimizer(o.resume, *optimizer_, state_.step);
@@ -303,7 +329,7 @@ void Trainer::split_data() {
 
 void Trainer::open_log() {
   const PretrainOptions& o = options_;
-  if (o.log.empty()) return;
+  if (o.log.empty() || comm_->rank() != 0) return;
   if (!o.resume.empty()) {
     if (uint64_t dropped = truncate_metrics_log(o.log, state_.step); dropped > 0)
       log_info(o.log + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(state_.step) +
@@ -315,25 +341,37 @@ void Trainer::open_log() {
 
 StepResult Trainer::step() {
   const Clock::time_point step_start = Clock::now();
+  const double comm_before = comm_seconds_;
   StepResult r;
-  std::array<int64_t, kLossTermCount> counts{};
+  // This rank's rows of every micro-batch of the global batch.
+  const auto rows = static_cast<size_t>(state_.batch / comm_->size());
+  const size_t first_row = rows * static_cast<size_t>(comm_->rank());
+  // The step's masked tokens per loss term and its real tokens, over every rank: the gradient
+  // weights are w_t / n_t with the global n_t, so the ranks' gradients add up to the step's.
+  std::array<int64_t, kLossTermCount + 1> counts{};
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     const uint64_t batch_number = static_cast<uint64_t>(state_.step * state_.accumulate + k);
     sequences_.clear();
     order_->next(batch_number, static_cast<size_t>(state_.batch), sequences_);
     MlmBatch& b = micro_[static_cast<size_t>(k)];
-    b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream, model_->config);
-    r.masked += b.masked();
-    r.tokens += b.tokens;
+    b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream, model_->config,
+                       {first_row, first_row + rows});
     for (size_t t = 0; t < kLossTermCount; ++t) counts[t] += b.term_counts[t];
+    counts[kLossTermCount] += b.tokens;
     tally_ += b.tally;
   }
-  LossTerms terms(counts, state_.kmlm_alpha);
+  comm_->all_reduce(counts, dist::ReduceOp::Sum);
+  std::array<int64_t, kLossTermCount> term_counts{};
+  std::copy_n(counts.begin(), kLossTermCount, term_counts.begin());
+  for (int64_t n : term_counts) r.masked += n;
+  r.tokens = counts[kLossTermCount];
+  LossTerms terms(term_counts, state_.kmlm_alpha);
   r.loss_scale = scaler_.scale();
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     if (b.masked() == 0) continue;
-    nn::DropoutContext dropout{true, state_.seed, static_cast<uint64_t>(state_.step * state_.accumulate + k)};
+    const uint64_t stream = static_cast<uint64_t>(state_.step * state_.accumulate + k);
+    const nn::DropoutContext dropout{true, state_.seed, stream, first_row, rows};
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, dropout);
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
     model_->head->forward(hidden, b.rows, b.targets, true, r.loss_scale, terms.row_weights(b.terms), &losses);
@@ -342,11 +380,19 @@ StepResult Trainer::step() {
     nn::Tensor dhidden = model_->scratch.buffer(hidden.shape(), hidden.dtype());
     dhidden.zero();
     model_->head->backward(dhidden);
+    // The last micro-batch's backward pass reduces each gradient bucket as soon as it is final.
+    const bool reduce_now = buckets_ && k + 1 == state_.accumulate;
+    if (reduce_now) {
+      buckets_->ready_from(model_->head_offset);
+      model_->encoder->set_gradients_final_hook([this](int64_t offset) { buckets_->ready_from(offset); });
+    }
     model_->encoder->backward(dhidden);
+    if (reduce_now) model_->encoder->set_gradients_final_hook(nullptr);
   }
-  r.report = optimizer_->step(r.loss_scale);
+  terms.all_reduce(*comm_);
+  r.report = optimizer_step(r.loss_scale);
   model_->params.zero_grads();
-  if (scaler_.update(r.report.skipped) && !options_.quiet)
+  if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
              (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
              number(r.loss_scale) + " → " + number(scaler_.scale()));
@@ -354,6 +400,7 @@ StepResult Trainer::step() {
   r.terms = terms.summary();
   r.loss = terms.total();
   r.seconds = seconds_since(step_start);
+  r.comm_seconds = comm_seconds_ - comm_before;
   r.step = ++state_.step;
   ++steps_run_;
   if (log_.is_open())
@@ -362,12 +409,40 @@ StepResult Trainer::step() {
          << (scaler_.dynamic() ? ", \"loss_scale\": " + number(r.loss_scale) : std::string())
          << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
          << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
+         << (comm_->size() > 1 ? ", \"comm_s\": " + number(r.comm_seconds) : std::string())
          << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
          << std::flush;
-  if (!options_.quiet && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
+  if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss) +
              " lr " + number(r.report.lr) + " " + number(r.tokens / r.seconds) + " tokens/s");
   return r;
+}
+
+// Sums the step's gradients across ranks: what the buckets have not started yet, then the wait;
+// or, with ZeRO, each rank's shard of the sum (reduce-scatter).
+void Trainer::reduce_gradients() {
+  const Clock::time_point start = Clock::now();
+  if (buckets_) buckets_->finish();
+  if (options_.zero) comm_->reduce_scatter(model_->params.grads(), optimizer_->gradients(), dist::ReduceOp::Sum);
+  comm_seconds_ += seconds_since(start);
+}
+
+// The AdamW step on every rank. With ZeRO each rank updates its shard, with the norm of the whole
+// gradient (so clipping and fp16's overflow skip are the same on every rank), then the ranks
+// gather each other's updated shards.
+nn::StepReport Trainer::optimizer_step(double loss_scale) {
+  reduce_gradients();
+  if (!options_.zero) return optimizer_->step(loss_scale);
+  double squares = optimizer_->local_sum_of_squares();
+  comm_->all_reduce(std::span<double>(&squares, 1), dist::ReduceOp::Sum);
+  const nn::StepReport report = optimizer_->step(loss_scale, squares);
+  if (!report.skipped) {
+    const Clock::time_point start = Clock::now();
+    comm_->all_gather_in_place(model_->params.values());
+    comm_seconds_ += seconds_since(start);
+    model_->params.refresh_compute();
+  }
+  return report;
 }
 
 EvalResult Trainer::evaluate() {
@@ -377,10 +452,14 @@ EvalResult Trainer::evaluate() {
   int64_t correct = 0;
   LossTerms terms({}, state_.kmlm_alpha);  // unweighted: only the terms' means are read
   const size_t batch = static_cast<size_t>(state_.batch);
+  const auto ranks = static_cast<size_t>(comm_->size()), rank = static_cast<size_t>(comm_->rank());
   for (size_t begin = 0, batch_number = 0; begin < eval_.size(); begin += batch, ++batch_number) {
     const size_t end = std::min(eval_.size(), begin + batch);
     std::span<const uint32_t> seqs(eval_.data() + begin, end - begin);
-    MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream, model_->config);
+    // This rank's share of the batch (the last one may be short: shares differ by one at most).
+    const BatchRows mine{seqs.size() * rank / ranks, seqs.size() * (rank + 1) / ranks};
+    if (mine.begin == mine.end) continue;
+    MlmBatch b = make_mlm_batch(data_, seqs, *masker_, state_.seed, batch_number, kEvalStream, model_->config, mine);
     if (b.masked() == 0) continue;
     const nn::Tensor& hidden = model_->encoder->forward(b.encoder, nn::DropoutContext{});
     nn::Tensor losses = nn::Tensor::empty({b.masked()}, nn::DType::F64);
@@ -390,6 +469,12 @@ EvalResult Trainer::evaluate() {
     correct += ce.correct;
     r.masked += ce.counted;
   }
+  std::array<int64_t, 2> totals{correct, r.masked};
+  comm_->all_reduce(std::span<double>(&loss, 1), dist::ReduceOp::Sum);
+  comm_->all_reduce(totals, dist::ReduceOp::Sum);
+  correct = totals[0];
+  r.masked = totals[1];
+  terms.all_reduce(*comm_);
   r.terms = terms.summary();
   if (r.masked > 0) {
     r.loss = loss / static_cast<double>(r.masked);
@@ -400,12 +485,18 @@ EvalResult Trainer::evaluate() {
          << ", \"eval_ppl\": " << number(std::exp(r.loss)) << ", \"eval_accuracy\": " << number(r.accuracy)
          << ", \"eval_masked\": " << r.masked << term_numbers("eval_", r.terms) << "}\n"
          << std::flush;
-  if (!options_.quiet)
-    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss)));
+  if (verbose()) log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss)));
   return r;
 }
 
 void Trainer::save() {
+  // ZeRO: every rank's shard of the moments, summed into the full layout (zero outside each shard).
+  auto [exp_avg, exp_avg_sq] = optimizer_->full_moments();
+  if (options_.zero) {
+    comm_->all_reduce(exp_avg, dist::ReduceOp::Sum);
+    comm_->all_reduce(exp_avg_sq, dist::ReduceOp::Sum);
+  }
+  if (comm_->rank() != 0) return;  // every rank holds the same model
   state_.cursors = order_->cursors();
   state_.loss_scale = scaler_.scale();
   state_.clean_steps = scaler_.clean_steps();
@@ -415,7 +506,7 @@ void Trainer::save() {
                       [&](const fs::path& tmp) {
                         nn::write_model_config(tmp / "config.json", m.config, arch_name);
                         tokenizer_->save_hf_files(tmp);
-                        write_trainer_state(tmp, state_, *optimizer_);
+                        write_trainer_state(tmp, state_, exp_avg, exp_avg_sq);
                       });
 }
 
@@ -424,14 +515,22 @@ Stats Trainer::stats() const {
   stats.set("steps", state_.step);
   stats.set("steps_run", steps_run_);
   stats.set("tokens_seen", static_cast<int64_t>(state_.tokens_seen));
-  stats.set("parameters", model_->params.count());
+  stats.set("parameters", model_->params.parameter_count());
   stats.set("train_sequences", static_cast<int64_t>(data_.size() - eval_.size()));
   stats.set("eval_sequences", static_cast<int64_t>(eval_.size()));
   stats.set("trainable_parameters", model_->params.trainable_count());
+  stats.set("ranks", comm_->size());
+  if (comm_->size() > 1) stats.set("comm_milliseconds", static_cast<int64_t>(comm_seconds_ * 1000));
+  // The masking tally of every rank's rows (a collective: every rank calls stats()).
+  std::array<int64_t, kSequenceKindCount * kMaskCategoryCount> tally{};
+  for (size_t k = 0; k < kSequenceKindCount; ++k)
+    for (size_t c = 0; c < kMaskCategoryCount; ++c)
+      tally[k * kMaskCategoryCount + c] = static_cast<int64_t>(tally_.counts[k][c]);
+  comm_->all_reduce(tally, dist::ReduceOp::Sum);
   // Every category (link_slot included, which must stay 0) of every kind that was trained on.
   for (size_t k = 0; k < kSequenceKindCount; ++k) {
-    const auto& counts = tally_.counts[k];
-    if (std::all_of(counts.begin(), counts.end(), [](uint64_t v) { return v == 0; })) continue;
+    const std::span<const int64_t> counts(tally.data() + k * kMaskCategoryCount, kMaskCategoryCount);
+    if (std::all_of(counts.begin(), counts.end(), [](int64_t v) { return v == 0; })) continue;
     for (size_t c = 0; c < kMaskCategoryCount; ++c)
       stats.set(std::string("masked.") + sequence_kind_name(static_cast<SequenceKind>(k)) + "." +
                     mask_category_name(static_cast<MaskCategory>(c)),

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/stats.hpp"
+#include "dist/communicator.hpp"
+#include "dist/gradient_buckets.hpp"
 #include "nn/heads.hpp"
 #include "nn/loss_scaler.hpp"
 #include "nn/optimizer.hpp"
@@ -35,10 +37,12 @@ struct MlmModel {
   nn::ParameterStore params;
   std::optional<nn::Encoder> encoder;
   std::optional<nn::MlmHead> head;
-  nn::Workspace scratch;  // the hidden states' gradient, whose shape follows the batch
+  nn::Workspace scratch;    // the hidden states' gradient, whose shape follows the batch
+  int64_t head_offset = 0;  // the MLM head's first parameter in the flat buffers (after the encoder's)
 
   // compute: F32, or BF16/F16 for mixed precision (F32 master weights, gradients and moments).
-  MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute);
+  // shards: the flat buffers' length is a multiple of 16 · shards (ZeRO's ranks).
+  MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType compute, int64_t shards = 1);
 };
 
 struct StepResult {
@@ -47,8 +51,9 @@ struct StepResult {
   double loss_scale = 1;  // fp16: the dynamic loss scale the step ran with
   TermLosses terms;
   nn::StepReport report;
-  int64_t masked = 0, tokens = 0;
+  int64_t masked = 0, tokens = 0;  // over every rank
   double seconds = 0;
+  double comm_seconds = 0;  // waiting for the gradients' reduction across ranks
 };
 
 struct EvalResult {
@@ -57,9 +62,13 @@ struct EvalResult {
   TermLosses terms;
 };
 
+// Data parallelism: every rank of `comm` builds a Trainer with the same options. --batch is the
+// global batch; rank r computes rows [r·B/W, (r+1)·B/W) of each micro-batch, gradients are summed
+// across ranks, and every rank takes the same optimizer step. Only rank 0 logs and writes.
 class Trainer {
  public:
-  explicit Trainer(const PretrainOptions& options);
+  // comm: the ranks of a data-parallel run; null = this process alone.
+  explicit Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communicator> comm = nullptr);
 
   int64_t steps_done() const { return state_.step; }
   bool done() const { return state_.step >= options_.steps; }
@@ -79,12 +88,19 @@ class Trainer {
   void split_data();
   void open_log();
 
+  void reduce_gradients();
+  nn::StepReport optimizer_step(double loss_scale);
+  bool verbose() const { return !options_.quiet && comm_->rank() == 0; }
+  void warn(const std::string& message) const;  // rank 0's warnings stand for every rank's
+
   const PretrainOptions options_;  // a copy: a Trainer may outlive the options it was made from
+  std::shared_ptr<dist::Communicator> comm_;
   TokenDataset data_;
   TrainerState state_;
   std::unique_ptr<MlmModel> model_;
   std::unique_ptr<nn::AdamW> optimizer_;
-  nn::LossScaler scaler_;  // fp16 only; a fixed scale of 1 otherwise
+  std::unique_ptr<dist::GradientBuckets> buckets_;  // several ranks: the gradients' reduction
+  nn::LossScaler scaler_;                           // fp16 only; a fixed scale of 1 otherwise
   std::unique_ptr<tok::Tokenizer> tokenizer_;
   std::vector<uint32_t> eval_;
   std::unique_ptr<BatchOrder> order_;
@@ -94,6 +110,7 @@ class Trainer {
   std::vector<uint32_t> sequences_;  // reused by step()
   std::vector<MlmBatch> micro_;      // reused by step()
   int64_t steps_run_ = 0;
+  double comm_seconds_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -24,7 +24,8 @@ std::string exact(double v) {
 
 }  // namespace
 
-void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s, nn::AdamW& optimizer) {
+void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s, const nn::Tensor& exp_avg,
+                         const nn::Tensor& exp_avg_sq) {
   std::string j = "{\n  \"format\": \"" + std::string(kFormat) + "\",\n  \"version\": 1,\n";
   auto field = [&](const char* key, const std::string& value) {
     j += "  \"" + std::string(key) + "\": " + value + ",\n";
@@ -71,8 +72,7 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   f << j;
   if (!f.flush()) throw Error((dir / "trainer_state.json").string() + ": cannot write");
   nn::write_safetensors(dir / "optimizer.safetensors",
-                        {{"exp_avg", optimizer.exp_avg().to(nn::Device::Cpu)},
-                         {"exp_avg_sq", optimizer.exp_avg_sq().to(nn::Device::Cpu)}},
+                        {{"exp_avg", exp_avg.to(nn::Device::Cpu)}, {"exp_avg_sq", exp_avg_sq.to(nn::Device::Cpu)}},
                         {{"format", kFormat}, {"step", std::to_string(s.step)}});
 }
 
@@ -148,9 +148,10 @@ TrainerState read_trainer_state(const std::filesystem::path& dir) {
 void restore_optimizer(const std::filesystem::path& dir, nn::AdamW& optimizer, int64_t steps_done) {
   auto file = nn::SafetensorsFile::open(dir / "optimizer.safetensors");
   nn::Tensor m = file.read("exp_avg"), v = file.read("exp_avg_sq");
-  if (m.shape() != optimizer.exp_avg().shape() || v.shape() != optimizer.exp_avg_sq().shape())
+  const nn::Shape expected{optimizer.full_state_size()};
+  if (m.shape() != expected || v.shape() != expected)
     throw Error(file.source() + ": the optimizer state does not match the model's " +
-                std::to_string(optimizer.exp_avg().numel()) + " parameters");
+                std::to_string(optimizer.full_state_size()) + " parameters");
   optimizer.restore(m, v, steps_done);
 }
 

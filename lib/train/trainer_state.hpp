@@ -35,7 +35,9 @@ struct TrainerState {
   std::vector<OrderCursor> cursors;
 };
 
-void write_trainer_state(const std::filesystem::path& dir, const TrainerState& state, nn::AdamW& optimizer);
+// exp_avg, exp_avg_sq: AdamW's moments in the full layout (AdamW::full_moments()).
+void write_trainer_state(const std::filesystem::path& dir, const TrainerState& state, const nn::Tensor& exp_avg,
+                         const nn::Tensor& exp_avg_sq);
 // Reads DIR/trainer_state.json (the moments are restored separately by restore_optimizer).
 TrainerState read_trainer_state(const std::filesystem::path& dir);
 void restore_optimizer(const std::filesystem::path& dir, nn::AdamW& optimizer, int64_t steps_done);

@@ -21,6 +21,7 @@
 #include "nn/cuda/runtime.hpp"
 #include "nn/heads.hpp"
 #include "nn/loss_scaler.hpp"
+#include "nn/ops/elementwise.hpp"
 #include "nn/optimizer.hpp"
 #include "train/loss_terms.hpp"
 
@@ -440,6 +441,61 @@ TEST_P(OptimizerOn, ClippingScheduleAndAdamWMatchTorch) {
     EXPECT_LE(relative_error(params.get("p0").value, ref.read_f32("after." + s + ".p0")), 1e-5) << s;
     EXPECT_LE(relative_error(params.get("p1").value, ref.read_f32("after." + s + ".p1")), 1e-5) << s;
   }
+}
+
+// ZeRO-1: three AdamWs over thirds of the flat parameters, given the whole gradient's norm, update
+// exactly what one AdamW over everything updates, and their moments add up to its moments.
+TEST_P(OptimizerOn, ShardsUpdateLikeOneOptimizer) {
+  auto make = [&](ParameterStore& params) {
+    params.add("p0", {4, 3}, Parameter::Init::Normal, true);
+    params.add("frozen", {7}, Parameter::Init::Normal, true);
+    params.add("p1", {21}, Parameter::Init::Normal, false);
+    params.allocate(3);
+    params.freeze(1);
+    params.initialize(5, 0.5);
+  };
+  ParameterStore whole_params(GetParam()), shard_params(GetParam());
+  make(whole_params);
+  make(shard_params);
+  ASSERT_EQ(shard_params.count() % 48, 0);  // equal shards of whole 16-element blocks
+  OptimizerOptions options;
+  options.lr = 1e-2;
+  options.max_grad_norm = 0.5;
+  AdamW whole(whole_params, options);
+  const int64_t third = shard_params.count() / 3;
+  std::vector<std::unique_ptr<AdamW>> shards;
+  for (int64_t k = 0; k < 3; ++k)
+    shards.push_back(std::make_unique<AdamW>(shard_params, options, ParameterRange{k * third, (k + 1) * third}));
+  for (int step = 0; step < 3; ++step) {
+    Tensor grads = Tensor::empty({whole_params.count()});
+    for (int64_t i = 0; i < grads.numel(); ++i) grads.data<float>()[i] = std::sin(0.37f * static_cast<float>(i + step));
+    for (const Parameter& p : whole_params.all())
+      if (!p.trainable) grads.rows(p.offset, p.offset + p.value.numel()).zero();  // no op writes them
+    whole_params.grads().copy_from(grads);
+    const StepReport expected = whole.step();
+    double squares = 0;
+    for (int64_t k = 0; k < 3; ++k) {
+      shards[k]->gradients().copy_from(grads.rows(k * third, (k + 1) * third));
+      squares += shards[k]->local_sum_of_squares();
+    }
+    for (auto& shard : shards) {
+      const StepReport got = shard->step(1.0, squares);
+      EXPECT_NEAR(got.grad_norm, expected.grad_norm, 1e-6 * expected.grad_norm) << step;
+      EXPECT_LT(got.clip_scale, 1.0);
+    }
+    EXPECT_LE(relative_error(shard_params.values(), whole_params.values()), 1e-6) << step;
+  }
+  Tensor m = Tensor::zeros({whole.full_state_size()}, DType::F32, GetParam());
+  for (auto& shard : shards) {
+    auto [part, unused] = shard->full_moments();
+    add(m, part, m);
+  }
+  EXPECT_LE(relative_error(m, whole.exp_avg()), 1e-6);
+  // Restoring from the full layout gives each shard its part.
+  AdamW restored(shard_params, options, ParameterRange{third, 2 * third});
+  restored.restore(whole.exp_avg(), whole.exp_avg_sq(), 3);
+  EXPECT_LE(relative_error(restored.exp_avg(), shards[1]->exp_avg()), 1e-6);
+  EXPECT_THROW(AdamW(shard_params, options, ParameterRange{2 * third, third}), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, OptimizerOn, ::testing::Values(Device::Cpu, Device::Cuda),

@@ -7,3 +7,7 @@ set_tests_properties(cli_pretrain PROPERTIES LABELS "cli;fixtures" TIMEOUT 600 S
 add_test(NAME cli_objectives COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/objectives.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR} $<TARGET_FILE:objectives_test>)
 set_tests_properties(cli_objectives PROPERTIES LABELS "cli;fixtures" TIMEOUT 900 SKIP_RETURN_CODE 77)
+add_test(NAME cli_pretrain_mpi COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain-mpi.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_pretrain_mpi PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
+                     PROCESSORS 2)

@@ -33,7 +33,9 @@ void dropout_mask(const DropoutKey& key, float p, uint64_t first, int64_t n, uin
       {static_cast<uint32_t>(key.stream), static_cast<uint32_t>(key.stream >> 32), 0, 0}};
   const uint64_t end = first + static_cast<uint64_t>(n);
   for (uint64_t i = first; i < end;) {
-    counter.v[3] = static_cast<uint32_t>(i / 4);
+    const uint64_t block = (key.first + i) / 4;  // key.first % 4 == 0: i % 4 is the word
+    counter.v[2] = static_cast<uint32_t>(block >> 32);
+    counter.v[3] = static_cast<uint32_t>(block);
     const r123::Philox4x32::ctr_type words = philox(counter, k);
     for (uint64_t w = i % 4; w < 4 && i < end; ++w, ++i) mask[i - first] = words.v[w] >= threshold ? 1 : 0;
   }

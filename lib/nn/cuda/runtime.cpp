@@ -14,6 +14,7 @@ namespace {
 // The driver's answer, asked once: cudaGetDeviceCount fails without a driver or a device.
 struct Probe {
   bool ok = false;
+  int count = 0;
   std::string reason;
 };
 
@@ -29,6 +30,7 @@ const Probe& probe() {
       p.reason = "no CUDA device";
     } else {
       p.ok = true;
+      p.count = count;
     }
     return p;
   }();
@@ -61,6 +63,19 @@ std::string device_description() {
 }
 
 int compute_capability() { return Context::get().compute_capability(); }
+
+int device_count() { return probe().count; }
+
+void select_device(int index) {
+  if (!available()) throw Error("cuda: " + unavailable_reason());
+  if (index < 0 || index >= device_count())
+    throw Error("cuda: no GPU " + std::to_string(index) + " on this host (it has " + std::to_string(device_count()) +
+                ")");
+  check(cudaSetDevice(index), "cuda", "cudaSetDevice");
+  if (Context::get().device() != index)
+    throw Error("cuda: GPU " + std::to_string(index) + " selected after the context was made on GPU " +
+                std::to_string(Context::get().device()));
+}
 
 std::shared_ptr<std::byte[]> allocate(size_t bytes) {
   CachingAllocator& allocator = CachingAllocator::get();

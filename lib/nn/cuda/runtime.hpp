@@ -26,6 +26,11 @@ std::string device_description();
 // The compute capability of the current device as 10·major + minor (70 for V100, 90 for H100).
 int compute_capability();
 
+// How many GPUs this process sees (0 without the backend or a device). Never throws.
+int device_count();
+// Makes GPU `index` this process's device (an MPI rank's, by its place among the ranks on its
+// host): before any other GPU call, since the context is made once, on the current device.
+void select_device(int index);
 // Device memory from the caching allocator: freed blocks go back to a per-size cache, not to
 // cudaFree, so the training loop does not call cudaMalloc once its shapes have been seen.
 // Aligned to 256 bytes. Throws kglm::Error naming the size when the device is out of memory.

@@ -17,6 +17,8 @@ bool available() { return false; }
 std::string unavailable_reason() { return "this build has no CUDA backend (configure with nvcc on the PATH)"; }
 std::string device_description() { no_backend(); }
 int compute_capability() { no_backend(); }
+int device_count() { return 0; }
+void select_device(int) { no_backend(); }
 std::shared_ptr<std::byte[]> allocate(size_t) { no_backend(); }
 MemoryStats memory_stats() { return {}; }
 void reset_peak_memory() {}

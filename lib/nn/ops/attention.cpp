@@ -18,9 +18,6 @@ void check_attention_shape(const AttentionShape& s, float p, std::string_view op
                 ", heads " + std::to_string(s.heads) + ", hidden " + std::to_string(s.hidden) +
                 "): hidden must be a positive multiple of heads");
   if (!(p >= 0 && p < 1)) throw Error(std::string(op) + ": dropout p = " + std::to_string(p) + " is outside [0, 1)");
-  // Dropout counters address the probabilities in blocks of 4 with one 32-bit word.
-  if (p > 0 && s.batch * s.heads * s.seq * s.seq > (int64_t{4} << 32))
-    throw Error(std::string(op) + ": too many attention probabilities for one dropout key");
 }
 
 }  // namespace
@@ -29,6 +26,7 @@ void attention_forward(const Tensor& qkv, const Tensor& key_mask, const Attentio
                        const DropoutKey& key, Tensor& ctx, Tensor& probs, Tensor& drop_mask) {
   constexpr std::string_view op = "attention_forward";
   check_attention_shape(shape, dropout_p, op);
+  check_dropout_key(key, op);
   const int64_t B = shape.batch, T = shape.seq, A = shape.heads, H = shape.hidden;
   check_floating(qkv, op, "qkv");
   check_shape(qkv, {B, T, 3 * H}, op, "qkv");

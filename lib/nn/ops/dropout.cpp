@@ -14,29 +14,34 @@ using namespace detail;
 
 namespace {
 
-// Philox counters index blocks of 4 elements with one 32-bit word.
-constexpr int64_t kMaxElements = int64_t{4} << 32;
-
-void check_p(float p, int64_t n, std::string_view op) {
+void check_p(float p, std::string_view op) {
   if (!(p >= 0 && p < 1)) throw Error(std::string(op) + ": p = " + std::to_string(p) + " is outside [0, 1)");
-  if (n > kMaxElements)
-    throw Error(std::string(op) + ": " + std::to_string(n) + " elements exceed the 2^34 a dropout key can address");
 }
 
 }  // namespace
 
+void check_dropout_key(const DropoutKey& key, std::string_view op) {
+  // A block of 4 elements shares one Philox call: the call's elements must start a block.
+  if (key.first % 4 != 0)
+    throw Error(std::string(op) + ": dropout key's first element " + std::to_string(key.first) +
+                " is not a multiple of 4");
+}
+
 bool dropout_keeps(const DropoutKey& key, uint64_t i, float p) {
   r123::Philox4x32 philox;
   const r123::Philox4x32::key_type k = {{static_cast<uint32_t>(key.seed), static_cast<uint32_t>(key.seed >> 32)}};
-  const r123::Philox4x32::ctr_type counter = {
-      {static_cast<uint32_t>(key.stream), static_cast<uint32_t>(key.stream >> 32), 0, static_cast<uint32_t>(i / 4)}};
+  const uint64_t block = (key.first + i) / 4;
+  const r123::Philox4x32::ctr_type counter = {{static_cast<uint32_t>(key.stream),
+                                               static_cast<uint32_t>(key.stream >> 32),
+                                               static_cast<uint32_t>(block >> 32), static_cast<uint32_t>(block)}};
   return philox(counter, k).v[i % 4] >= cpu::dropout_threshold(p);
 }
 
 void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y, Tensor& mask) {
   constexpr std::string_view op = "dropout_forward";
   check_floating(x, op, "x");
-  check_p(p, x.numel(), op);
+  check_p(p, op);
+  check_dropout_key(key, op);
   check_like(y, x, x.shape(), op, "y");
   if (p > 0 || mask.defined()) check_index(mask, DType::U8, x, x.shape(), op, "mask");
   check_same_or_disjoint(y, x, op, "y", "x");
@@ -58,7 +63,7 @@ void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y,
 void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) {
   constexpr std::string_view op = "dropout_backward";
   check_floating(dy, op, "dy");
-  check_p(p, dy.numel(), op);
+  check_p(p, op);
   check_like(dx, dy, dy.shape(), op, "dx");
   if (p > 0) check_index(mask, DType::U8, dy, dy.shape(), op, "mask");
   check_same_or_disjoint(dx, dy, op, "dx", "dy");

@@ -1,10 +1,13 @@
-// Inverted dropout with counter-based randomness: element i of a call keyed (seed, stream) is kept
-// when u(i) ≥ p, where u(i) is word i%4 of Philox4x32-10(key = seed, counter = {stream low, stream
-// high, 0, i/4}) scaled by 2⁻³². The mask is therefore the same whatever the thread count, and a
-// resumed run reproduces it from (seed, stream) alone.
+// Inverted dropout with counter-based randomness: element i of a call keyed (seed, stream, first)
+// is kept when u(i) ≥ p, where, with c = (first + i) / 4, u(i) is word i%4 of Philox4x32-10(key =
+// seed, counter = {stream low, stream high, c high, c low}) scaled by 2⁻³². The mask is therefore
+// the same whatever the thread count, a resumed run reproduces it from the key alone, and a
+// data-parallel rank holding rows [r0, r1) of a batch draws what one process holding the whole
+// batch draws for those rows (first = r0 · elements per row).
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "nn/tensor.hpp"
 
@@ -13,7 +16,11 @@ namespace kglm::nn {
 struct DropoutKey {
   uint64_t seed = 0;
   uint64_t stream = 0;  // unique per (step, micro-batch, site) — chosen by the caller
+  uint64_t first = 0;   // the element number of the call's element 0; a multiple of 4
 };
+
+// Throws unless key.first is a multiple of 4 (each op checks its key with it).
+void check_dropout_key(const DropoutKey& key, std::string_view op);
 
 // Keep-or-drop of element i as defined above (shared by every dropout site, and by tests).
 bool dropout_keeps(const DropoutKey& key, uint64_t i, float p);

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Data-parallel pretrain over MPI ranks on the CPU (botchan.txt, the fixture SentencePiece model):
+# 2 ranks with batch B/2 each = 1 process with batch B (losses within 1e-6, weights within 1e-5,
+# dropout and accumulation on); --zero 1 = without it; resuming a 2-rank checkpoint on 1 rank and
+# a 1-rank one on 2 ranks continues the same loss curve; a bad global batch, a rank that dies and
+# a rank that hangs end the whole job with an error instead of a hang.
+set -euo pipefail
+bin=$1 fixtures=$2 src=$3
+spm=$fixtures/tokenizer/spm-test-vocab1000.model
+text=$fixtures/tokenizer/botchan.txt
+source "$src/tests/cli/common.sh" "$spm"
+if ! command -v mpirun > /dev/null; then
+  echo "no mpirun: skipped"
+  exit 77
+fi
+# CI runs as root; OpenMPI refuses that unless told. Slots: this machine may have fewer cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() { local n=$1; shift; timeout 300 mpirun -np "$n" --oversubscribe "$bin/pretrain" "$@"; }
+
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$tmp/data.h5" --quiet "en=$text"
+net=(--data "$tmp/data.h5" --layers 2 --hidden 32 --heads 4 --ffn 64 --accumulate 2 --lr 3e-3 --warmup 4 --threads 1
+  --seed 7 --quiet --dropout 0.1 --eval-every 6)
+model=("${net[@]}" --batch 8)
+
+# compare.py A.jsonl B.jsonl [A_dir B_dir]: the same steps, losses within 1e-6, weights within 1e-5.
+cat > "$tmp/compare.py" <<'PY'
+import array, json, struct, sys
+def losses(p):
+    return [(r["step"], r.get("loss", r.get("eval_loss"))) for r in map(json.loads, open(p))]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+assert [s for s, _ in a] == [s for s, _ in b], (a, b)
+worst = max(abs(x - y) for (_, x), (_, y) in zip(a, b))
+assert worst <= 1e-6, f"losses differ by {worst}: {a} {b}"
+def tensors(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__": continue
+        assert e["dtype"] == "F32", e
+        begin, end = e["data_offsets"]
+        out[name] = array.array("f", raw[8 + n + begin:8 + n + end])
+    return out
+if len(sys.argv) > 3:
+    for f, limit in (("model.safetensors", 1e-5), ("optimizer.safetensors", 1e-5)):
+        x, y = tensors(f"{sys.argv[3]}/{f}"), tensors(f"{sys.argv[4]}/{f}")
+        assert x.keys() == y.keys(), f
+        w = max(max(abs(p - q) for p, q in zip(x[k], y[k])) for k in x)
+        assert w <= limit, f"{f}: differs by {w}"
+        print(f"{f}: max difference {w:.3g}")
+print(f"{len(a)} log lines, losses within {worst:.3g}")
+PY
+
+"$bin/pretrain" "${model[@]}" --steps 12 --log "$tmp/one.jsonl" --out "$tmp/one"
+mpi 2 "${model[@]}" --steps 12 --log "$tmp/two.jsonl" --out "$tmp/two" --stats "$tmp/two.json"
+python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/two.jsonl" "$tmp/one" "$tmp/two" || fail "2 ranks differ from 1 process"
+[ "$(stat_of "$tmp/two.json" ranks)" = 2 ] || fail "the statistics do not say 2 ranks"
+ok "2 ranks × batch 4 = 1 process × batch 8 (dropout, accumulation, evaluation)"
+
+mpi 2 "${model[@]}" --steps 12 --zero 1 --log "$tmp/zero.jsonl" --out "$tmp/zero"
+python3 "$tmp/compare.py" "$tmp/two.jsonl" "$tmp/zero.jsonl" "$tmp/two" "$tmp/zero" || fail "--zero 1 differs"
+ok "2 ranks --zero 1 = 2 ranks without it"
+
+# Resuming at another world size: the first 6 steps on 2 ranks, the rest on 1; and the reverse.
+mpi 2 "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/a.jsonl" --out "$tmp/a"
+"$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/a" --threads 1 --quiet --steps 12 --eval-every 6 \
+  --log "$tmp/a.jsonl" --out "$tmp/a-done"
+python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/a.jsonl" "$tmp/one" "$tmp/a-done" || fail "resume 2 → 1 rank"
+"$bin/pretrain" "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/b.jsonl" --out "$tmp/b"
+mpi 2 --data "$tmp/data.h5" --resume "$tmp/b" --threads 1 --quiet --steps 12 --eval-every 6 --zero 1 \
+  --log "$tmp/b.jsonl" --out "$tmp/b-done"
+python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/b.jsonl" "$tmp/one" "$tmp/b-done" || fail "resume 1 → 2 ranks"
+ok "resume: 2 ranks → 1 and 1 → 2 ranks (--zero 1) continue the same losses"
+
+# A global batch the ranks cannot share: a usage error, no checkpoint.
+code=0; mpi 2 "${net[@]}" --batch 7 --steps 2 --out "$tmp/odd" 2> "$tmp/err" || code=$?
+[ $code -ne 0 ] && grep -q "multiple of the 2 ranks" "$tmp/err" || fail "--batch 7 on 2 ranks: exit $code $(cat "$tmp/err")"
+[ ! -e "$tmp/odd" ] || fail "a refused run wrote a checkpoint"
+ok "--batch 7 on 2 ranks: exit $code"
+
+# A rank that dies (SIGKILL) or hangs (SIGSTOP) mid-run: the job ends with an error within the
+# collective timeout (KGLM_DIST_TIMEOUT) instead of waiting forever.
+for signal in KILL STOP; do
+  start=$SECONDS
+  code=0
+  KGLM_DIST_TIMEOUT=5 mpi 2 "${model[@]}" --steps 100000 --out "$tmp/dead-$signal" 2> "$tmp/err" &
+  job=$!
+  rank_pattern="^$bin/pretrain --data .* --out $tmp/dead-$signal"  # the ranks, not mpirun or timeout
+  for _ in $(seq 100); do
+    [ "$(pgrep -f -- "$rank_pattern" | wc -l)" -ge 2 ] && break
+    sleep 0.1
+  done
+  sleep 1
+  victim=$(pgrep -f -- "$rank_pattern" | tail -1)
+  kill -s "$signal" "$victim"
+  wait $job || code=$?
+  [ $code -ne 0 ] || fail "SIG$signal to a rank: the job exited 0"
+  elapsed=$((SECONDS - start))
+  [ $elapsed -lt 60 ] || fail "SIG$signal to a rank: the job took $elapsed s to end"
+  [ "$signal" = KILL ] || grep -q "has waited 5 s for the other ranks" "$tmp/err" || fail "SIGSTOP: $(cat "$tmp/err")"
+  pkill -KILL -f -- "$rank_pattern" 2> /dev/null || true
+  ok "SIG$signal to rank pid $victim: the job ended with exit $code after $elapsed s"
+done
+echo "$pass checks passed"
