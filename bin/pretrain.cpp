@@ -34,6 +34,8 @@ int prepare_main(int argc, char** argv) {
       ("format", po::value(&format)->default_value("auto"), "records: auto, text or jsonl (annotated text)")
       ("lang", po::value(&o.default_lang)->default_value("und"), "language of records that name none")
       ("compression", po::value(&o.compression_level)->default_value(1), "HDF5 deflate level, 0-9")
+      ("shards", po::value(&o.shards)->default_value(1),
+       "write N files OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N (one per rank or node to read)")
       ("batch-mb", po::value<size_t>()->default_value(4), "input per worker task, in MB");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
@@ -111,7 +113,10 @@ int train_main(int argc, char** argv) {
   std::string device, save_dtype;
   // clang-format off
   cli.add()
-      ("data", po::value(&o.data), "token dataset written by pretrain prepare")
+      ("data", po::value(&o.data),
+       "token dataset written by pretrain prepare: a file, a comma-separated list or a quoted glob of files (shards)")
+      ("cache-mb", po::value(&o.cache_mb)->default_value(4096),
+       "token data held in memory per rank; a larger dataset is read in blocks as training needs them")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)")
       ("precision", po::value(&o.precision),
        "fp32 (default), bf16 (Ampere+) or fp16 (dynamic loss scaling): the compute dtype on cuda; weights, "

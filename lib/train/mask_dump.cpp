@@ -5,6 +5,7 @@
 #include "core/output_stream.hpp"
 #include "train/mlm_batch.hpp"
 #include "train/objectives/objective_table.hpp"
+#include "train/token_shards.hpp"
 
 namespace kglm::train {
 
@@ -25,7 +26,7 @@ void append_numbers(std::string& line, const char* key, std::span<const T> value
 }  // namespace
 
 Stats run_mask_dump(const MaskDumpOptions& o) {
-  const TokenDataset data = TokenDataset::open(o.data);
+  const TokenDataset data = TokenDataset::open(dataset_paths(o.data), {});
   if (data.size() == 0) throw Error(o.data + ": the dataset has no sequences");
   check_masking_options(o.masking);
   const ObjectiveTable table = make_objective_table(o.entity_objective, o.objectives);

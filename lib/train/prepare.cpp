@@ -15,6 +15,7 @@
 #include "core/progress.hpp"
 #include "core/provenance.hpp"
 #include "h5/h5.hpp"
+#include "train/token_shards.hpp"
 
 namespace kglm::train {
 
@@ -238,7 +239,7 @@ struct Worker {
 
 class Preparer {
  public:
-  Preparer(const PrepareOptions& o, const tok::Tokenizer& tokenizer, TokenDatasetWriter& writer, uint64_t raw_total)
+  Preparer(const PrepareOptions& o, const tok::Tokenizer& tokenizer, ShardedTokenWriter& writer, uint64_t raw_total)
       : o_(o), writer_(writer), errors_(o.max_errors) {
     for (unsigned w = 0; w < std::max(1u, o.threads); ++w)
       workers_.push_back(std::make_unique<Worker>(tokenizer, o.max_len));
@@ -346,7 +347,7 @@ class Preparer {
   }
 
   const PrepareOptions& o_;
-  TokenDatasetWriter& writer_;
+  ShardedTokenWriter& writer_;
   ErrorCounter errors_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::optional<Progress> progress_;
@@ -364,6 +365,7 @@ void check_options(const PrepareOptions& o) {
     throw UsageError("--lang '" + o.default_lang + "' is not a language code (letters, digits, '-', '_')");
   if (o.compression_level < 0 || o.compression_level > 9) throw UsageError("--compression must be 0..9");
   if (o.batch_bytes == 0) throw UsageError("the batch size must be at least 1 byte");
+  if (o.shards < 1 || o.shards > 99999) throw UsageError("--shards must be in 1..99999");
 }
 
 }  // namespace
@@ -383,10 +385,11 @@ Stats run_prepare(const PrepareOptions& o) {
   for (const InputInfo& in : provenance.inputs) raw_total += in.size > 0 ? static_cast<uint64_t>(in.size) : 0;
 
   h5::set_compression(std::max(1u, o.threads), o.compression_level);
-  TokenDatasetWriter writer(o.output, dataset_info(*tokenizer, o.max_len), provenance);
+  ShardedTokenWriter writer(o.output, o.shards, dataset_info(*tokenizer, o.max_len), provenance);
   Preparer preparer(o, *tokenizer, writer, raw_total);
   for (size_t i = 0; i < sources.size(); ++i) preparer.run(sources[i], static_cast<uint16_t>(i));
   Stats stats = preparer.finish(paths);
+  stats.set("files", static_cast<int64_t>(o.shards));
   writer.finish();
   return stats;
 }

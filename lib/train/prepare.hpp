@@ -36,6 +36,7 @@ struct PrepareOptions : RunOptions {
   // The language of records that name none: plain text without LANG=, JSONL without "lang".
   // LANG=PATH (or a LANG.* file of a directory) overrides both the record's "lang" and this.
   std::string default_lang = "und";
+  size_t shards = 1;          // > 1: OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N
   int compression_level = 1;  // deflate level of the HDF5 datasets (0 = none, up to 9)
 };
 

@@ -11,7 +11,8 @@
 namespace kglm::train {
 
 struct PretrainOptions {
-  std::string data;       // token dataset (pretrain prepare)
+  std::string data;       // token dataset (pretrain prepare): a path, a comma-separated list or a glob
+  double cache_mb = 4096;  // token blocks held in memory; a larger dataset streams (TokenDatasetOptions)
   std::string tokenizer;  // tokenizer files copied into checkpoints (default: the dataset's)
   std::string init;       // HF model directory to start from ("" = random init)
   std::string resume;     // checkpoint directory written by pretrain ("" = fresh run)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "core/error.hpp"
@@ -202,15 +203,19 @@ class Loader {
     if (!root().has(name)) fail(std::string("missing group /") + name);
     return root().open_group(name);
   }
+  uint64_t column_size(const h5::Group& g, const char* name, std::optional<uint64_t> expected_size) const {
+    if (!g.has(name)) fail("missing dataset " + g.child_path(name));
+    const uint64_t n = h5::column_size(g, name);
+    if (expected_size && n != *expected_size)
+      fail(g.child_path(name) + " has " + std::to_string(n) + " elements, expected " + std::to_string(*expected_size));
+    return n;
+  }
   template <class T>
   std::vector<T> column(const h5::Group& g, const char* name, std::optional<uint64_t> expected_size) const {
-    if (!g.has(name)) fail("missing dataset " + g.child_path(name));
-    std::vector<T> values = h5::read_column<T>(g, name);
-    if (expected_size && values.size() != *expected_size)
-      fail(g.child_path(name) + " has " + std::to_string(values.size()) + " elements, expected " +
-           std::to_string(*expected_size));
-    return values;
+    column_size(g, name, expected_size);
+    return h5::read_column<T>(g, name);
   }
+  h5::File take_file() { return std::move(file_); }
 
  private:
   std::string path_;
@@ -249,80 +254,218 @@ TokenDatasetInfo read_info(const Loader& in) {
   return info;
 }
 
+std::string sequence_name(uint64_t i) { return "sequence " + std::to_string(i); }
+
 }  // namespace
 
-TokenDataset TokenDataset::open(const std::string& path) {
+struct TokenDataset::File {
+  std::string path;
+  h5::File file;
+  h5::Group tokens;
+  size_t index = 0;             // among the dataset's files: the high bits of its blocks' cache keys
+  uint64_t first_sequence = 0;  // the dataset's number of the file's sequence 0
+  uint64_t first_token = 0;     // the dataset's number of the file's token 0
+  uint64_t token_count = 0;
+};
+
+// One file's per-sequence columns, checked, appended to the dataset's; its tokens stay in the file.
+void TokenDataset::add_file(const std::string& path) {
   Loader in(path);
-  TokenDataset d;
-  d.info_ = read_info(in);
-  d.provenance_ = h5::read_provenance(in.root());
+  const TokenDatasetInfo info = read_info(in);
+  const Provenance provenance = h5::read_provenance(in.root());
+  if (files_.empty()) {
+    info_ = info;
+    provenance_ = provenance;
+  } else if (info.tokenizer_kind != info_.tokenizer_kind || info.vocab_size != info_.vocab_size ||
+             info.tokenizer_checksum != info_.tokenizer_checksum || info.special.bos != info_.special.bos ||
+             info.special.eos != info_.special.eos || info.special.pad != info_.special.pad ||
+             info.special.unk != info_.special.unk || info.special.mask != info_.special.mask) {
+    in.fail("was tokenized differently from " + files_.front()->path + " (tokenizer, vocabulary or special ids)");
+  }
+  info_.max_len = std::max(info_.max_len, info.max_len);
+  // Input indices: into the first file's inputs when the provenance lists the same ones (shards
+  // of one prepare run), else into this file's inputs, appended.
+  uint16_t input_base = 0;
+  bool same_inputs = provenance.inputs.size() == provenance_.inputs.size();
+  for (size_t k = 0; same_inputs && k < provenance.inputs.size(); ++k)
+    same_inputs = provenance.inputs[k].name == provenance_.inputs[k].name;
+  if (!same_inputs) {
+    if (provenance_.inputs.size() + provenance.inputs.size() > UINT16_MAX + size_t{1})
+      in.fail("more than 65536 inputs in the dataset's files");
+    input_base = static_cast<uint16_t>(provenance_.inputs.size());
+    provenance_.inputs.insert(provenance_.inputs.end(), provenance.inputs.begin(), provenance.inputs.end());
+  }
+
   if (!in.root().has("languages")) in.fail("missing string table /languages");
   const h5::StringTable names = h5::read_string_table(in.root(), "languages");
-  for (size_t i = 0; i < names.size(); ++i) d.languages_.emplace_back(names[i]);
+  std::vector<uint16_t> language_index;  // the file's language numbers → the dataset's
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string name(names[i]);
+    auto it = std::find(languages_.begin(), languages_.end(), name);
+    if (it == languages_.end()) {
+      if (languages_.size() > UINT16_MAX) in.fail("more than 65536 languages in the dataset's files");
+      it = languages_.insert(languages_.end(), name);
+    }
+    language_index.push_back(static_cast<uint16_t>(it - languages_.begin()));
+  }
 
   const h5::Group tokens = in.group("tokens");
-  d.ids_ = in.column<int32_t>(tokens, "ids", std::nullopt);
-  d.flags_ = in.column<uint8_t>(tokens, "flags", d.ids_.size());
-  d.span_ = in.column<int32_t>(tokens, "span", d.ids_.size());
+  const uint64_t total = in.column_size(tokens, "ids", std::nullopt);
+  in.column_size(tokens, "flags", total);
+  in.column_size(tokens, "span", total);
   const h5::Group sequences = in.group("sequences");
-  d.offsets_ = in.column<uint64_t>(sequences, "offsets", std::nullopt);
-  if (d.offsets_.empty()) in.fail("/sequences/offsets is empty (it has N + 1 entries)");
-  const uint64_t n = d.offsets_.size() - 1;
-  d.lang_ = in.column<uint16_t>(sequences, "lang", n);
-  d.kind_ = in.column<uint8_t>(sequences, "kind", n);
-  d.source_line_ = in.column<uint64_t>(sequences, "source_line", n);
-  d.input_ = in.column<uint16_t>(sequences, "input", n);
+  const std::vector<uint64_t> offsets = in.column<uint64_t>(sequences, "offsets", std::nullopt);
+  if (offsets.empty()) in.fail("/sequences/offsets is empty (it has N + 1 entries)");
+  const uint64_t n = offsets.size() - 1;
+  const std::vector<uint16_t> lang = in.column<uint16_t>(sequences, "lang", n);
+  const std::vector<uint8_t> kind = in.column<uint8_t>(sequences, "kind", n);
+  const std::vector<uint64_t> source_line = in.column<uint64_t>(sequences, "source_line", n);
+  const std::vector<uint16_t> input = in.column<uint16_t>(sequences, "input", n);
 
-  if (d.offsets_.front() != 0) in.fail("/sequences/offsets does not start at 0");
-  const uint64_t total = d.ids_.size();
-  auto seq = [](uint64_t i) { return "sequence " + std::to_string(i); };
+  if (offsets.front() != 0) in.fail("/sequences/offsets does not start at 0");
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t begin = d.offsets_[i], end = d.offsets_[i + 1];
-    if (end < begin) in.fail("/sequences/offsets decreases at " + seq(i));
-    if (end > total) in.fail("/sequences/offsets goes past the token count " + std::to_string(total) + " at " + seq(i));
-    if (end - begin > d.info_.max_len)
-      in.fail(seq(i) + " has " + std::to_string(end - begin) + " tokens, more than max_len " +
-              std::to_string(d.info_.max_len));
-    if (end - begin < 2 || d.ids_[begin] != d.info_.special.bos || d.ids_[end - 1] != d.info_.special.eos)
-      in.fail(seq(i) + " is not framed by bos_id and eos_id");
-    if (d.lang_[i] >= d.languages_.size())
-      in.fail(seq(i) + ": language index " + std::to_string(d.lang_[i]) + " but /languages has " +
-              std::to_string(d.languages_.size()));
-    if (d.kind_[i] >= kSequenceKindCount) in.fail(seq(i) + ": unknown kind " + std::to_string(d.kind_[i]));
-    if (d.input_[i] >= d.provenance_.inputs.size())
-      in.fail(seq(i) + ": input index " + std::to_string(d.input_[i]) + " but " +
-              std::to_string(d.provenance_.inputs.size()) + " inputs");
+    const uint64_t begin = offsets[i], end = offsets[i + 1];
+    if (end < begin) in.fail("/sequences/offsets decreases at " + sequence_name(i));
+    if (end > total)
+      in.fail("/sequences/offsets goes past the token count " + std::to_string(total) + " at " + sequence_name(i));
+    if (end - begin > info.max_len)
+      in.fail(sequence_name(i) + " has " + std::to_string(end - begin) + " tokens, more than max_len " +
+              std::to_string(info.max_len));
+    if (end - begin < 2) in.fail(sequence_name(i) + " is not framed by bos_id and eos_id");
+    if (lang[i] >= names.size())
+      in.fail(sequence_name(i) + ": language index " + std::to_string(lang[i]) + " but /languages has " +
+              std::to_string(names.size()));
+    if (kind[i] >= kSequenceKindCount) in.fail(sequence_name(i) + ": unknown kind " + std::to_string(kind[i]));
+    if (input[i] >= provenance.inputs.size())
+      in.fail(sequence_name(i) + ": input index " + std::to_string(input[i]) + " but " +
+              std::to_string(provenance.inputs.size()) + " inputs");
   }
-  if (d.offsets_.back() != total)
-    in.fail("/sequences/offsets ends at " + std::to_string(d.offsets_.back()) + ", not at the token count " +
+  if (offsets.back() != total)
+    in.fail("/sequences/offsets ends at " + std::to_string(offsets.back()) + ", not at the token count " +
             std::to_string(total));
-  for (size_t t = 0; t < d.ids_.size(); ++t) {
-    if (d.ids_[t] < 0 || d.ids_[t] >= d.info_.vocab_size)
-      in.fail("/tokens/ids: token " + std::to_string(t) + " has id " + std::to_string(d.ids_[t]) + ", not in [0, " +
-              std::to_string(d.info_.vocab_size) + ")");
-    if (d.span_[t] < -1)
-      in.fail("/tokens/span: token " + std::to_string(t) + " has span " + std::to_string(d.span_[t]));
+
+  auto f = std::make_shared<File>();
+  f->path = path;
+  f->index = files_.size();
+  f->first_sequence = size();
+  f->first_token = offsets_.back();
+  f->token_count = total;
+  for (uint64_t i = 0; i < n; ++i) {
+    offsets_.push_back(f->first_token + offsets[i + 1]);
+    lang_.push_back(language_index[lang[i]]);
+    input_.push_back(static_cast<uint16_t>(input_base + input[i]));
+  }
+  kind_.insert(kind_.end(), kind.begin(), kind.end());
+  source_line_.insert(source_line_.end(), source_line.begin(), source_line.end());
+  f->file = in.take_file();
+  f->tokens = f->file.root().open_group("tokens");
+  files_.push_back(std::move(f));
+}
+
+TokenDataset TokenDataset::open(const std::string& path, const TokenDatasetOptions& options) {
+  return open(std::vector<std::string>{path}, options);
+}
+
+TokenDataset TokenDataset::open(const std::vector<std::string>& paths, const TokenDatasetOptions& options) {
+  if (paths.empty()) throw UsageError("no token dataset to open");
+  TokenDataset d;
+  for (const std::string& path : paths) d.add_file(path);
+  d.cache_ = std::make_shared<TokenBlockCache>(options.cache_bytes);
+  // Small enough: read every block now, so a bad token or frame fails the open, not a later step.
+  const uint64_t bytes = d.total_tokens() * kTokenBytes;
+  d.whole_ = bytes <= options.cache_bytes;
+  if (d.whole_) {
+    for (const auto& f : d.files_)
+      for (uint64_t b = 0; b * kTokenBlock < f->token_count; ++b) d.block(*f, b);
+    for (size_t i = 0; i < d.size(); ++i) d.sequence(i);
   }
   return d;
 }
 
+const TokenDataset::File& TokenDataset::file_of(size_t sequence) const {
+  auto it = std::upper_bound(files_.begin(), files_.end(), sequence,
+                             [](size_t s, const std::shared_ptr<File>& f) { return s < f->first_sequence; });
+  return **std::prev(it);
+}
+
+std::shared_ptr<const TokenBlock> TokenDataset::block(const File& f, uint64_t index) const {
+  return cache_->get((uint64_t{f.index} << 40) | index, [&] {
+    static std::mutex hdf5;  // the library is not thread-safe, and blocks are read outside the cache's lock
+    std::lock_guard lock(hdf5);
+    TokenBlock b;
+    const uint64_t begin = index * kTokenBlock, count = std::min(kTokenBlock, f.token_count - begin);
+    b.ids.resize(count);
+    b.flags.resize(count);
+    b.span.resize(count);
+    h5::read_column_range(f.tokens, "ids", h5::native_type<int32_t>(), begin, count, b.ids.data());
+    h5::read_column_range(f.tokens, "flags", h5::native_type<uint8_t>(), begin, count, b.flags.data());
+    h5::read_column_range(f.tokens, "span", h5::native_type<int32_t>(), begin, count, b.span.data());
+    for (uint64_t t = 0; t < count; ++t) {
+      if (b.ids[t] < 0 || b.ids[t] >= info_.vocab_size)
+        throw Error(location(f.path) + "/tokens/ids: token " + std::to_string(begin + t) + " has id " +
+                    std::to_string(b.ids[t]) + ", not in [0, " + std::to_string(info_.vocab_size) + ")");
+      if (b.span[t] < -1)
+        throw Error(location(f.path) + "/tokens/span: token " + std::to_string(begin + t) + " has span " +
+                    std::to_string(b.span[t]));
+    }
+    return b;
+  });
+}
+
 size_t TokenDataset::length(size_t i) const {
-  if (i >= size()) throw Error("sequence " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
+  if (i >= size()) throw Error(sequence_name(i) + " of a dataset of " + std::to_string(size()));
   return offsets_[i + 1] - offsets_[i];
 }
 
+namespace {
+
+// A sequence's own copy of its tokens (they may come from two blocks).
+struct SequenceTokens {
+  std::vector<int32_t> ids;
+  std::vector<uint8_t> flags;
+  std::vector<int32_t> span;
+};
+
+}  // namespace
+
 Sequence TokenDataset::sequence(size_t i) const {
-  if (i >= size()) throw Error("sequence " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
-  const size_t begin = offsets_[i], length = offsets_[i + 1] - offsets_[i];
+  const size_t length = this->length(i);
+  const File& f = file_of(i);
+  auto tokens = std::make_shared<SequenceTokens>();
+  tokens->ids.resize(length);
+  tokens->flags.resize(length);
+  tokens->span.resize(length);
+  const uint64_t first = offsets_[i] - f.first_token;  // in the file
+  for (uint64_t done = 0; done < length;) {
+    const uint64_t at = first + done, index = at / kTokenBlock, in_block = at % kTokenBlock;
+    const std::shared_ptr<const TokenBlock> b = block(f, index);
+    const uint64_t n = std::min<uint64_t>(length - done, b->ids.size() - in_block);
+    std::copy_n(b->ids.begin() + static_cast<ptrdiff_t>(in_block), n,
+                tokens->ids.begin() + static_cast<ptrdiff_t>(done));
+    std::copy_n(b->flags.begin() + static_cast<ptrdiff_t>(in_block), n,
+                tokens->flags.begin() + static_cast<ptrdiff_t>(done));
+    std::copy_n(b->span.begin() + static_cast<ptrdiff_t>(in_block), n,
+                tokens->span.begin() + static_cast<ptrdiff_t>(done));
+    done += n;
+  }
   Sequence s;
-  s.ids = std::span<const int32_t>(ids_).subspan(begin, length);
-  s.flags = std::span<const uint8_t>(flags_).subspan(begin, length);
-  s.span = std::span<const int32_t>(span_).subspan(begin, length);
+  s.ids = tokens->ids;
+  s.flags = tokens->flags;
+  s.span = tokens->span;
   s.lang = lang_[i];
   s.kind = static_cast<SequenceKind>(kind_[i]);
   s.source_line = source_line_[i];
   s.input = input_[i];
+  s.storage = std::move(tokens);
+  check_framing(i, s);
   return s;
+}
+
+void TokenDataset::check_framing(size_t i, const Sequence& s) const {
+  if (s.ids.front() != info_.special.bos || s.ids.back() != info_.special.eos) {
+    const File& f = file_of(i);
+    throw Error(location(f.path) + sequence_name(i - f.first_sequence) + " is not framed by bos_id and eos_id");
+  }
 }
 
 }  // namespace kglm::train

@@ -32,6 +32,7 @@
 #include "core/provenance.hpp"
 #include "h5/h5.hpp"
 #include "tok/tokenizer.hpp"
+#include "train/token_block_cache.hpp"
 
 namespace kglm::train {
 
@@ -136,7 +137,8 @@ class TokenDatasetWriter {
   uint64_t tokens_ = 0;
 };
 
-// One sequence of a loaded dataset; the views live as long as the dataset.
+// One sequence of a dataset: views of its tokens, which it keeps alive (`storage`, a copy out of
+// the dataset's block cache), so a Sequence stays valid whatever the dataset reads next.
 struct Sequence {
   std::span<const int32_t> ids;
   std::span<const uint8_t> flags;
@@ -145,20 +147,37 @@ struct Sequence {
   SequenceKind kind = SequenceKind::text;
   uint64_t source_line = 0;
   uint16_t input = 0;
+  std::shared_ptr<const void> storage;
   size_t size() const { return ids.size(); }
 };
 
-// A token dataset loaded whole into memory (sharded random access for MPI ranks comes later).
+struct TokenDatasetOptions {
+  // Token blocks kept in memory (TokenBlockCache). A dataset whose tokens fit is read whole, and
+  // every token checked, when it is opened; a larger one streams: each rank reads the blocks of
+  // the sequences it trains on, and a bad token is reported when its block is read.
+  uint64_t cache_bytes = UINT64_MAX;
+};
+
+// A token dataset: one file, or several read as one (pretrain prepare --shards, or any datasets of
+// the same tokenizer), sequences numbered across them in order. The per-sequence columns (offsets,
+// language, kind, source line, input: 21 bytes a sequence) are held in memory; the tokens (9
+// bytes each) are read in blocks through the cache.
 class TokenDataset {
  public:
   // Validates the layout and the values (see the top of this file); throws Error naming the file
   // and what is wrong.
-  static TokenDataset open(const std::string& path);
+  static TokenDataset open(const std::string& path, const TokenDatasetOptions& options = {});
+  static TokenDataset open(const std::vector<std::string>& paths, const TokenDatasetOptions& options = {});
 
   size_t size() const { return kind_.size(); }
   Sequence sequence(size_t i) const;
   size_t length(size_t i) const;  // sequence(i).size(), without reading its tokens
-  uint64_t total_tokens() const { return ids_.size(); }
+  uint16_t lang(size_t i) const { return lang_.at(i); }
+  SequenceKind kind(size_t i) const { return static_cast<SequenceKind>(kind_.at(i)); }
+  uint64_t total_tokens() const { return offsets_.back(); }
+  bool streaming() const { return !whole_; }  // the tokens did not fit in the cache
+  TokenCacheStats cache_stats() const { return cache_->stats(); }
+  size_t files() const { return files_.size(); }
   const std::vector<std::string>& languages() const { return languages_; }
   const TokenDatasetInfo& info() const { return info_; }
   int32_t vocab_size() const { return info_.vocab_size; }
@@ -170,17 +189,23 @@ class TokenDataset {
   const Provenance& provenance() const { return provenance_; }
 
  private:
+  struct File;  // an open file: its token columns and where its sequences and tokens start
+  const File& file_of(size_t sequence) const;
+  std::shared_ptr<const TokenBlock> block(const File& f, uint64_t index) const;
+  void add_file(const std::string& path);
+  void check_framing(size_t i, const Sequence& s) const;
+
   TokenDatasetInfo info_;
   Provenance provenance_;
   std::vector<std::string> languages_;
-  std::vector<int32_t> ids_;
-  std::vector<uint8_t> flags_;
-  std::vector<int32_t> span_;
-  std::vector<uint64_t> offsets_;
+  std::vector<std::shared_ptr<File>> files_;
+  std::vector<uint64_t> offsets_{0};  // [N + 1]: sequence i is tokens [offsets_[i], offsets_[i + 1])
   std::vector<uint16_t> lang_;
   std::vector<uint8_t> kind_;
   std::vector<uint64_t> source_line_;
   std::vector<uint16_t> input_;
+  std::shared_ptr<TokenBlockCache> cache_;
+  bool whole_ = false;
 };
 
 }  // namespace kglm::train

@@ -1,5 +1,7 @@
 #include "train/trainer.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "nn/cuda/runtime.hpp"
 #include "train/loss_terms.hpp"
 #include "train/metrics_log.hpp"
+#include "train/token_shards.hpp"
 
 namespace kglm::train {
 
@@ -119,6 +122,11 @@ const PretrainOptions& on_usable_device(const PretrainOptions& o) {
   return o;
 }
 
+uint64_t cache_bytes(double megabytes) {
+  if (!(megabytes > 0)) throw UsageError("--cache-mb must be positive");
+  return megabytes >= 1e12 ? UINT64_MAX : static_cast<uint64_t>(megabytes * (1 << 20));
+}
+
 void check_same(bool explicit_value_differs, const char* option) {
   if (explicit_value_differs)
     throw UsageError(std::string("--resume: ") + option +
@@ -139,7 +147,7 @@ MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType comput
 Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communicator> comm)
     : options_(on_usable_device(options)),
       comm_(comm ? std::move(comm) : dist::make_communicator(options_.device)),
-      data_(TokenDataset::open(options_.data)) {
+      data_(TokenDataset::open(dataset_paths(options_.data), {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   settle_settings();
   if (state_.batch % comm_->size() != 0)
@@ -157,6 +165,9 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
              std::to_string(options_.steps) +
              (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
              (state_.precision != "fp32" ? " in " + state_.precision : "") +
+             (data_.streaming() ? "; streaming " + std::to_string(data_.total_tokens()) + " tokens through a " +
+                                      number(options_.cache_mb) + " MB cache"
+                                : "") +
              (comm_->size() > 1 ? "; " + std::to_string(comm_->size()) + " ranks (" + comm_->backend() + "), " +
                                       std::to_string(state_.batch / comm_->size()) + " sequences each per micro-batch"
                                 : ""));
@@ -164,7 +175,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
     // Which objective each kind of sequence present gets: a kind missing from the data, or an
     // objective that was not meant for it, shows here before any time is spent.
     std::array<uint64_t, kSequenceKindCount> per_kind{};
-    for (size_t i = 0; i < data_.size(); ++i) ++per_kind[static_cast<size_t>(data_.sequence(i).kind)];
+    for (size_t i = 0; i < data_.size(); ++i) ++per_kind[static_cast<size_t>(data_.kind(i))];
     std::string line = "objectives:";
     for (size_t k = 0; k < kSequenceKindCount; ++k)
       if (per_kind[k] > 0) {
@@ -217,7 +228,9 @@ void Trainer::settle_settings() {
   if (!o.resume.empty() && state_.optimizer.total_steps != saved_total)
     warn("--resume: the learning-rate schedule now decays to step " + std::to_string(state_.optimizer.total_steps) +
          " (the run that wrote the checkpoint used " + std::to_string(saved_total) + ")");
-  state_.data = fs::weakly_canonical(fs::absolute(o.data)).string();
+  state_.data.clear();
+  for (const std::string& path : dataset_paths(o.data))
+    state_.data += (state_.data.empty() ? "" : ",") + fs::weakly_canonical(fs::absolute(path)).string();
   state_.data_sequences = data_.size();
 }
 
@@ -310,7 +323,7 @@ void Trainer::split_data() {
     if (static_cast<int64_t>(eval_.size()) < options_.eval_max && held_out(i, state_.eval_fraction)) {
       eval_.push_back(i);
     } else {
-      groups[by_language ? data_.sequence(i).lang : 0].push_back(i);
+      groups[by_language ? data_.lang(i) : 0].push_back(i);
     }
   }
   std::optional<sample::LanguageSampler> sampler;
@@ -520,6 +533,15 @@ Stats Trainer::stats() const {
   stats.set("eval_sequences", static_cast<int64_t>(eval_.size()));
   stats.set("trainable_parameters", model_->params.trainable_count());
   stats.set("ranks", comm_->size());
+  // The token data: files, whether it streamed, and this rank's block cache and memory.
+  const TokenCacheStats cache = data_.cache_stats();
+  stats.set("data_files", static_cast<int64_t>(data_.files()));
+  stats.set("data_streaming", data_.streaming() ? 1 : 0);
+  stats.set("token_cache_peak_mb", static_cast<int64_t>(cache.peak_bytes >> 20));
+  stats.set("token_read_mb", static_cast<int64_t>(cache.bytes_read >> 20));
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  stats.set("peak_rss_mb", static_cast<int64_t>(usage.ru_maxrss >> 10));  // Linux: kilobytes
   if (comm_->size() > 1) stats.set("comm_milliseconds", static_cast<int64_t>(comm_seconds_ * 1000));
   // The masking tally of every rank's rows (a collective: every rank calls stats()).
   std::array<int64_t, kSequenceKindCount * kMaskCategoryCount> tally{};

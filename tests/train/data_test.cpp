@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "h5/h5.hpp"
 #include "prepare_checks.hpp"
+#include "train/token_shards.hpp"
 
 namespace kglm::train {
 namespace {
@@ -136,6 +137,74 @@ TEST(TokenDataset, RoundTripAcrossBatchesAndChunks) {
     begin = end;
   }
   EXPECT_THROW(d.sequence(d.size()), Error);
+}
+
+// Shards and streaming: a run dealt into 3 files and read back as one dataset holds sequence k of
+// the run at shard k mod 3; a cache far smaller than the tokens streams them and reads the same
+// sequences, holding at most one block beyond its capacity.
+TEST(TokenDataset, ShardsAndStreamingReadTheSameSequences) {
+  ScratchDir dir;
+  const Provenance provenance = make_provenance("test", "test", {"a.txt"}, 1);
+  std::mt19937 rng(3);
+  SequenceBatch run;
+  for (int s = 0; s < 40000; ++s) {
+    const size_t n = 2 + rng() % 7;
+    for (size_t t = 0; t < n; ++t)
+      run.push_token(t == 0 ? 2 : t + 1 == n ? 3 : static_cast<int32_t>(5 + rng() % 45), static_cast<uint8_t>(t), -1);
+    run.end_sequence(s % 3 ? "en" : "sw", static_cast<SequenceKind>(s % 2), static_cast<uint64_t>(s) + 1, 0);
+  }
+  ShardedTokenWriter one(dir.file("one.h5"), 1, small_info(), provenance);
+  one.append(run);
+  one.finish();
+  ShardedTokenWriter three(dir.file("three.h5"), 3, small_info(), provenance);
+  three.append(run);
+  EXPECT_EQ(three.sequences(), run.size());
+  EXPECT_EQ(three.languages(), (std::vector<std::string>{"sw", "en"}));
+  three.finish();
+  EXPECT_EQ(three.paths()[1], dir.file("three-00001-of-00003.h5"));
+  EXPECT_EQ(dataset_paths(dir.file("three-*-of-00003.h5")), three.paths());
+  EXPECT_EQ(dataset_paths("a.h5,b.h5"), (std::vector<std::string>{"a.h5", "b.h5"}));
+  EXPECT_THROW(dataset_paths(dir.file("none-*.h5")), UsageError);
+
+  const TokenDataset whole = TokenDataset::open(dir.file("one.h5"));
+  const TokenDataset streamed = TokenDataset::open(dir.file("one.h5"), {kTokenBlock * kTokenBytes});
+  const TokenDataset shards = TokenDataset::open(three.paths(), {1});
+  EXPECT_FALSE(whole.streaming());
+  EXPECT_TRUE(streamed.streaming());
+  ASSERT_GT(whole.total_tokens(), 3 * kTokenBlock) << "several blocks to stream";
+  ASSERT_EQ(shards.size(), whole.size());
+  EXPECT_EQ(shards.files(), 3u);
+  auto shard_first = [&](size_t shard) {  // sequences of the shards before it: k < N with k mod 3 = j
+    size_t first = 0;
+    for (size_t j = 0; j < shard; ++j) first += (run.size() - j + 2) / 3;
+    return first;
+  };
+  auto same = [](const Sequence& a, const Sequence& b) {
+    return std::equal(a.ids.begin(), a.ids.end(), b.ids.begin(), b.ids.end()) &&
+           std::equal(a.flags.begin(), a.flags.end(), b.flags.begin(), b.flags.end()) && a.kind == b.kind &&
+           a.source_line == b.source_line;
+  };
+  std::mt19937 pick(5);
+  for (int n = 0; n < 1000; ++n) {  // random order: blocks are dropped and read again
+    const size_t k = pick() % whole.size();
+    const Sequence w = whole.sequence(k);
+    ASSERT_TRUE(same(w, streamed.sequence(k))) << k;
+    const Sequence s = shards.sequence(shard_first(k % 3) + k / 3);
+    ASSERT_TRUE(same(w, s)) << k;
+    ASSERT_EQ(shards.languages()[s.lang], whole.languages()[w.lang]) << k;
+  }
+  const TokenCacheStats stats = streamed.cache_stats();
+  EXPECT_GT(stats.misses, 100u);
+  EXPECT_LE(stats.peak_bytes, 2 * kTokenBlock * kTokenBytes);  // the capacity and the block just read
+  EXPECT_LT(stats.peak_bytes, whole.total_tokens() * kTokenBytes);
+
+  // Files of another tokenizer are not one dataset.
+  TokenDatasetInfo other = small_info();
+  other.vocab_size = 60;
+  ShardedTokenWriter different(dir.file("other.h5"), 1, other, provenance);
+  different.append(run);
+  different.finish();
+  EXPECT_THROW(TokenDataset::open({dir.file("one.h5"), dir.file("other.h5")}), Error);
 }
 
 TEST(TokenDataset, EmptyDatasetIsValid) {

@@ -11,3 +11,7 @@ add_test(NAME cli_pretrain_mpi COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain-
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_pretrain_mpi PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
                      PROCESSORS 2)
+add_test(NAME cli_pretrain_stream COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain-stream.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_pretrain_stream PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
+                     PROCESSORS 2 ENVIRONMENT "KGLM_TEST_SANITIZED=$<$<BOOL:${KGLM_SANITIZE}>:1>")
