@@ -216,8 +216,7 @@ int train_main(int argc, char** argv) {
   o.command_line = c.command_line;
   require_dataset(o.data, c);
   if (o.out.empty()) throw UsageError("--out is required");
-  train::run_pretrain(o);
-  return 0;
+  return train::run_pretrain(o);
 }
 
 }  // namespace

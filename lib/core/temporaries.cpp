@@ -38,7 +38,14 @@ std::vector<std::string>& registry() {
 
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
 
-[[noreturn]] void on_interrupt(int sig) {
+std::atomic<int> deferred{0};  // the signal a long run asked to receive as a request (defer_signal)
+std::atomic<int> requested{0};
+
+void on_interrupt(int sig) {
+  if (sig == deferred.load()) {
+    requested.store(sig);
+    return;
+  }
   std::lock_guard lock(registry_mutex());
   std::error_code ec;
   for (const std::string& path : registry()) fs::remove_all(path, ec);
@@ -57,6 +64,13 @@ bool process_alive(long pid) {
 }
 
 }  // namespace
+
+void defer_signal(int sig) {
+  deferred.store(sig);
+  install_interrupt_cleanup();
+}
+
+int requested_stop() { return requested.load(); }
 
 void register_temporary(const std::string& path) {
   std::lock_guard lock(registry_mutex());

@@ -22,6 +22,12 @@ void unregister_temporary(const std::string& path);
 // Installs the handlers and starts the thread that acts on them; idempotent.
 void install_interrupt_cleanup();
 
+// A long run that can stop cleanly (pretrain: checkpoint, then exit) asks for `sig` (SIGUSR1, what
+// Slurm's --signal sends before the time limit) as a request instead of an interruption: the
+// signal then only sets what requested_stop() returns, and the run acts on it when it can.
+void defer_signal(int sig);
+int requested_stop();  // the deferred signal once received, else 0
+
 // After a write failed with EPIPE: SIGPIPE is already on its way to the cleanup thread, which
 // exits quietly with 141 like any tool whose reader went away; give it a moment to do so rather
 // than report a "Broken pipe" error first. Returns if it does not.

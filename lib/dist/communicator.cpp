@@ -54,6 +54,7 @@ double timeout_seconds() {
 std::unique_ptr<Communicator> make_communicator(nn::Device device) {
   const long announced = announced_world_size();
   if (announced == 0) return std::make_unique<SingleCommunicator>(device);
+  nn::require_device(device);
 #if KGLM_WITH_MPI
   auto mpi = std::make_unique<MpiCommunicator>();
   if (device != nn::Device::Cuda) return mpi;

@@ -1,6 +1,10 @@
 #include "train/pretrain.hpp"
 
+#include <csignal>
+
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
 #include "nn/threads.hpp"
 #include "train/trainer.hpp"
@@ -9,43 +13,55 @@ namespace kglm::train {
 
 namespace {
 
-// The schedule of a pre-training run; the Trainer does the work.
-void train(const PretrainOptions& o, const std::shared_ptr<dist::Communicator>& comm) {
+// The schedule of a pre-training run; the Trainer does the work. Returns the exit status.
+int train(const PretrainOptions& o, const std::shared_ptr<dist::Communicator>& comm) {
   Trainer trainer(o, comm);
   while (!trainer.done()) {
-    const int64_t step = trainer.step().step;
-    if (o.eval_every > 0 && step % o.eval_every == 0) trainer.evaluate();
-    if (o.save_every > 0 && step % o.save_every == 0 && step != o.steps) trainer.save();
+    const StepResult r = trainer.step();
+    if (r.stop_requested) {
+      // Slurm's warning before the time limit (or preemption), seen by every rank at this step.
+      trainer.save();
+      if (comm->rank() == 0)
+        log_warning("stopped at step " + std::to_string(r.step) + " of " + std::to_string(o.steps) +
+                    " on SIGUSR1: checkpoint written to " + o.out + "; --resume " + o.out + " continues (exit status " +
+                    std::to_string(kExitStopped) + ")");
+      return kExitStopped;
+    }
+    if (o.eval_every > 0 && r.step % o.eval_every == 0) trainer.evaluate();
+    if (o.save_every > 0 && r.step % o.save_every == 0 && r.step != o.steps) trainer.save();
   }
   if (o.eval_every == 0 || trainer.steps_done() % o.eval_every != 0) trainer.evaluate();
   trainer.save();
 
   if (!o.stats_file.empty() || !o.quiet) {
     const Stats stats = trainer.stats();  // every rank: the statistics are summed across ranks
-    if (comm->rank() != 0) return;
+    if (comm->rank() != 0) return 0;
     if (!o.stats_file.empty()) stats.write_json(o.stats_file);
     if (!o.quiet) stats.print();
   }
+  return 0;
 }
 
 }  // namespace
 
-void run_pretrain(const PretrainOptions& o) {
+int run_pretrain(const PretrainOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   if (o.out.empty()) throw UsageError("--out CKPT_DIR is required");
   if (o.batch < 0 || o.accumulate < 0 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
-  nn::require_device(o.device);
+  defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
   if (comm->size() == 1) return train(o, comm);
   // One rank's error would leave the others waiting in a collective: it ends the whole job.
+  int status = 0;
   try {
-    train(o, comm);
+    status = train(o, comm);
   } catch (const UsageError& e) {
     comm->abort("pretrain: rank " + std::to_string(comm->rank()) + ": " + e.what(), 2);
   } catch (const std::exception& e) {
     comm->abort("pretrain: error: rank " + std::to_string(comm->rank()) + ": " + e.what(), 1);
   }
   comm->barrier();  // rank 0 may still be writing the checkpoint
+  return status;
 }
 
 }  // namespace kglm::train

@@ -11,13 +11,13 @@
 namespace kglm::train {
 
 struct PretrainOptions {
-  std::string data;       // token dataset (pretrain prepare): a path, a comma-separated list or a glob
+  std::string data;        // token dataset (pretrain prepare): a path, a comma-separated list or a glob
   double cache_mb = 4096;  // token blocks held in memory; a larger dataset streams (TokenDatasetOptions)
-  std::string tokenizer;  // tokenizer files copied into checkpoints (default: the dataset's)
-  std::string init;       // HF model directory to start from ("" = random init)
-  std::string resume;     // checkpoint directory written by pretrain ("" = fresh run)
-  std::string out;        // checkpoint directory (rewritten atomically at every save)
-  std::string log;        // metrics JSONL ("" = none)
+  std::string tokenizer;   // tokenizer files copied into checkpoints (default: the dataset's)
+  std::string init;        // HF model directory to start from ("" = random init)
+  std::string resume;      // checkpoint directory written by pretrain ("" = fresh run)
+  std::string out;         // checkpoint directory (rewritten atomically at every save)
+  std::string log;         // metrics JSONL ("" = none)
 
   // Architecture of a randomly initialised model.
   std::string architecture;  // "xlm-roberta" | "bert" | "" (from the tokenizer kind)
@@ -61,6 +61,11 @@ struct PretrainOptions {
   std::string command_line;
 };
 
-void run_pretrain(const PretrainOptions& options);
+// The exit status of a run stopped early by SIGUSR1 after writing its checkpoint (EX_TEMPFAIL: run
+// it again with --resume).
+inline constexpr int kExitStopped = 75;
+
+// Returns the exit status: 0, or kExitStopped.
+int run_pretrain(const PretrainOptions& options);
 
 }  // namespace kglm::train

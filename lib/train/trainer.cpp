@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
+#include "core/temporaries.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "train/loss_terms.hpp"
@@ -361,7 +362,7 @@ StepResult Trainer::step() {
   const size_t first_row = rows * static_cast<size_t>(comm_->rank());
   // The step's masked tokens per loss term and its real tokens, over every rank: the gradient
   // weights are w_t / n_t with the global n_t, so the ranks' gradients add up to the step's.
-  std::array<int64_t, kLossTermCount + 1> counts{};
+  std::array<int64_t, kLossTermCount + 2> counts{};  // + tokens, + stop requests
   for (int64_t k = 0; k < state_.accumulate; ++k) {
     const uint64_t batch_number = static_cast<uint64_t>(state_.step * state_.accumulate + k);
     sequences_.clear();
@@ -373,7 +374,9 @@ StepResult Trainer::step() {
     counts[kLossTermCount] += b.tokens;
     tally_ += b.tally;
   }
+  counts[kLossTermCount + 1] = requested_stop() != 0;
   comm_->all_reduce(counts, dist::ReduceOp::Sum);
+  r.stop_requested = counts[kLossTermCount + 1] > 0;
   std::array<int64_t, kLossTermCount> term_counts{};
   std::copy_n(counts.begin(), kLossTermCount, term_counts.begin());
   for (int64_t n : term_counts) r.masked += n;

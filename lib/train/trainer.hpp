@@ -53,7 +53,8 @@ struct StepResult {
   nn::StepReport report;
   int64_t masked = 0, tokens = 0;  // over every rank
   double seconds = 0;
-  double comm_seconds = 0;  // waiting for the gradients' reduction across ranks
+  double comm_seconds = 0;      // waiting for the gradients' reduction across ranks
+  bool stop_requested = false;  // a rank got the stop signal (SIGUSR1): every rank sees it at this step
 };
 
 struct EvalResult {

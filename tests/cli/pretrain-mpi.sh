@@ -102,4 +102,25 @@ for signal in KILL STOP; do
   pkill -KILL -f -- "$rank_pattern" 2> /dev/null || true
   ok "SIG$signal to rank pid $victim: the job ended with exit $code after $elapsed s"
 done
+# SIGUSR1 (Slurm's --signal before the time limit) to one rank: every rank stops at the same step,
+# rank 0 writes the checkpoint, the job exits 75, and --resume continues from it.
+for ranks in 1 2; do
+  out="$tmp/usr1-$ranks"
+  rank_pattern="^$bin/pretrain --data .* --out $out"
+  code=0
+  mpi $ranks "${model[@]}" --steps 100000 --out "$out" 2> "$tmp/err" &
+  job=$!
+  for _ in $(seq 100); do
+    [ "$(pgrep -f -- "$rank_pattern" | wc -l)" -ge $ranks ] && break
+    sleep 0.1
+  done
+  sleep 2
+  kill -USR1 "$(pgrep -f -- "$rank_pattern" | tail -1)"
+  wait $job || code=$?
+  [ $code -eq 75 ] || fail "SIGUSR1 on $ranks ranks: exit $code $(cat "$tmp/err")"
+  step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$out/trainer_state.json")
+  [ "$step" -gt 0 ] && [ "$step" -lt 100000 ] || fail "SIGUSR1: checkpoint at step $step"
+  "$bin/pretrain" --data "$tmp/data.h5" --resume "$out" --threads 1 --quiet --steps $((step + 2)) --out "$out-more"
+  ok "SIGUSR1 to one of $ranks ranks: checkpoint at step $step, exit 75, resumed"
+done
 echo "$pass checks passed"
