@@ -1,6 +1,7 @@
 // pretrain: masked-language-model pre-training of an XLM-R / BERT encoder (CPU or CUDA), and
 // `pretrain prepare`, which tokenizes text into the HDF5 token dataset it trains on.
 // See man 1 pretrain, man 5 kglm-tokens and man 5 kglm-checkpoint.
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -9,6 +10,8 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "core/stats.hpp"
+#include "dist/comm_bench.hpp"
 #include "train/mask_dump.hpp"
 #include "train/objectives/objective_table.hpp"
 #include "train/prepare.hpp"
@@ -103,7 +106,8 @@ int train_main(int argc, char** argv) {
       "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
       "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
       "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...\n"
-      "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl",
+      "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl\n"
+      "       mpirun -np N pretrain comm-bench [--device cpu|cuda]",
       "Masked-language-model pre-training of an XLM-R or BERT encoder with each source's objective (whole-word\n"
       "MLM, KMLM knowledge and reasoning, EntityCS WEP/PEP; L = L_MLM + α(L_K + L_R)), with AdamW, linear warm-up and "
       "decay, gradient clipping and accumulation; writes Hugging Face\n"
@@ -221,9 +225,50 @@ int train_main(int argc, char** argv) {
 
 }  // namespace
 
+// comm-bench: the communicator's all-reduce on this job's ranks, size by size, and the fitted
+// latency and bandwidth (the inputs of the scaling model in pretrain(1)).
+int comm_bench_main(int argc, char** argv) {
+  ToolCli cli("pretrain comm-bench",
+              "mpirun -np N pretrain comm-bench [--device cpu|cuda] [--min-bytes B] [--max-bytes B] [--iterations K]",
+              "Times the all-reduce that data-parallel pretrain sums its gradients with (MPI on the host, NCCL on\n"
+              "GPUs) at sizes from --min-bytes to --max-bytes (×4 each), on every rank of the job; rank 0 prints the\n"
+              "time, algorithm and bus bandwidth of each size and the fitted latency + bytes/bandwidth line.");
+  std::string device;
+  uint64_t min_bytes = 0, max_bytes = 0;
+  int iterations = 0;
+  // clang-format off
+  cli.add()
+      ("device", po::value(&device)->default_value("cpu"), "cpu (MPI) or cuda (NCCL)")
+      ("min-bytes", po::value(&min_bytes)->default_value(4096), "smallest buffer")
+      ("max-bytes", po::value(&max_bytes)->default_value(uint64_t{256} << 20), "largest buffer")
+      ("iterations", po::value(&iterations)->default_value(20), "timed all-reduces per size");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  const std::unique_ptr<dist::Communicator> comm = dist::make_communicator(nn::parse_device(device));
+  const std::vector<dist::AllReduceTiming> timings = dist::time_all_reduce(*comm, min_bytes, max_bytes, iterations);
+  const dist::AllReduceModel model = dist::fit_all_reduce(timings);
+  if (comm->rank() != 0) return 0;
+  Stats stats;
+  stats.set("ranks", comm->size());
+  std::printf("%d ranks (%s), %d iterations\n%12s %12s %12s %12s\n", comm->size(), comm->backend(), iterations, "bytes",
+              "time us", "algbw GB/s", "busbw GB/s");
+  for (const dist::AllReduceTiming& t : timings) {
+    std::printf("%12llu %12.1f %12.3f %12.3f\n", static_cast<unsigned long long>(t.bytes), t.seconds * 1e6,
+                t.algorithm_gbps(), t.bus_gbps(comm->size()));
+    stats.set("us." + std::to_string(t.bytes), static_cast<int64_t>(t.seconds * 1e6));
+  }
+  std::printf("fit: %.1f us + bytes / %.3f GB/s\n", model.latency_s * 1e6, model.bytes_per_s / 1e9);
+  stats.set("latency_ns", static_cast<int64_t>(model.latency_s * 1e9));
+  stats.set("bytes_per_s", static_cast<int64_t>(model.bytes_per_s));
+  if (!cli.common().stats_file.empty()) stats.write_json(cli.common().stats_file);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "masks") == 0)
     return run_tool("pretrain masks", [&] { return masks_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::strcmp(argv[1], "comm-bench") == 0)
+    return run_tool("pretrain comm-bench", [&] { return comm_bench_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "prepare") == 0)
     return run_tool("pretrain prepare", [&] { return prepare_main(argc - 1, argv + 1); });
   return run_tool("pretrain", [&] { return train_main(argc, argv); });

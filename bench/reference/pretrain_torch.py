@@ -17,7 +17,9 @@ on a small machine --threads 1 (OpenBLAS still on all cores) can be the faster s
 --device cuda runs on the GPU, --dtype bf16|fp16 under torch.autocast (fp16 with a GradScaler,
 as the Hugging Face Trainer does), --compile through torch.compile, --hf with transformers'
 XLMRobertaForMaskedLM itself when it is installed (the full head; labels at every position).
-Prints one JSON line: tokens/s over the timed steps (after --warmup-steps untimed ones), seconds,
+--ddp wraps the model in DistributedDataParallel over gloo (one process per rank, started with
+RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set), --batch then being the global batch.
+Prints one JSON line (rank 0): tokens/s over the timed steps (after --warmup-steps untimed ones), seconds,
 and on a GPU the peak memory torch allocated.
 """
 import argparse
@@ -87,7 +89,15 @@ def main():
     ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32")
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--hf", action="store_true")
+    ap.add_argument("--ddp", action="store_true",
+                    help="DistributedDataParallel over gloo (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the "
+                         "environment); --batch is then the global batch, each rank taking its rows")
     a = ap.parse_args()
+    rank, world = 0, 1
+    if a.ddp:
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     device = torch.device(a.device)
@@ -116,6 +126,10 @@ def main():
     else:
         model = MaskedLM(vocab, a.hidden, a.layers, a.heads, a.ffn, max_len + pad + 1, pad)
     model = model.to(device)
+    step_target = model
+    if a.ddp:
+        # DDP's default 25 MB buckets, reduced while the backward pass runs (as kglm's --bucket-mb 25).
+        step_target = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=25)
     decay = [p for n, p in model.named_parameters() if p.dim() > 1]
     no_decay = [p for n, p in model.named_parameters() if p.dim() <= 1]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
@@ -124,15 +138,17 @@ def main():
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min(1.0, (t + 1) / 2) * max(0.0, (total - t) / total))
     rng = np.random.default_rng(0)
     n_seq = len(offsets) - 1
-    step_model = torch.compile(model) if a.compile else model
+    step_model = torch.compile(step_target) if a.compile else step_target
     half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.dtype)
     scaler = torch.cuda.amp.GradScaler(enabled=a.dtype == "fp16")
 
     def batch(step):
         rows = [(step * a.batch + r) % n_seq for r in range(a.batch)]
         longest = max(offsets[r + 1] - offsets[r] for r in rows)
-        x = np.full((a.batch, longest), pad, dtype=np.int64)
-        special = np.ones((a.batch, longest), dtype=bool)
+        mine = a.batch // world
+        rows = rows[rank * mine:(rank + 1) * mine]
+        x = np.full((len(rows), longest), pad, dtype=np.int64)
+        special = np.ones((len(rows), longest), dtype=bool)
         for i, r in enumerate(rows):
             seq = ids[offsets[r]:offsets[r + 1]]
             x[i, :len(seq)] = seq
@@ -168,6 +184,12 @@ def main():
     if a.device == "cuda":
         torch.cuda.synchronize()
     secs = time.perf_counter() - start
+    if a.ddp:  # every rank's tokens, timed by rank 0
+        total = torch.tensor([timed_tokens], dtype=torch.int64)
+        dist.all_reduce(total)
+        timed_tokens = int(total.item())
+        if rank != 0:
+            return
     result = {"tokens_per_s": timed_tokens / secs, "seconds": secs, "steps": a.steps, "loss": loss.item()}
     if a.device == "cuda":
         result["peak_mb"] = torch.cuda.max_memory_allocated() / 2**20

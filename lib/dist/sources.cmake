@@ -1,6 +1,7 @@
 # Sources of lib/dist, relative to lib/: the communicator interface, its single-process form, and
 # the MPI and NCCL forms where the build has them (KGLM_HAVE_MPI, KGLM_HAVE_NCCL with CUDA).
 set(KGLM_DIST_SOURCES
+  dist/comm_bench.cpp
   dist/communicator.cpp
   dist/single_communicator.cpp
   dist/gradient_buckets.cpp
