@@ -123,4 +123,22 @@ for ranks in 1 2; do
   "$bin/pretrain" --data "$tmp/data.h5" --resume "$out" --threads 1 --quiet --steps $((step + 2)) --out "$out-more"
   ok "SIGUSR1 to one of $ranks ranks: checkpoint at step $step, exit 75, resumed"
 done
+# With a GPU: NCCL at world size 1 (and 2 ranks on 2 GPUs when the host has them) against one
+# process on the GPU; without one, the launch must fail with the usual one-line reason.
+code=0
+"$bin/pretrain" "${model[@]}" --steps 12 --device cuda --log "$tmp/gpu.jsonl" --out "$tmp/gpu" 2> "$tmp/err" || code=$?
+if [ $code -eq 0 ]; then
+  gpus=$(nvidia-smi -L 2> /dev/null | wc -l)
+  for ranks in 1 2; do
+    [ "$ranks" -le "$gpus" ] || continue
+    mpi $ranks "${model[@]}" --steps 12 --device cuda --log "$tmp/nccl-$ranks.jsonl" --out "$tmp/nccl-$ranks"
+    python3 "$tmp/compare.py" "$tmp/gpu.jsonl" "$tmp/nccl-$ranks.jsonl" || fail "NCCL on $ranks ranks"
+    ok "NCCL, $ranks rank(s) on the GPU = 1 process on the GPU"
+  done
+else
+  code=0
+  mpi 1 "${model[@]}" --steps 2 --device cuda --out "$tmp/nccl" 2> "$tmp/err" || code=$?
+  [ $code -eq 1 ] && grep -q "cuda" "$tmp/err" || fail "--device cuda under mpirun without a GPU: exit $code"
+  ok "no GPU: mpirun ... --device cuda exits 1 ($(grep -m1 error "$tmp/err"))"
+fi
 echo "$pass checks passed"
