@@ -115,7 +115,7 @@ Tensor Tensor::from(Shape shape, const std::vector<T>& values) {
   Tensor t = empty(std::move(shape), dtype_of<T>());
   if (static_cast<int64_t>(values.size()) != t.numel())
     throw Error("tensor: " + std::to_string(values.size()) + " values for shape " + shape_string(t.shape()));
-  std::memcpy(t.raw(), values.data(), t.nbytes());
+  if (t.nbytes() > 0) std::memcpy(t.raw(), values.data(), t.nbytes());  // an empty vector's data() may be null
   return t;
 }
 template Tensor Tensor::from<float>(Shape, const std::vector<float>&);

@@ -10,12 +10,12 @@ set_tests_properties(cli_objectives PROPERTIES LABELS "cli;fixtures" TIMEOUT 900
 add_test(NAME cli_pretrain_mpi COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain-mpi.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_pretrain_mpi PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
-                     PROCESSORS 2)
+                     PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
 add_test(NAME cli_pretrain_stream COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain-stream.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_pretrain_stream PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
-                     PROCESSORS 2 ENVIRONMENT "KGLM_TEST_SANITIZED=$<$<BOOL:${KGLM_SANITIZE}>:1>")
+                     PROCESSORS 2 ENVIRONMENT "KGLM_TEST_SANITIZED=$<$<BOOL:${KGLM_SANITIZE}>:1>;${KGLM_MPI_TEST_ASAN}")
 add_test(NAME cli_slurm_multinode COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/slurm-multinode.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_slurm_multinode PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 600 SKIP_RETURN_CODE 77
-                     PROCESSORS 2)
+                     PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
