@@ -405,8 +405,9 @@ StepResult Trainer::step() {
     model_->encoder->backward(dhidden);
     if (reduce_now) model_->encoder->set_gradients_final_hook(nullptr);
   }
-  terms.all_reduce(*comm_);
+  // The gradients first: a blocking collective issued before them would wait for them uncounted.
   r.report = optimizer_step(r.loss_scale);
+  terms.all_reduce(*comm_);
   model_->params.zero_grads();
   if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
