@@ -3,6 +3,14 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
 #include "core/error.hpp"
 #include "nn/cuda/context.hpp"
 #include "nn/cuda/runtime.hpp"
@@ -44,6 +52,79 @@ void on_gpu(const nn::Tensor& t, const char* op) {
     throw Error(std::string("nccl: ") + op + ": NCCL takes GPU tensors; host tensors go through MPI");
 }
 
+// A peer that hangs leaves this rank's NCCL kernels spinning and the rank blocked in its next CUDA
+// wait, where the MPI collectives' timeout cannot see it. The watchdog thread checks that every
+// NCCL operation completes within timeout_seconds() of being queued (an event recorded after it),
+// and otherwise aborts the communicator and ends the process, which makes the launcher end the job.
+// It exits rather than call MPI_Abort: MPI is initialised for the main thread only.
+class Watchdog {
+ public:
+  Watchdog(double timeout, int rank, ncclComm_t comm) : timeout_(timeout), rank_(rank), comm_(comm) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    for (const Pending& p : pending_) cudaEventDestroy(p.event);
+  }
+  // After an operation was queued on `stream`.
+  void watch(cudaStream_t stream, const char* op) {
+    cudaEvent_t event = nullptr;
+    nn::cuda::check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "nccl", "cudaEventCreate");
+    nn::cuda::check(cudaEventRecord(event, stream), "nccl", "cudaEventRecord");
+    std::lock_guard lock(mutex_);
+    pending_.push_back({event, Clock::now(), op});
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Pending {
+    cudaEvent_t event;
+    Clock::time_point queued;
+    const char* op;
+  };
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; })) {
+      while (!pending_.empty()) {
+        const cudaError_t status = cudaEventQuery(pending_.front().event);
+        if (status == cudaErrorNotReady) break;
+        if (status != cudaSuccess) fail(std::string("failed on the GPU: ") + cudaGetErrorString(status));
+        cudaEventDestroy(pending_.front().event);
+        pending_.pop_front();
+      }
+      if (!pending_.empty() &&
+          std::chrono::duration<double>(Clock::now() - pending_.front().queued).count() > timeout_) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.0f", timeout_);
+        fail(std::string("has not completed in ") + seconds +
+             " s (a rank died or hangs; KGLM_DIST_TIMEOUT sets the limit)");
+      }
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) {
+    std::fprintf(stderr, "kglm: error: rank %d: nccl %s %s\n", rank_, pending_.front().op, what.c_str());
+    std::fflush(stderr);
+    ncclCommAbort(comm_);
+    std::_Exit(1);
+  }
+
+  double timeout_;
+  int rank_;
+  ncclComm_t comm_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> pending_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 struct NcclCommunicator::State {
@@ -51,6 +132,7 @@ struct NcclCommunicator::State {
   cudaStream_t stream = nullptr;  // the communication stream of start_all_reduce
   cudaEvent_t compute_ready = nullptr, comm_done = nullptr;
   bool pending = false;
+  std::unique_ptr<Watchdog> watchdog;
 };
 
 NcclCommunicator::NcclCommunicator(std::unique_ptr<MpiCommunicator> mpi)
@@ -63,9 +145,11 @@ NcclCommunicator::NcclCommunicator(std::unique_ptr<MpiCommunicator> mpi)
   nn::cuda::check(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking), "nccl", "cudaStreamCreate");
   nn::cuda::check(cudaEventCreateWithFlags(&state_->compute_ready, cudaEventDisableTiming), "nccl", "cudaEventCreate");
   nn::cuda::check(cudaEventCreateWithFlags(&state_->comm_done, cudaEventDisableTiming), "nccl", "cudaEventCreate");
+  state_->watchdog = std::make_unique<Watchdog>(timeout_seconds(), mpi_->rank(), state_->comm);
 }
 
 NcclCommunicator::~NcclCommunicator() {
+  state_->watchdog.reset();  // before the communicator it watches
   if (state_->comm) ncclCommDestroy(state_->comm);
   if (state_->compute_ready) cudaEventDestroy(state_->compute_ready);
   if (state_->comm_done) cudaEventDestroy(state_->comm_done);
@@ -77,6 +161,7 @@ void NcclCommunicator::all_reduce(nn::Tensor& t, ReduceOp op) {
   check(ncclAllReduce(t.raw(), t.raw(), static_cast<size_t>(t.numel()), nccl_type(t.dtype()), nccl_op(op), state_->comm,
                       nn::cuda::Context::get().stream()),
         "all_reduce");
+  state_->watchdog->watch(nn::cuda::Context::get().stream(), "all_reduce");
 }
 
 void NcclCommunicator::broadcast(nn::Tensor& t, int root) {
@@ -84,6 +169,7 @@ void NcclCommunicator::broadcast(nn::Tensor& t, int root) {
   check(ncclBroadcast(t.raw(), t.raw(), static_cast<size_t>(t.numel()), nccl_type(t.dtype()), root, state_->comm,
                       nn::cuda::Context::get().stream()),
         "broadcast");
+  state_->watchdog->watch(nn::cuda::Context::get().stream(), "broadcast");
 }
 
 void NcclCommunicator::reduce_scatter(const nn::Tensor& in, nn::Tensor& out, ReduceOp op) {
@@ -95,6 +181,7 @@ void NcclCommunicator::reduce_scatter(const nn::Tensor& in, nn::Tensor& out, Red
   check(ncclReduceScatter(in.raw(), out.raw(), static_cast<size_t>(out.numel()), nccl_type(in.dtype()), nccl_op(op),
                           state_->comm, nn::cuda::Context::get().stream()),
         "reduce_scatter");
+  state_->watchdog->watch(nn::cuda::Context::get().stream(), "reduce_scatter");
 }
 
 void NcclCommunicator::all_gather_in_place(nn::Tensor& t) {
@@ -108,6 +195,7 @@ void NcclCommunicator::all_gather_in_place(nn::Tensor& t) {
   check(ncclAllGather(base + block * nn::dtype_size(t.dtype()) * static_cast<size_t>(rank()), base, block,
                       nccl_type(t.dtype()), state_->comm, nn::cuda::Context::get().stream()),
         "all_gather");
+  state_->watchdog->watch(nn::cuda::Context::get().stream(), "all_gather");
 }
 
 void NcclCommunicator::barrier() {
@@ -124,6 +212,7 @@ void NcclCommunicator::start_all_reduce(nn::Tensor& t, ReduceOp op) {
   check(ncclAllReduce(t.raw(), t.raw(), static_cast<size_t>(t.numel()), nccl_type(t.dtype()), nccl_op(op), state_->comm,
                       state_->stream),
         "all_reduce");
+  state_->watchdog->watch(state_->stream, "all_reduce");
   state_->pending = true;
 }
 
