@@ -6,7 +6,8 @@
 // Every rank must call the collectives in the same order with the same sizes; tensors are 1-D and
 // contiguous. A collective that has not completed after timeout_seconds() (KGLM_DIST_TIMEOUT,
 // default 600 s) aborts the whole job with a message naming the operation, so a rank that died or
-// hangs makes the others exit with an error instead of waiting forever.
+// hangs makes the others exit with an error instead of waiting forever (NCCL: a watchdog thread
+// holds every queued operation to the same limit).
 #pragma once
 
 #include <cstdint>
