@@ -14,4 +14,5 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/mask_dump.cpp
   train/trainer.cpp
   train/pretrain.cpp
+  train/tasks/scores.cpp
 )
