@@ -508,10 +508,11 @@ EvalResult Trainer::evaluate() {
 
 void Trainer::save() {
   // ZeRO: every rank's shard of the moments, summed into the full layout (zero outside each shard).
-  auto [exp_avg, exp_avg_sq] = optimizer_->full_moments();
+  // A pair, not a structured binding: the lambda below captures it (clang 14 cannot capture those).
+  std::pair<nn::Tensor, nn::Tensor> moments = optimizer_->full_moments();
   if (options_.zero) {
-    comm_->all_reduce(exp_avg, dist::ReduceOp::Sum);
-    comm_->all_reduce(exp_avg_sq, dist::ReduceOp::Sum);
+    comm_->all_reduce(moments.first, dist::ReduceOp::Sum);
+    comm_->all_reduce(moments.second, dist::ReduceOp::Sum);
   }
   if (comm_->rank() != 0) return;  // every rank holds the same model
   state_.cursors = order_->cursors();
@@ -523,7 +524,7 @@ void Trainer::save() {
                       [&](const fs::path& tmp) {
                         nn::write_model_config(tmp / "config.json", m.config, arch_name);
                         tokenizer_->save_hf_files(tmp);
-                        write_trainer_state(tmp, state_, exp_avg, exp_avg_sq);
+                        write_trainer_state(tmp, state_, moments.first, moments.second);
                       });
 }
 

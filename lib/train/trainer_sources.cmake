@@ -15,4 +15,5 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/trainer.cpp
   train/pretrain.cpp
   train/tasks/scores.cpp
+  train/tasks/tagged_reader.cpp
 )

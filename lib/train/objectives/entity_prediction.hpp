@@ -24,6 +24,7 @@ struct EntityPredictionOptions {
   bool with_mlm = false;
   double entity_probability() const { return with_mlm ? 0.5 : 1.0; }
   double non_entity_probability = 0.15;  // with_mlm only
+  bool operator==(const EntityPredictionOptions&) const = default;
 };
 
 class EntityPredictionMasker : public Masker {
