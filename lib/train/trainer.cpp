@@ -27,10 +27,12 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string number(double v) {
+// JSON numbers of the metrics log keep 9 significant digits (enough to compare runs to 1e-8); the
+// progress lines on stderr 6, as they always had.
+std::string number(double v, int digits = 9) {
   if (!std::isfinite(v)) return "null";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 
@@ -167,7 +169,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
              (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
              (state_.precision != "fp32" ? " in " + state_.precision : "") +
              (data_.streaming() ? "; streaming " + std::to_string(data_.total_tokens()) + " tokens through a " +
-                                      number(options_.cache_mb) + " MB cache"
+                                      number(options_.cache_mb, 6) + " MB cache"
                                 : "") +
              (comm_->size() > 1 ? "; " + std::to_string(comm_->size()) + " ranks (" + comm_->backend() + "), " +
                                       std::to_string(state_.batch / comm_->size()) + " sequences each per micro-batch"
@@ -412,7 +414,7 @@ StepResult Trainer::step() {
   if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
              (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
-             number(r.loss_scale) + " → " + number(scaler_.scale()));
+             number(r.loss_scale, 6) + " → " + number(scaler_.scale(), 6));
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
   r.terms = terms.summary();
   r.loss = terms.total();
@@ -430,8 +432,8 @@ StepResult Trainer::step() {
          << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
          << std::flush;
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
-    log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss) +
-             " lr " + number(r.report.lr) + " " + number(r.tokens / r.seconds) + " tokens/s");
+    log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss, 6) +
+             " lr " + number(r.report.lr, 6) + " " + number(r.tokens / r.seconds, 6) + " tokens/s");
   return r;
 }
 
@@ -502,7 +504,8 @@ EvalResult Trainer::evaluate() {
          << ", \"eval_ppl\": " << number(std::exp(r.loss)) << ", \"eval_accuracy\": " << number(r.accuracy)
          << ", \"eval_masked\": " << r.masked << term_numbers("eval_", r.terms) << "}\n"
          << std::flush;
-  if (verbose()) log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss)));
+  if (verbose())
+    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss), 6));
   return r;
 }
 
