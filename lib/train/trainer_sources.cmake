@@ -16,4 +16,5 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/pretrain.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
+  train/tasks/example_readers.cpp
 )

@@ -1,0 +1,194 @@
+#include "train/tasks/example_readers.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/input_kind.hpp"
+#include "core/input_stream.hpp"
+#include "core/line_batcher.hpp"
+
+namespace kglm::train::tasks {
+
+namespace {
+
+std::vector<std::string_view> split_tabs(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  while (true) {
+    const size_t tab = line.find('\t', begin);
+    out.push_back(line.substr(begin, tab == std::string_view::npos ? std::string_view::npos : tab - begin));
+    if (tab == std::string_view::npos) return out;
+    begin = tab + 1;
+  }
+}
+
+// Every line of a text input with its number, '\r' dropped (blank lines included: they separate).
+void for_each_line(InputStream& in, const std::function<void(uint64_t, std::string_view)>& fn) {
+  LineBatcher batcher(in);
+  LineBatch batch;
+  while (batcher.next(batch)) {
+    batch.for_each_line([&](uint64_t n, std::string_view line) {
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      fn(n, line);
+    });
+    batcher.recycle(std::move(batch));
+  }
+  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+}
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
+
+template <class T>
+void refuse_if_all_bad(const std::vector<T>& read, const ErrorCounter& errors, uint64_t errors_before,
+                       const std::string& name) {
+  if (read.empty() && errors.count() > errors_before)
+    throw Error(location(name) + "no valid record; every one was bad");
+}
+
+}  // namespace
+
+std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const TsvColumns& columns,
+                                               ErrorCounter& errors) {
+  InputStream in(path);
+  std::vector<SentenceExample> out;
+  if (skip_empty_input(require_text_input(in, "TSV with a header line"), in.name())) return out;
+  const uint64_t errors_before = errors.count();
+  std::optional<size_t> text, pair, label;
+  size_t width = 0;
+  for_each_line(in, [&](uint64_t n, std::string_view line) {
+    if (blank(line)) return;
+    const std::vector<std::string_view> fields = split_tabs(line);
+    if (!text) {  // the header
+      auto find = [&](const std::string& name) -> size_t {
+        auto it = std::find(fields.begin(), fields.end(), name);
+        if (it != fields.end()) return static_cast<size_t>(it - fields.begin());
+        std::string names;
+        for (std::string_view f : fields) names += (names.empty() ? "" : ", ") + std::string(f);
+        throw Error(location(in.name(), n) + "no column \"" + name + "\" in the header (" + names + ")");
+      };
+      text = find(columns.text);
+      if (!columns.pair.empty()) pair = find(columns.pair);
+      label = find(columns.label);
+      width = std::max({*text, pair.value_or(0), *label}) + 1;
+      return;
+    }
+    if (fields.size() < width) {
+      errors.record(in.name(), n,
+                    std::to_string(fields.size()) + " columns, the header names " + std::to_string(width));
+      return;
+    }
+    SentenceExample e{std::string(fields[*text]), pair ? std::string(fields[*pair]) : std::string(),
+                      std::string(fields[*label]), n};
+    if (e.text.empty() || e.label.empty() || (pair && e.pair.empty())) {
+      errors.record(in.name(), n, "an empty text or label");
+      return;
+    }
+    out.push_back(std::move(e));
+    errors.add_valid();
+  });
+  refuse_if_all_bad(out, errors, errors_before, in.name());
+  return out;
+}
+
+RelationExample parse_marked_sentence(std::string_view sentence) {
+  if (sentence.size() >= 2 && sentence.front() == '"' && sentence.back() == '"')
+    sentence = sentence.substr(1, sentence.size() - 2);
+  RelationExample r;
+  struct Mark {
+    std::string_view text;
+    int entity;  // 1 or 2
+    bool opens;
+  };
+  static constexpr Mark kMarks[] = {{"<e1>", 1, true}, {"</e1>", 1, false}, {"<e2>", 2, true}, {"</e2>", 2, false}};
+  int seen[2][2] = {{0, 0}, {0, 0}};  // [entity][opens]
+  int open = 0;                       // the entity whose opening marker awaits its first character
+  int inside = 0;                     // the entity between its markers
+  bool space = false;                 // a space goes before the next character
+  std::string& text = r.text;
+  auto begin_of = [&](int e) -> size_t& { return e == 1 ? r.e1_begin : r.e2_begin; };
+  auto end_of = [&](int e) -> size_t& { return e == 1 ? r.e1_end : r.e2_end; };
+  for (size_t i = 0; i < sentence.size();) {
+    const Mark* mark = nullptr;
+    for (const Mark& m : kMarks)
+      if (sentence.substr(i, m.text.size()) == m.text) mark = &m;
+    if (!mark) {
+      const char c = sentence[i++];
+      if (c == ' ' && (text.empty() || text.back() == ' ')) continue;
+      if (space && !text.empty() && text.back() != ' ' && c != ' ') text += ' ';
+      space = false;
+      if (open && c != ' ') {
+        begin_of(open) = text.size();
+        open = 0;
+      }
+      text += c;
+      continue;
+    }
+    // The spaces inside the markers pad them; those outside separate words.
+    const bool space_before = i > 0 && sentence[i - 1] == ' ';
+    i += mark->text.size();
+    const bool space_after = i < sentence.size() && sentence[i] == ' ';
+    while (i < sentence.size() && sentence[i] == ' ') ++i;
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    int& count = seen[mark->entity - 1][mark->opens ? 1 : 0];
+    if (++count > 1) throw Error("<e" + std::to_string(mark->entity) + "> marked twice");
+    if (mark->opens) {
+      if (inside) throw Error("<e" + std::to_string(mark->entity) + "> inside <e" + std::to_string(inside) + ">");
+      inside = open = mark->entity;
+      space = space || space_before;
+    } else {
+      if (inside != mark->entity) throw Error(std::string(mark->text) + " without its opening marker");
+      if (open == mark->entity) begin_of(open) = text.size();  // an empty entity
+      end_of(mark->entity) = text.size();
+      inside = open = 0;
+      space = space_after;
+    }
+  }
+  for (int e = 0; e < 2; ++e)
+    if (!seen[e][0] || !seen[e][1])
+      throw Error("no <e" + std::to_string(e + 1) + "> … </e" + std::to_string(e + 1) + ">");
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return r;
+}
+
+std::vector<RelationExample> read_relx(const std::string& path, ErrorCounter& errors) {
+  InputStream in(path);
+  std::vector<RelationExample> out;
+  if (skip_empty_input(require_text_input(in, "RELX records (ID<TAB>\"sentence\", then the relation)"), in.name()))
+    return out;
+  const uint64_t errors_before = errors.count();
+  std::optional<RelationExample> pending;  // a sentence waiting for its relation line
+  bool skip_label = false;                 // the sentence was bad: its relation line goes too
+  for_each_line(in, [&](uint64_t n, std::string_view line) {
+    if (blank(line)) return;
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) {  // a relation line
+      if (pending) {
+        pending->label = std::string(line.substr(line.find_first_not_of(" ")));
+        out.push_back(std::move(*pending));
+        errors.add_valid();
+        pending.reset();
+      } else if (!skip_label) {
+        errors.record(in.name(), n, "a relation line without a sentence before it");
+      }
+      skip_label = false;
+      return;
+    }
+    if (pending) errors.record(in.name(), pending->line, "no relation line after the sentence");
+    pending.reset();
+    skip_label = false;
+    try {
+      RelationExample r = parse_marked_sentence(line.substr(tab + 1));
+      r.id = std::string(line.substr(0, tab));
+      r.line = n;
+      pending = std::move(r);
+    } catch (const Error& e) {
+      errors.record(in.name(), n, e.what());
+      skip_label = true;
+    }
+  });
+  if (pending) errors.record(in.name(), pending->line, "no relation line after the sentence");
+  refuse_if_all_bad(out, errors, errors_before, in.name());
+  return out;
+}
+
+}  // namespace kglm::train::tasks
