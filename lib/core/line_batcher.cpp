@@ -69,18 +69,25 @@ bool LineBatcher::next(LineBatch& batch) {
   return true;
 }
 
-void for_each_data_line(const std::string& path, const std::function<void(uint64_t, std::string_view)>& fn) {
-  InputStream in(path);
-  require_text_input(in, "a text file of lines (a list or a table)");
+void for_each_line(InputStream& in, const std::function<void(uint64_t, std::string_view)>& fn) {
   LineBatcher batcher(in);
   LineBatch batch;
   while (batcher.next(batch)) {
     batch.for_each_line([&](uint64_t number, std::string_view line) {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (!line.empty() && line[0] != '#') fn(number, line);
+      fn(number, line);
     });
+    batcher.recycle(std::move(batch));
   }
   if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
+}
+
+void for_each_data_line(const std::string& path, const std::function<void(uint64_t, std::string_view)>& fn) {
+  InputStream in(path);
+  require_text_input(in, "a text file of lines (a list or a table)");
+  for_each_line(in, [&](uint64_t number, std::string_view line) {
+    if (!line.empty() && line[0] != '#') fn(number, line);
+  });
 }
 
 }  // namespace kglm

@@ -63,6 +63,10 @@ class LineBatcher {
   std::vector<LineBatch> pool_;
 };
 
+// Calls fn(line_number, line) for every line of `in` (blank ones included), without '\n' and a
+// trailing '\r'. Throws Error on a corrupt or truncated compressed stream.
+void for_each_line(InputStream& in, const std::function<void(uint64_t, std::string_view)>& fn);
+
 // Calls fn(line_number, line) for every line of the file (or "-") at path, without '\n' and a
 // trailing '\r', skipping empty lines and '#' comments: the shape of kglm's list and table
 // inputs. Throws Error on a corrupt or truncated compressed stream.

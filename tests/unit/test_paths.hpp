@@ -29,6 +29,12 @@ class ScratchDir {
   }
   ~ScratchDir() { std::filesystem::remove_all(path_); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  // Writes `text` to the file `name` here and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = file(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
 
  private:
   std::filesystem::path path_;

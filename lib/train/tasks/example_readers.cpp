@@ -22,20 +22,6 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   }
 }
 
-// Every line of a text input with its number, '\r' dropped (blank lines included: they separate).
-void for_each_line(InputStream& in, const std::function<void(uint64_t, std::string_view)>& fn) {
-  LineBatcher batcher(in);
-  LineBatch batch;
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t n, std::string_view line) {
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      fn(n, line);
-    });
-    batcher.recycle(std::move(batch));
-  }
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
-}
-
 bool blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
 
 template <class T>

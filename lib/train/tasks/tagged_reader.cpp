@@ -69,8 +69,6 @@ std::vector<TaggedSentence> read_tagged(const std::string& path, const TaggedRea
   std::vector<TaggedSentence> out;
   if (skip_empty_input(require_text_input(in, "word-tagged sentences (PAN-X or CoNLL columns)"), in.name())) return out;
   const uint64_t errors_before = errors.count();
-  LineBatcher batcher(in);
-  LineBatch batch;
   TaggedSentence current;
   bool bad = false;  // the current sentence had a bad line: it is dropped whole
   auto end_sentence = [&] {
@@ -81,29 +79,24 @@ std::vector<TaggedSentence> read_tagged(const std::string& path, const TaggedRea
     current = TaggedSentence();
     bad = false;
   };
-  while (batcher.next(batch)) {
-    batch.for_each_line([&](uint64_t line_no, std::string_view line) {
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t") == std::string_view::npos) return end_sentence();
-      if (options.format == TaggedFormat::conll && line.starts_with("-DOCSTART-")) return end_sentence();
-      if (bad) return;
-      const Parsed p = parse_line(line, options);
-      if (!p.error.empty()) {
-        errors.record(in.name(), line_no, p.error + "; sentence skipped");
-        bad = true;
-        return;
-      }
-      if (current.words.empty()) {
-        current.line = line_no;
-        current.lang = options.lang.empty() ? std::string(p.lang) : options.lang;
-      }
-      current.words.emplace_back(p.word);
-      current.tags.emplace_back(p.tag);
-    });
-    batcher.recycle(std::move(batch));
-  }
+  for_each_line(in, [&](uint64_t line_no, std::string_view line) {
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return end_sentence();
+    if (options.format == TaggedFormat::conll && line.starts_with("-DOCSTART-")) return end_sentence();
+    if (bad) return;
+    const Parsed p = parse_line(line, options);
+    if (!p.error.empty()) {
+      errors.record(in.name(), line_no, p.error + "; sentence skipped");
+      bad = true;
+      return;
+    }
+    if (current.words.empty()) {
+      current.line = line_no;
+      current.lang = options.lang.empty() ? std::string(p.lang) : options.lang;
+    }
+    current.words.emplace_back(p.word);
+    current.tags.emplace_back(p.tag);
+  });
   end_sentence();
-  if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
   if (out.empty() && errors.count() > errors_before)
     throw Error(location(in.name()) + "no valid sentence; every one had a bad line");
   return out;

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "../../unit/test_paths.hpp"
 
 namespace kglm::train::tasks {
@@ -14,24 +12,18 @@ namespace {
 
 using ::kglm::test::ScratchDir;
 
-std::string write(const ScratchDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir.file(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
 std::string entity(const RelationExample& r, int e) {
   return e == 1 ? r.text.substr(r.e1_begin, r.e1_end - r.e1_begin) : r.text.substr(r.e2_begin, r.e2_end - r.e2_begin);
 }
 
 TEST(SentenceTsv, NamedColumnsAndPairs) {
   ScratchDir dir;
-  const std::string path = write(dir, "pawsx.tsv",
-                                 "id\tsentence1\tsentence2\tlabel\r\n"
-                                 "1\tA cat.\tA feline.\t1\r\n\n"
-                                 "2\tshort\n"
-                                 "3\tRain.\t\t0\n"
-                                 "4\tSun.\tMoon.\t0\n");
+  const std::string path = dir.write("pawsx.tsv",
+                                     "id\tsentence1\tsentence2\tlabel\r\n"
+                                     "1\tA cat.\tA feline.\t1\r\n\n"
+                                     "2\tshort\n"
+                                     "3\tRain.\t\t0\n"
+                                     "4\tSun.\tMoon.\t0\n");
   ErrorCounter errors(ErrorLimit{});
   const std::vector<SentenceExample> pairs = read_sentence_tsv(path, {"sentence1", "sentence2", "label"}, errors);
   ASSERT_EQ(pairs.size(), 2u);
@@ -43,7 +35,7 @@ TEST(SentenceTsv, NamedColumnsAndPairs) {
   const std::vector<SentenceExample> single = read_sentence_tsv(path, {"sentence1", "", "label"}, errors);
   EXPECT_EQ(single.size(), 3u);  // line 5's pair column is not read
   EXPECT_THROW(read_sentence_tsv(path, {"premise", "", "label"}, errors), Error);
-  EXPECT_THROW(read_sentence_tsv(write(dir, "bad.tsv", "sentence1\tlabel\nonly\n"), {}, errors), Error);
+  EXPECT_THROW(read_sentence_tsv(dir.write("bad.tsv", "sentence1\tlabel\nonly\n"), {}, errors), Error);
 }
 
 TEST(MarkedSentence, MarkersComeOutAndSpansPointAtTheEntities) {
@@ -71,14 +63,15 @@ TEST(MarkedSentence, MarkersComeOutAndSpansPointAtTheEntities) {
 
 TEST(Relx, RecordsBadRecordsAndRefusal) {
   ScratchDir dir;
-  const std::string path = write(dir, "RELX_en.txt",
-                                 "17647\t\"The <e1> Sacramento Heatwave </e1> is based in <e2> California </e2>.\"\n"
-                                 "org:stateorprovince_of_headquarters(e1,e2)\n\n\n"
-                                 "17648\t\"<e1> no second entity </e1>.\"\n"
-                                 "no_relation\n\n\n"
-                                 "17649\t\"<e1> A </e1> and <e2> B </e2>\"\n\n\n"
-                                 "17650\t\"<e2> C </e2> met <e1> D </e1>\"\n"
-                                 "per:spouse(e2,e1)\n");
+  const std::string path =
+      dir.write("RELX_en.txt",
+                "17647\t\"The <e1> Sacramento Heatwave </e1> is based in <e2> California </e2>.\"\n"
+                "org:stateorprovince_of_headquarters(e1,e2)\n\n\n"
+                "17648\t\"<e1> no second entity </e1>.\"\n"
+                "no_relation\n\n\n"
+                "17649\t\"<e1> A </e1> and <e2> B </e2>\"\n\n\n"
+                "17650\t\"<e2> C </e2> met <e1> D </e1>\"\n"
+                "per:spouse(e2,e1)\n");
   ErrorCounter errors(ErrorLimit{});
   const std::vector<RelationExample> r = read_relx(path, errors);
   ASSERT_EQ(r.size(), 2u);
@@ -89,7 +82,7 @@ TEST(Relx, RecordsBadRecordsAndRefusal) {
   EXPECT_EQ(entity(r[1], 1), "D");
   EXPECT_EQ(r[1].line, 12u);
   EXPECT_EQ(errors.count(), 2u);  // line 5's one entity; line 9 without its relation
-  EXPECT_THROW(read_relx(write(dir, "bad.txt", "1\t\"x\"\nno_relation\n"), errors), Error);
+  EXPECT_THROW(read_relx(dir.write("bad.txt", "1\t\"x\"\nno_relation\n"), errors), Error);
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "../../unit/test_paths.hpp"
 
 namespace kglm::train::tasks {
@@ -14,17 +12,11 @@ namespace {
 
 using ::kglm::test::ScratchDir;
 
-std::string write(const ScratchDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir.file(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
 TEST(TaggedReader, PanX) {
   ScratchDir dir;
-  const std::string path = write(dir, "en.tsv",
-                                 "en:Paris\tB-LOC\nen:is\tO\nen:nice\tO\n\n"
-                                 "en:http://x.org\tO\r\nen:New\tB-ORG\r\nen:York:Times\tI-ORG\r\n\n\n");
+  const std::string path = dir.write("en.tsv",
+                                     "en:Paris\tB-LOC\nen:is\tO\nen:nice\tO\n\n"
+                                     "en:http://x.org\tO\r\nen:New\tB-ORG\r\nen:York:Times\tI-ORG\r\n\n\n");
   ErrorCounter errors(ErrorLimit{});
   const std::vector<TaggedSentence> s = read_tagged(path, {}, errors);
   ASSERT_EQ(s.size(), 2u);
@@ -43,10 +35,10 @@ TEST(TaggedReader, PanX) {
 
 TEST(TaggedReader, ConllColumns) {
   ScratchDir dir;
-  const std::string path = write(dir, "train.txt",
-                                 "-DOCSTART- -X- -X- O\n\n"
-                                 "EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n"
-                                 "Peter NNP B-NP B-PER\tX\n");
+  const std::string path = dir.write("train.txt",
+                                     "-DOCSTART- -X- -X- O\n\n"
+                                     "EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n"
+                                     "Peter NNP B-NP B-PER\tX\n");
   ErrorCounter errors(ErrorLimit{});
   TaggedReadOptions o;
   o.format = TaggedFormat::conll;
@@ -64,31 +56,31 @@ TEST(TaggedReader, ConllColumns) {
 
 TEST(TaggedReader, BadLinesSkipTheirSentence) {
   ScratchDir dir;
-  const std::string path = write(dir, "bad.tsv",
-                                 "en:Good\tO\n\n"
-                                 "en:Fine\tO\nno tab here\nen:Lost\tO\n\n"
-                                 "nocolon\tO\n\n"
-                                 "en:Two\tB-PER I-PER\n\n"
-                                 "en:Kept\tB-PER\n");
+  const std::string path = dir.write("bad.tsv",
+                                     "en:Good\tO\n\n"
+                                     "en:Fine\tO\nno tab here\nen:Lost\tO\n\n"
+                                     "nocolon\tO\n\n"
+                                     "en:Two\tB-PER I-PER\n\n"
+                                     "en:Kept\tB-PER\n");
   ErrorCounter errors(ErrorLimit{});
   const std::vector<TaggedSentence> s = read_tagged(path, {}, errors);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].words, (std::vector<std::string>{"Good"}));
   EXPECT_EQ(s[1].words, (std::vector<std::string>{"Kept"}));
   EXPECT_EQ(errors.count(), 3u);  // lines 4, 7 and 9
-  const std::string only_bad = write(dir, "only-bad.tsv", "a b c\n\nd e f\n");
+  const std::string only_bad = dir.write("only-bad.tsv", "a b c\n\nd e f\n");
   EXPECT_THROW(read_tagged(only_bad, {}, errors), Error);
   TaggedReadOptions conll;
   conll.format = TaggedFormat::conll;
-  EXPECT_THROW(read_tagged(write(dir, "one-column.txt", "word\n"), conll, errors), Error);
+  EXPECT_THROW(read_tagged(dir.write("one-column.txt", "word\n"), conll, errors), Error);
 }
 
 TEST(TaggedReader, RefusesWhatIsNotText) {
   ScratchDir dir;
   ErrorCounter errors(ErrorLimit{});
-  EXPECT_THROW(read_tagged(write(dir, "bin", std::string("\0\1\2\3\0\0binary", 12)), {}, errors), Error);
+  EXPECT_THROW(read_tagged(dir.write("bin", std::string("\0\1\2\3\0\0binary", 12)), {}, errors), Error);
   EXPECT_THROW(read_tagged(dir.file("missing.tsv"), {}, errors), Error);
-  EXPECT_TRUE(read_tagged(write(dir, "empty.tsv", ""), {}, errors).empty());
+  EXPECT_TRUE(read_tagged(dir.write("empty.tsv", ""), {}, errors).empty());
 }
 
 }  // namespace
