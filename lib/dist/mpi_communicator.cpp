@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -146,19 +145,18 @@ void MpiCommunicator::wait_all() {
   pending_.clear();
 }
 
-void MpiCommunicator::all_reduce(std::span<double> values, ReduceOp op) {
-  nn::Tensor t = nn::Tensor::empty({static_cast<int64_t>(values.size())}, nn::DType::F64);
-  std::copy(values.begin(), values.end(), t.data<double>());
-  all_reduce(t, op);
-  std::copy_n(t.data<double>(), values.size(), values.begin());
+template <class T>
+void MpiCommunicator::reduce_values(std::span<T> values, MPI_Datatype type, ReduceOp op) {
+  MPI_Request request;
+  MPI_Iallreduce(MPI_IN_PLACE, values.data(), count_of(static_cast<int64_t>(values.size()), "all_reduce"), type,
+                 MPI_SUM, MPI_COMM_WORLD, &request);
+  wait(request, "all_reduce");
+  if (op == ReduceOp::Average) divide(values.data(), values.size(), size_);
 }
 
-void MpiCommunicator::all_reduce(std::span<int64_t> values, ReduceOp op) {
-  nn::Tensor t = nn::Tensor::empty({static_cast<int64_t>(values.size())}, nn::DType::I64);
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  all_reduce(t, op);
-  std::copy_n(t.data<int64_t>(), values.size(), values.begin());
-}
+void MpiCommunicator::all_reduce(std::span<double> values, ReduceOp op) { reduce_values(values, MPI_DOUBLE, op); }
+
+void MpiCommunicator::all_reduce(std::span<int64_t> values, ReduceOp op) { reduce_values(values, MPI_INT64_T, op); }
 
 void MpiCommunicator::broadcast(nn::Tensor& t, int root) {
   host_only(t, "broadcast");

@@ -47,6 +47,9 @@ class MpiCommunicator final : public Communicator {
   // Completes `request`, polling until timeout_seconds() have passed, then aborts the job.
   void wait(MPI_Request& request, const char* op);
   void host_only(const nn::Tensor& t, const char* op) const;
+  // A host array in place (the scalars' all-reduce, without a tensor's copy).
+  template <class T>
+  void reduce_values(std::span<T> values, MPI_Datatype type, ReduceOp op);
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   double timeout_ = 600;

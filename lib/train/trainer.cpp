@@ -150,7 +150,8 @@ MlmModel::MlmModel(const nn::ModelConfig& c, nn::Device device, nn::DType comput
 Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communicator> comm)
     : options_(on_usable_device(options)),
       comm_(comm ? std::move(comm) : dist::make_communicator(options_.device)),
-      data_(TokenDataset::open(dataset_paths(options_.data), {cache_bytes(options_.cache_mb)})) {
+      data_paths_(dataset_paths(options_.data)),
+      data_(TokenDataset::open(data_paths_, {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   settle_settings();
   if (state_.batch % comm_->size() != 0)
@@ -232,7 +233,7 @@ void Trainer::settle_settings() {
     warn("--resume: the learning-rate schedule now decays to step " + std::to_string(state_.optimizer.total_steps) +
          " (the run that wrote the checkpoint used " + std::to_string(saved_total) + ")");
   state_.data.clear();
-  for (const std::string& path : dataset_paths(o.data))
+  for (const std::string& path : data_paths_)
     state_.data += (state_.data.empty() ? "" : ",") + fs::weakly_canonical(fs::absolute(path)).string();
   state_.data_sequences = data_.size();
 }

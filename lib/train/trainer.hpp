@@ -96,6 +96,7 @@ class Trainer {
 
   const PretrainOptions options_;  // a copy: a Trainer may outlive the options it was made from
   std::shared_ptr<dist::Communicator> comm_;
+  std::vector<std::string> data_paths_;  // --data's files (a glob expanded once)
   TokenDataset data_;
   TrainerState state_;
   std::unique_ptr<MlmModel> model_;
