@@ -13,6 +13,13 @@ namespace kglm {
 // control characters, '"' and '\\' escaped.
 void append_json_string(std::string& out, std::string_view s);
 
+// s as a JSON string literal, returned.
+inline std::string json_string(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
 inline void append_json_uint(std::string& out, uint64_t v) {
   char digits[20];
   auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;

@@ -79,4 +79,18 @@ std::unique_ptr<Communicator> make_communicator(nn::Device device) {
 #endif
 }
 
+int run_on_every_rank(Communicator& comm, const char* tool, const std::function<int()>& body) {
+  if (comm.size() == 1) return body();
+  int status = 0;
+  try {
+    status = body();
+  } catch (const UsageError& e) {
+    comm.abort(std::string(tool) + ": rank " + std::to_string(comm.rank()) + ": " + e.what(), 2);
+  } catch (const std::exception& e) {
+    comm.abort(std::string(tool) + ": error: rank " + std::to_string(comm.rank()) + ": " + e.what(), 1);
+  }
+  comm.barrier();
+  return status;
+}
+
 }  // namespace kglm::dist

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -68,6 +69,12 @@ std::unique_ptr<Communicator> make_communicator(nn::Device device);
 
 // Whether the environment says an MPI launcher started this process (with more than one rank).
 bool launched_by_mpi();
+
+// Runs a tool's body on this rank and returns its status. With several ranks, an exception ends
+// the whole job through abort() (exit 2 for a UsageError, 1 otherwise), since the other ranks
+// would wait for this one forever; then every rank meets at a barrier (rank 0 may still be
+// writing). One rank: the exception propagates to run_tool.
+int run_on_every_rank(Communicator& comm, const char* tool, const std::function<int()>& body);
 
 // For the implementations: throws unless `t` can be reduced on the host (F32, F64, I32, I64).
 void check_reducible(const nn::Tensor& t, const char* op);

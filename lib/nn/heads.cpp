@@ -96,25 +96,33 @@ void MlmHead::backward(Tensor& dhidden) {
   scatter_add_rows(dx_, rows_, dhidden);
 }
 
+CrossEntropyResult ClassifierLogits::loss(const Tensor& targets, bool need_grad, double grad_scale, int64_t group) {
+  if (group <= 1) return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
+  if (logits_.numel() % group != 0)
+    throw Error("classifier: logits do not split into groups of " + std::to_string(group));
+  const Shape grouped{logits_.numel() / group, group};
+  Tensor dgrouped = dlogits_.view(grouped);
+  return head_loss(logits_.view(grouped), targets, dgrouped, need_grad, grad_scale);
+}
+
 SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config, ParameterStore& params,
-                                                       int64_t labels)
+                                                       int64_t labels, Pooling pooling)
     : config_(config), params_(params), labels_(labels) {
   if (labels < 1) throw Error("sequence classification head: needs at least one label");
   workspace_ = Workspace(params.device());
   const int64_t h = config.hidden;
-  const bool bert = config.architecture == Architecture::Bert;
-  dropout_first_ = !bert;
-  const std::string dense = bert ? config.prefix() + "pooler.dense." : "classifier.dense.";
-  const std::string out = bert ? "classifier." : "classifier.out_proj.";
+  const bool pooler = config.architecture == Architecture::Bert || pooling == Pooling::Pooler;
+  dropout_first_ = !pooler;
+  const std::string dense = pooler ? config.prefix() + "pooler.dense." : "classifier.dense.";
+  const std::string out = pooler ? "classifier." : "classifier.out_proj.";
   dense_w_ = params.add(dense + "weight", {h, h}, Init::Normal, true);
   dense_b_ = params.add(dense + "bias", {h}, Init::Zeros, false);
   out_w_ = params.add(out + "weight", {labels, h}, Init::Normal, true);
   out_b_ = params.add(out + "bias", {labels}, Init::Zeros, false);
 }
 
-CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int64_t batch, int64_t seq,
-                                                       const Tensor& targets, const DropoutContext& dropout,
-                                                       bool need_grad, double grad_scale) {
+const Tensor& SequenceClassificationHead::forward(const Tensor& hidden, int64_t batch, int64_t seq,
+                                                  const DropoutContext& dropout) {
   const int64_t h = config_.hidden;
   if (batch != batch_ || seq != seq_) {
     batch_ = batch;
@@ -137,7 +145,7 @@ CrossEntropyResult SequenceClassificationHead::forward(const Tensor& hidden, int
   tanh_forward(pooled_, pooled_);
   dropout_forward(pooled_, p_, dropout.key(kHeadSiteSecond, pooled_.numel()), pooled_drop_, pooled_mask_);
   linear_forward(pooled_drop_, params_[out_w_].compute, params_[out_b_].compute, logits_);
-  return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
+  return logits_;
 }
 
 void SequenceClassificationHead::backward(Tensor& dhidden) {
@@ -150,6 +158,47 @@ void SequenceClassificationHead::backward(Tensor& dhidden) {
   scatter_add_rows(dfirst_, rows_, dhidden);
 }
 
+EntityPairClassificationHead::EntityPairClassificationHead(const ModelConfig& config, ParameterStore& params,
+                                                           int64_t labels)
+    : config_(config), params_(params), labels_(labels) {
+  if (labels < 1) throw Error("entity-pair classification head: needs at least one label");
+  workspace_ = Workspace(params.device());
+  w_ = params.add("classifier.weight", {labels, 2 * config.hidden}, Init::Normal, true);
+  b_ = params.add("classifier.bias", {labels}, Init::Zeros, false);
+}
+
+const Tensor& EntityPairClassificationHead::forward(const Tensor& hidden, const Tensor& rows,
+                                                    const DropoutContext& dropout) {
+  check_dtype(rows, DType::I32, "entity-pair head", "rows");
+  if (rows.numel() % 2 != 0) throw Error("entity-pair head: rows must come in pairs");
+  const int64_t batch = rows.numel() / 2, h = config_.hidden;
+  if (batch != batch_) {
+    batch_ = batch;
+    const DType a = params_.compute_dtype();
+    workspace_.begin();
+    pair_ = workspace_.buffer({batch, 2 * h}, a);
+    dropped_ = workspace_.buffer({batch, 2 * h}, a);
+    ddropped_ = workspace_.buffer({batch, 2 * h}, a);
+    mask_ = workspace_.buffer({batch, 2 * h}, DType::U8);
+    logits_ = workspace_.buffer({batch, labels_}, a);
+    dlogits_ = workspace_.buffer({batch, labels_}, a);
+  }
+  rows_ = rows.to(params_.device());
+  // Row 2b is e1's state and row 2b + 1 e2's: gathered as [2B, H], they are [B, 2H] concatenated.
+  Tensor gathered = pair_.view({2 * batch, h});
+  gather_rows(hidden, rows_, gathered);
+  p_ = dropout.training ? config_.hidden_dropout : 0.0f;
+  dropout_forward(pair_, p_, dropout.key(kHeadSiteFirst, pair_.numel()), dropped_, mask_);
+  linear_forward(dropped_, params_[w_].compute, params_[b_].compute, logits_);
+  return logits_;
+}
+
+void EntityPairClassificationHead::backward(Tensor& dhidden) {
+  linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
+  dropout_backward(ddropped_, mask_, p_, ddropped_);
+  scatter_add_rows(ddropped_.view({2 * batch_, config_.hidden}), rows_, dhidden);
+}
+
 TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels)
     : config_(config), params_(params), labels_(labels) {
   if (labels < 1) throw Error("token classification head: needs at least one label");
@@ -158,8 +207,7 @@ TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, Para
   b_ = params.add("classifier.bias", {labels}, Init::Zeros, false);
 }
 
-CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const Tensor& targets,
-                                                    const DropoutContext& dropout, bool need_grad, double grad_scale) {
+const Tensor& TokenClassificationHead::forward(const Tensor& hidden, const DropoutContext& dropout) {
   const int64_t n = hidden.dim(0);
   if (!logits_.defined() || logits_.dim(0) != n) {
     const DType a = params_.compute_dtype();
@@ -173,7 +221,7 @@ CrossEntropyResult TokenClassificationHead::forward(const Tensor& hidden, const 
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst, hidden.numel()), dropped_, mask_);
   linear_forward(dropped_, params_[w_].compute, params_[b_].compute, logits_);
-  return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
+  return logits_;
 }
 
 void TokenClassificationHead::backward(Tensor& dhidden) {

@@ -2,10 +2,12 @@
 // - MlmHead: dense + GELU + LayerNorm + decoder tied to the word embeddings + bias, evaluated only
 //   at the masked rows (the vocabulary projection dominates the cost of XLM-R's 250k vocabulary);
 // - SequenceClassificationHead: on each sequence's first token (XLM-R: dense, tanh, out_proj;
-//   BERT: pooler dense + tanh, classifier);
+//   BERT: pooler dense + tanh, classifier); with one label and groups, multiple choice;
+// - EntityPairClassificationHead: relations, on the two entities' first tokens;
 // - TokenClassificationHead: a linear classifier on every row.
-// Each forward computes the loss sum (and, when training, the logits' gradient scaled by
-// grad_scale); backward() then adds the hidden states' gradient into dhidden.
+// The MLM head's forward computes its loss; the classification heads' forward computes logits
+// only, and loss() the loss sum (and, when training, the logits' gradient scaled by grad_scale).
+// backward() then adds the hidden states' gradient into dhidden.
 #pragma once
 
 #include <cstdint>
@@ -42,37 +44,73 @@ class MlmHead {
   Tensor rows_, x_, pre_, act_, mean_, rstd_, normed_, logits_, dx_, dpre_;
 };
 
-class SequenceClassificationHead {
+// What the classification heads share: forward() leaves the logits, so that predicting needs no
+// targets; loss() then scores them and, when training, writes their gradient for backward().
+class ClassifierLogits {
  public:
-  SequenceClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels);
+  const Tensor& logits() const { return logits_; }
+  // targets I32 [rows of the logits / group] (kIgnoreIndex allowed). group > 1 (multiple choice,
+  // one logit per choice): each run of `group` consecutive logits is one example's distribution.
+  CrossEntropyResult loss(const Tensor& targets, bool need_grad, double grad_scale, int64_t group = 1);
 
-  // hidden [B·T, H]: classifies row b·T of each sequence; targets I32 [B] (kIgnoreIndex allowed).
-  CrossEntropyResult forward(const Tensor& hidden, int64_t batch, int64_t seq, const Tensor& targets,
-                             const DropoutContext& dropout, bool need_grad, double grad_scale);
+ protected:
+  Tensor logits_, dlogits_;
+};
+
+// The classifier on each sequence's first token. XLM-R: dropout, dense, tanh, dropout, out_proj
+// (classifier.dense / classifier.out_proj). Pooled (BERT's heads, and multiple choice in both
+// architectures): the encoder's pooler (dense + tanh), dropout, classifier.
+class SequenceClassificationHead : public ClassifierLogits {
+ public:
+  enum class Pooling : uint8_t { Auto, Pooler };  // Auto: the architecture's own sequence head
+  SequenceClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels,
+                             Pooling pooling = Pooling::Auto);
+
+  // hidden [B·T, H]: classifies row b·T of each sequence; returns the logits [B, labels].
+  const Tensor& forward(const Tensor& hidden, int64_t batch, int64_t seq, const DropoutContext& dropout);
   void backward(Tensor& dhidden);
-  const Tensor& logits() const { return logits_; }  // [B, labels]
 
  private:
   ModelConfig config_;
   ParameterStore& params_;
   int64_t labels_;
-  bool dropout_first_;  // XLM-R drops out the <s> state before its dense layer; BERT's pooler does not
+  bool dropout_first_;  // XLM-R drops out the <s> state before its dense layer; a pooler does not
   size_t dense_w_, dense_b_, out_w_, out_b_;
   int64_t batch_ = 0, seq_ = 0;
   float p_ = 0;
   Workspace workspace_;
-  Tensor rows_, first_, first_mask_, pooled_, pooled_drop_, pooled_mask_, logits_, dlogits_, dpooled_, dfirst_;
+  Tensor rows_, first_, first_mask_, pooled_, pooled_drop_, pooled_mask_, dpooled_, dfirst_;
 };
 
-class TokenClassificationHead {
+// Relation classification on the two entities' first tokens: their hidden states concatenated
+// [h(e1); h(e2)], dropout, a linear classifier (classifier.weight [labels, 2H]).
+class EntityPairClassificationHead : public ClassifierLogits {
+ public:
+  EntityPairClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels);
+
+  // rows I32 [2B]: e1's and e2's row of each example, in that order; returns the logits [B, labels].
+  const Tensor& forward(const Tensor& hidden, const Tensor& rows, const DropoutContext& dropout);
+  void backward(Tensor& dhidden);
+
+ private:
+  ModelConfig config_;
+  ParameterStore& params_;
+  int64_t labels_;
+  size_t w_, b_;
+  int64_t batch_ = -1;
+  float p_ = 0;
+  Workspace workspace_;
+  Tensor rows_, pair_, dropped_, mask_, ddropped_;
+};
+
+// A linear classifier on every row (classifier.weight [labels, H]).
+class TokenClassificationHead : public ClassifierLogits {
  public:
   TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels);
 
-  // hidden [N, H]; targets I32 [N] (kIgnoreIndex on padding and special tokens).
-  CrossEntropyResult forward(const Tensor& hidden, const Tensor& targets, const DropoutContext& dropout, bool need_grad,
-                             double grad_scale);
+  // hidden [N, H]; returns the logits [N, labels].
+  const Tensor& forward(const Tensor& hidden, const DropoutContext& dropout);
   void backward(Tensor& dhidden);
-  const Tensor& logits() const { return logits_; }  // [N, labels]
 
  private:
   ModelConfig config_;
@@ -81,7 +119,7 @@ class TokenClassificationHead {
   size_t w_, b_;
   float p_ = 0;
   Workspace workspace_;
-  Tensor dropped_, mask_, logits_, dlogits_, ddropped_;
+  Tensor dropped_, mask_, ddropped_;
 };
 
 }  // namespace kglm::nn

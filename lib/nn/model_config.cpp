@@ -120,7 +120,8 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
 }
 
 void write_model_config(const std::filesystem::path& config_json, const ModelConfig& c,
-                        const std::string& architectures_name) {
+                        const std::string& architectures_name,
+                        const std::vector<std::pair<std::string, std::string>>& extra) {
   std::string out = "{\n";
   auto field = [&](const char* key, const std::string& value, bool last = false) {
     out += "  ";
@@ -156,6 +157,7 @@ void write_model_config(const std::filesystem::path& config_json, const ModelCon
   field("pad_token_id", std::to_string(c.pad_token_id));
   field("bos_token_id", std::to_string(c.bos_token_id));
   field("eos_token_id", std::to_string(c.eos_token_id));
+  for (const auto& [key, json] : extra) field(key.c_str(), json);
   field("torch_dtype", str("float32"), true);
   out += "}\n";
 

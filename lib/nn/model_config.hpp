@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kglm::nn {
 
@@ -39,8 +41,10 @@ struct ModelConfig {
 ModelConfig default_config(Architecture architecture, int64_t vocab_size);
 
 ModelConfig read_model_config(const std::filesystem::path& config_json);
-// Writes config.json (atomically) with the fields Hugging Face needs to load the model.
+// Writes config.json (atomically) with the fields Hugging Face needs to load the model, and the
+// `extra` members (key, JSON text), e.g. a classifier's id2label.
 void write_model_config(const std::filesystem::path& config_json, const ModelConfig& config,
-                        const std::string& architectures_name);
+                        const std::string& architectures_name,
+                        const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace kglm::nn

@@ -50,18 +50,7 @@ int run_pretrain(const PretrainOptions& o) {
   if (o.batch < 0 || o.accumulate < 0 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
-  if (comm->size() == 1) return train(o, comm);
-  // One rank's error would leave the others waiting in a collective: it ends the whole job.
-  int status = 0;
-  try {
-    status = train(o, comm);
-  } catch (const UsageError& e) {
-    comm->abort("pretrain: rank " + std::to_string(comm->rank()) + ": " + e.what(), 2);
-  } catch (const std::exception& e) {
-    comm->abort("pretrain: error: rank " + std::to_string(comm->rank()) + ": " + e.what(), 1);
-  }
-  comm->barrier();  // rank 0 may still be writing the checkpoint
-  return status;
+  return dist::run_on_every_rank(*comm, "pretrain", [&] { return train(o, comm); });
 }
 
 }  // namespace kglm::train

@@ -17,6 +17,7 @@
 #include "train/loss_terms.hpp"
 #include "train/metrics_log.hpp"
 #include "train/token_shards.hpp"
+#include "train/train_layers.hpp"
 
 namespace kglm::train {
 
@@ -65,36 +66,6 @@ nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data)
   const int64_t offset = arch == nn::Architecture::XlmRoberta ? c.pad_token_id + 1 : 0;
   c.max_positions = o.max_positions > 0 ? o.max_positions : static_cast<int64_t>(data.max_len()) + offset;
   return c;
-}
-
-// --train-layers: "all", "last:K" or "last:K,frozen-embeddings".
-struct TrainLayers {
-  bool all = true;
-  size_t last = 0;
-  bool embeddings = true;
-};
-
-TrainLayers parse_train_layers(const std::string& spec, int64_t layers) {
-  TrainLayers t;
-  if (spec == "all") return t;
-  std::string rest = spec;
-  constexpr std::string_view kFrozen = ",frozen-embeddings";
-  if (rest.ends_with(kFrozen)) {
-    t.embeddings = false;
-    rest.resize(rest.size() - kFrozen.size());
-  }
-  size_t used = 0;
-  long k = -1;
-  if (rest.starts_with("last:")) try {
-      k = std::stol(rest.substr(5), &used);
-    } catch (const std::exception&) {
-    }
-  if (k < 0 || used == 0 || 5 + used != rest.size())
-    throw UsageError("--train-layers must be all, last:K or last:K,frozen-embeddings, not '" + spec + "'");
-  if (k > layers) throw UsageError("--train-layers " + spec + ": the model has " + std::to_string(layers) + " layers");
-  t.all = false;
-  t.last = static_cast<size_t>(k);
-  return t;
 }
 
 std::string term_numbers(const char* prefix, const TermLosses& t) {

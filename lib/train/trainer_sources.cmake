@@ -12,9 +12,18 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/metrics_log.cpp
   train/trainer_state.cpp
   train/mask_dump.cpp
+  train/train_layers.cpp
   train/trainer.cpp
   train/pretrain.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
   train/tasks/example_readers.cpp
+  train/tasks/jsonl_readers.cpp
+  train/tasks/task_data.cpp
+  train/tasks/task_model.cpp
+  train/tasks/task_config.cpp
+  train/tasks/task_eval.cpp
+  train/tasks/results_table.cpp
+  train/tasks/finetuner.cpp
+  train/finetune.cpp
 )

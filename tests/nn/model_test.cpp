@@ -194,12 +194,13 @@ void check_classification(const fs::path& dir, Device device, const std::string&
   Tensor targets = ref.read_i32("labels");
   CrossEntropyResult ce;
   if constexpr (std::is_same_v<Head, SequenceClassificationHead>) {
-    ce = head.forward(hidden, in.batch.batch, in.batch.seq, targets, DropoutContext{}, true, 1.0 / 3);
+    head.forward(hidden, in.batch.batch, in.batch.seq, DropoutContext{});
+    ce = head.loss(targets, true, 1.0 / 3);
   } else {
     int64_t counted = 0;
     for (int64_t i = 0; i < targets.numel(); ++i) counted += targets.data<int32_t>()[i] != kIgnoreIndex;
-    ce = head.forward(hidden, targets.view({targets.numel()}), DropoutContext{}, true,
-                      1.0 / static_cast<double>(counted));
+    head.forward(hidden, DropoutContext{});
+    ce = head.loss(targets.view({targets.numel()}), true, 1.0 / static_cast<double>(counted));
   }
   Tensor ref_logits = ref.read_f32("logits");
   EXPECT_LE(relative_error(head.logits(), ref_logits.view({head.logits().dim(0), labels})), kTolerance);

@@ -33,6 +33,7 @@ std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const Ts
 // stood between words), and each entity's bytes [begin, end) in it.
 struct RelationExample {
   std::string id, text, label;
+  std::string lang;  // annotated text's "lang" (RELX has none)
   size_t e1_begin = 0, e1_end = 0, e2_begin = 0, e2_end = 0;
   uint64_t line = 0;
 };

@@ -1,0 +1,179 @@
+// finetune: fine-tuning of a pre-trained encoder on NER, sequence and pair classification,
+// relation classification and multiple choice, evaluated zero-shot across languages; `finetune
+// evaluate` and `finetune predict` on saved models. See man 1 finetune.
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "train/finetune.hpp"
+
+using namespace kglm;
+
+namespace {
+
+constexpr const char* kFormatHelp =
+    "input format: auto (sniffed), or token: panx, conll; sequence: tsv; relation: relx, jsonl (annotated text); "
+    "choice: xlr";
+
+// The options every command reads files and runs the model with.
+void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
+  // clang-format off
+  cli.add()
+      ("format", po::value(&o.read.format)->default_value("auto"), kFormatHelp)
+      ("tag-column", po::value(&o.read.tag_column)->default_value(-1),
+       "conll: the label's column, 0-based or negative from the end")
+      ("text-column", po::value(&o.read.columns.text)->default_value("sentence1"), "tsv: the text's column")
+      ("pair-column", po::value(&o.read.columns.pair)->default_value(""),
+       "tsv: the second text's column (pair tasks: sentence2)")
+      ("label-column", po::value(&o.read.columns.label)->default_value("label"), "tsv: the label's column")
+      ("batch", po::value(&o.batch)->default_value(32), "examples per batch (the global batch across ranks)")
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");
+  // clang-format on
+}
+
+void fill_common(const ToolCli& cli, const std::string& device, train::FinetuneCommon& o) {
+  const CommonOptions& c = cli.common();
+  o.device = nn::parse_device(device);
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.max_errors = c.max_errors;
+  o.stats_file = c.stats_file;
+  o.command_line = c.command_line;
+  if (o.batch < 1) throw UsageError("--batch must be at least 1");
+  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "'");
+}
+
+std::vector<uint64_t> parse_seeds(const std::string& spec) {
+  std::vector<uint64_t> seeds;
+  size_t begin = 0;
+  while (begin <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', begin), spec.size());
+    const std::string part = spec.substr(begin, comma - begin);
+    size_t used = 0;
+    try {
+      seeds.push_back(std::stoull(part, &used));
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || part.starts_with("-"))
+      throw UsageError("--seeds takes comma-separated non-negative integers, not '" + spec + "'");
+    begin = comma + 1;
+  }
+  return seeds;
+}
+
+int train_main(int argc, char** argv) {
+  ToolCli cli("finetune",
+              "finetune --task token|sequence|relation|choice --init MODEL_DIR --train FILE [--dev FILE]\n"
+              "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
+              "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
+              "       finetune predict --model RUN_DIR/seed-S/best --input FILE -o OUTPUT",
+              "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
+              "single or pair classification; relation: two marked entities; choice: multiple choice) for each seed,\n"
+              "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
+  train::FinetuneOptions o;
+  std::string device, seeds;
+  add_common(cli, o, device);
+  // clang-format off
+  cli.add()
+      ("task", po::value(&o.task), "token, sequence, relation or choice")
+      ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
+      ("train", po::value(&o.train), "training file: PATH or LANG=PATH")
+      ("dev", po::value(&o.dev), "dev file (PATH or LANG=PATH): evaluated during training, the best model kept")
+      ("test", po::value(&o.tests)->composing(), "LANG=FILE, repeatable: scored with the best model of each seed")
+      ("out", po::value(&o.out), "the run directory")
+      ("seeds", po::value(&seeds)->default_value("11"), "comma-separated seeds, one run each")
+      ("epochs", po::value(&o.epochs)->default_value(3), "passes over the training data")
+      ("max-len", po::value(&o.max_len)->default_value(128), "tokens per sequence, special tokens included")
+      ("lr", po::value(&o.optimizer.lr)->default_value(2e-5), "peak learning rate")
+      ("warmup", po::value(&o.warmup_steps)->default_value(-1), "linear warm-up steps (default: --warmup-ratio)")
+      ("warmup-ratio", po::value(&o.warmup_ratio)->default_value(0.1), "linear warm-up share of the run's steps")
+      ("weight-decay", po::value(&o.optimizer.weight_decay)->default_value(0.0), "AdamW decoupled weight decay")
+      ("adam-eps", po::value(&o.optimizer.eps)->default_value(1e-8), "AdamW ε")
+      ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0), "clip the global gradient norm (0: off)")
+      ("dropout", po::value(&o.dropout)->default_value(-1.0f), "hidden and attention dropout (default: the model's)")
+      ("labels", po::value(&o.labels), "A,B,C or @FILE (one a line): the labels in their order "
+       "(default: the training data's, sorted)")
+      ("pooling", po::value(&o.pooling)->default_value("entity-start"),
+       "relation: entity-start (the entities' first tokens, concatenated) or cls")
+      ("train-layers", po::value(&o.train_layers)->default_value("all"),
+       "all, last:K (the embeddings, the last K layers and the head) or last:K,frozen-embeddings")
+      ("eval-every", po::value(&o.eval_every)->default_value(0), "dev evaluation every N steps (and at each epoch's end)")
+      ("save-every", po::value(&o.save_every)->default_value(0), "a resumable checkpoint every N steps")
+      ("log-every", po::value(&o.log_every)->default_value(10), "progress line on stderr every N steps")
+      ("stop-after", po::value(&o.stop_after)->default_value(0),
+       "checkpoint and stop (exit 75) after N steps of this invocation, as on SIGUSR1; --resume continues")
+      ("resume", po::bool_switch(&o.resume), "continue the run in --out: finished seeds are kept, a stopped one resumes");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  fill_common(cli, device, o);
+  if (o.out.empty()) o.out = cli.common().output;
+  if (o.task.empty()) throw UsageError("--task is required");
+  o.seeds = parse_seeds(seeds);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  require_range("--lr", o.optimizer.lr, 0, kInf, true);
+  require_range("--warmup-ratio", o.warmup_ratio, 0, 1);
+  require_range("--weight-decay", o.optimizer.weight_decay, 0, kInf);
+  require_range("--adam-eps", o.optimizer.eps, 0, kInf, true);
+  require_range("--clip", o.optimizer.max_grad_norm, 0, kInf);
+  if (o.dropout >= 0) require_range("--dropout", o.dropout, 0, 1, false, true);
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"--eval-every", o.eval_every},
+                             {"--save-every", o.save_every},
+                             {"--log-every", o.log_every},
+                             {"--stop-after", o.stop_after}})
+    if (value < 0) throw UsageError(std::string(name) + " must be ≥ 0");
+  return train::run_finetune(o);
+}
+
+int evaluate_main(int argc, char** argv) {
+  ToolCli cli("finetune evaluate", "finetune evaluate --model RUN_DIR|MODEL_DIR --test LANG=FILE ... [-o PREFIX]",
+              "Scores fine-tuned models on test files per language: every seed's best model of a run directory (mean\n"
+              "and std over seeds, the zero-shot average, English), or one model; writes PREFIX.tsv and PREFIX.json\n"
+              "(default MODEL/evaluation).");
+  train::FinetuneEvaluateOptions o;
+  std::string device;
+  add_common(cli, o, device);
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model), "a finetune run directory, or one model directory (RUN_DIR/seed-S/best)")
+      ("test", po::value(&o.tests)->composing(), "LANG=FILE, repeatable");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  fill_common(cli, device, o);
+  if (o.model.empty()) throw UsageError("--model is required");
+  o.output = cli.common().output;
+  return train::run_finetune_evaluate(o);
+}
+
+int predict_main(int argc, char** argv) {
+  ToolCli cli(
+      "finetune predict", "finetune predict --model MODEL_DIR --input FILE -o OUTPUT",
+      "Labels a file with a fine-tuned model: the token task writes the words with their predicted tags (PAN-X\n"
+      "lines when the words have a language, else WORD<TAB>TAG), the others one JSON line per example.");
+  train::FinetunePredictOptions o;
+  std::string device;
+  add_common(cli, o, device);
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model), "a fine-tuned model directory (RUN_DIR/seed-S/best)")
+      ("input", po::value(&o.input), "the file to label: PATH or LANG=PATH");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  fill_common(cli, device, o);
+  if (o.model.empty()) throw UsageError("--model is required");
+  o.output = cli.common().output;
+  return train::run_finetune_predict(o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
+    return run_tool("finetune evaluate", [&] { return evaluate_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::strcmp(argv[1], "predict") == 0)
+    return run_tool("finetune predict", [&] { return predict_main(argc - 1, argv + 1); });
+  return run_tool("finetune", [&] { return train_main(argc, argv); });
+}

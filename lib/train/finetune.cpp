@@ -1,0 +1,298 @@
+#include "train/finetune.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+
+#include "core/json_writer.hpp"
+#include "core/log.hpp"
+#include "core/output_stream.hpp"
+#include "core/stats.hpp"
+#include "core/temporaries.hpp"
+#include "dist/communicator.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/threads.hpp"
+#include "sample/corpus.hpp"
+#include "train/pretrain.hpp"
+#include "train/tasks/finetuner.hpp"
+
+namespace kglm::train {
+
+namespace fs = std::filesystem;
+using tasks::TaskFile;
+
+namespace {
+
+struct LangPath {
+  std::string lang, path;
+};
+
+// "LANG=PATH" (LANG a language code), or a plain PATH when the language may be left out.
+LangPath split_lang_path(const std::string& arg, bool lang_required, const char* option) {
+  const size_t eq = arg.find('=');
+  if (eq != std::string::npos && sample::valid_language(std::string_view(arg).substr(0, eq)))
+    return {arg.substr(0, eq), arg.substr(eq + 1)};
+  if (lang_required) throw UsageError(std::string(option) + " takes LANG=PATH, not '" + arg + "'");
+  return {"", arg};
+}
+
+// --labels: "A,B,C" or @FILE with one label a line.
+std::vector<std::string> parse_labels(const std::string& spec) {
+  std::vector<std::string> labels;
+  if (spec.starts_with("@")) {
+    std::ifstream in(spec.substr(1));
+    if (!in) throw UsageError("--labels " + spec + ": cannot read the file");
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) labels.push_back(line);
+  } else {
+    size_t begin = 0;
+    while (begin <= spec.size()) {
+      const size_t comma = std::min(spec.find(',', begin), spec.size());
+      if (comma > begin) labels.push_back(spec.substr(begin, comma - begin));
+      begin = comma + 1;
+    }
+  }
+  if (labels.empty()) throw UsageError("--labels names no label");
+  return labels;
+}
+
+// The longest sequence the model's positions allow (XLM-R's start after the padding id).
+int64_t usable_length(const nn::ModelConfig& c, int64_t wanted) {
+  const int64_t offset = c.architecture == nn::Architecture::XlmRoberta ? c.pad_token_id + 1 : 0;
+  return std::min(wanted, c.max_positions - offset);
+}
+
+// Reads and encodes one file; reports what the encoding had to cut.
+TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const tasks::LabelSet& labels,
+                   const tok::Tokenizer& tokenizer, const nn::ModelConfig& config, const FinetuneCommon& o,
+                   ErrorCounter& errors, bool verbose) {
+  TaskFile f{where.lang, tasks::read_task_data(task.kind, where.path, where.lang, o.read, errors), {}};
+  tasks::EncodeReport report;
+  f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report);
+  if (verbose && report.truncated > 0)
+    log_warning(where.path + ": " + std::to_string(report.truncated) + " of " + std::to_string(f.data.size()) +
+                " examples longer than --max-len " + std::to_string(task.max_len) + " were cut" +
+                (task.kind == tasks::TaskKind::token ? " (their cut words are predicted O)" : ""));
+  if (verbose && report.entities_cut > 0)
+    log_warning(where.path + ": " + std::to_string(report.entities_cut) +
+                " entities past --max-len stand at the last kept token");
+  if (verbose && report.unknown_labels > 0)
+    log_warning(where.path + ": " + std::to_string(report.unknown_labels) +
+                " gold labels the model does not have (they count as errors)");
+  return f;
+}
+
+void finish_stats(const FinetuneCommon& o, Stats& stats, int rank) {
+  if (rank != 0) return;
+  if (!o.stats_file.empty()) stats.write_json(o.stats_file);
+  if (!o.quiet) stats.print();
+}
+
+// The model directories of --model: one (it has finetune.json), or a run's seed-*/best by seed.
+std::vector<std::pair<uint64_t, fs::path>> model_dirs(const std::string& model) {
+  if (fs::exists(fs::path(model) / "finetune.json")) return {{0, model}};
+  std::vector<std::pair<uint64_t, fs::path>> dirs;
+  if (fs::is_directory(model))
+    for (const fs::directory_entry& e : fs::directory_iterator(model)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with("seed-") || !fs::exists(e.path() / "best" / "finetune.json")) continue;
+      try {
+        dirs.emplace_back(std::stoull(name.substr(5)), e.path() / "best");
+      } catch (const std::exception&) {
+      }
+    }
+  if (dirs.empty()) throw Error(model + ": neither a fine-tuned model nor a run directory with seed-*/best models");
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// A saved model, its tokenizer and its task, ready to predict.
+struct LoadedModel {
+  tasks::TaskConfig task;
+  tasks::LabelSet labels;
+  nn::ModelConfig config;
+  std::unique_ptr<tok::Tokenizer> tokenizer;
+  std::unique_ptr<tasks::TaskModel> model;
+};
+
+LoadedModel load_model(const fs::path& dir, nn::Device device) {
+  LoadedModel m;
+  m.task = tasks::read_task_config(dir / "finetune.json");
+  m.labels = tasks::LabelSet(m.task.labels);
+  m.config = nn::read_model_config(dir / "config.json");
+  m.tokenizer = tok::load_tokenizer(dir);
+  m.model = std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling,
+                                               static_cast<int64_t>(m.labels.size()), device);
+  nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), m.model->params(), false);
+  return m;
+}
+
+int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>& comm) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool verbose = !o.quiet && comm->rank() == 0;
+  tasks::FinetuneSetup setup;
+  setup.task.kind = tasks::parse_task(o.task);
+  setup.task.pooling = tasks::parse_pooling(o.pooling);
+  setup.config = nn::read_model_config(fs::path(o.init) / "config.json");
+  if (o.dropout >= 0) setup.config.hidden_dropout = setup.config.attention_dropout = o.dropout;
+  setup.tokenizer = tok::load_tokenizer(o.init);
+  setup.task.max_len = usable_length(setup.config, o.max_len);
+  ErrorCounter errors(o.max_errors);
+  const LangPath train_at = split_lang_path(o.train, false, "--train");
+  // The labels: --labels, else the training data's; a resumed run must number them as before.
+  TaskFile train{
+      train_at.lang, tasks::read_task_data(setup.task.kind, train_at.path, train_at.lang, o.read, errors), {}};
+  setup.labels = !o.labels.empty() ? tasks::LabelSet(parse_labels(o.labels)) : tasks::LabelSet::from_data(train.data);
+  if (setup.task.kind != tasks::TaskKind::choice && setup.labels.size() < 2)
+    throw Error(train_at.path + ": the training data has fewer than two labels");
+  setup.task.labels = setup.labels.names();
+  const fs::path run_task = fs::path(o.out) / "finetune.json";
+  if (o.resume && fs::exists(run_task)) {
+    const tasks::TaskConfig before = tasks::read_task_config(run_task);
+    if (before.kind != setup.task.kind || before.labels != setup.task.labels || before.max_len != setup.task.max_len ||
+        before.pooling != setup.task.pooling)
+      throw UsageError("--resume: the task, labels, --max-len or --pooling differ from the run in " + o.out);
+  }
+  tasks::EncodeReport report;
+  train.encoded =
+      tasks::encode_task_data(train.data, setup.labels, *setup.tokenizer, setup.config, setup.task.max_len, report);
+  setup.train = std::move(train);
+  if (!o.dev.empty())
+    setup.dev = load_file(setup.task, split_lang_path(o.dev, false, "--dev"), setup.labels, *setup.tokenizer,
+                          setup.config, o, errors, verbose);
+  for (const std::string& t : o.tests)
+    setup.tests.push_back(load_file(setup.task, split_lang_path(t, true, "--test"), setup.labels, *setup.tokenizer,
+                                    setup.config, o, errors, verbose));
+  if (o.batch < comm->size())
+    throw UsageError("--batch " + std::to_string(o.batch) +
+                     " is the global batch: it needs one example for each of the " + std::to_string(comm->size()) +
+                     " ranks");
+  if (comm->rank() == 0) {
+    fs::create_directories(o.out);
+    tasks::write_task_config(run_task, setup.task);
+  }
+  if (verbose)
+    log_info(std::string(tasks::task_name(setup.task.kind)) + " task, " + std::to_string(setup.labels.size()) +
+             " labels; " + std::to_string(setup.train.encoded.size()) + " training examples" +
+             (setup.dev ? ", " + std::to_string(setup.dev->encoded.size()) + " dev" : std::string()) + ", " +
+             std::to_string(setup.tests.size()) + " test files; " + std::to_string(o.seeds.size()) + " seeds" +
+             (comm->size() > 1 ? "; " + std::to_string(comm->size()) + " ranks (" + comm->backend() + ")" : ""));
+
+  std::vector<tasks::SeedResult> results;
+  int64_t steps = 0;
+  for (uint64_t seed : o.seeds) {
+    tasks::Finetuner run(o, setup, seed, comm);
+    if (!run.train()) return kExitStopped;
+    results.push_back(run.test());
+    steps += (static_cast<int64_t>(setup.train.encoded.size()) + o.batch - 1) / o.batch * o.epochs;
+  }
+  if (comm->rank() == 0 && (setup.dev || !setup.tests.empty())) {
+    const std::string table = tasks::write_results((fs::path(o.out) / "results").string(), setup.task.kind, results);
+    if (!o.quiet) std::fputs(table.c_str(), stderr);
+  }
+  Stats stats;
+  stats.set("seeds", static_cast<int64_t>(o.seeds.size()));
+  stats.set("train_examples", static_cast<int64_t>(setup.train.encoded.size()));
+  stats.set("labels", static_cast<int64_t>(setup.labels.size()));
+  stats.set("steps", steps);
+  stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  stats.set("milliseconds",
+            static_cast<int64_t>(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()));
+  finish_stats(o, stats, comm->rank());
+  return 0;
+}
+
+}  // namespace
+
+int run_finetune(const FinetuneOptions& o) {
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  if (o.init.empty()) throw UsageError("--init MODEL_DIR is required");
+  if (o.train.empty()) throw UsageError("--train FILE is required");
+  if (o.out.empty()) throw UsageError("--out RUN_DIR is required");
+  if (o.seeds.empty()) throw UsageError("--seeds names no seed");
+  if (o.epochs < 1 || o.batch < 1 || o.max_len < 8) throw UsageError("--epochs and --batch must be ≥ 1, --max-len ≥ 8");
+  nn::require_device(o.device);
+  defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
+  const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
+  return dist::run_on_every_rank(*comm, "finetune", [&] { return finetune(o, comm); });
+}
+
+int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
+  if (o.tests.empty()) throw UsageError("--test LANG=FILE is required");
+  std::vector<tasks::SeedResult> results;
+  ErrorCounter errors(o.max_errors);
+  tasks::TaskKind kind = tasks::TaskKind::token;
+  for (const auto& [seed, dir] : model_dirs(o.model)) {
+    LoadedModel m = load_model(dir, o.device);
+    kind = m.task.kind;
+    tasks::SeedResult r;
+    r.seed = seed;
+    for (const std::string& t : o.tests) {
+      const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, *m.tokenizer, m.config, o,
+                                   errors, !o.quiet && results.empty());
+      r.tests.emplace_back(
+          f.lang, tasks::score(f.data, m.labels, tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch)));
+    }
+    results.push_back(std::move(r));
+  }
+  const std::string prefix = !o.output.empty() ? o.output : (fs::path(o.model) / "evaluation").string();
+  const std::string table = tasks::write_results(prefix, kind, results);
+  if (!o.quiet) std::fputs(table.c_str(), stderr);
+  Stats stats;
+  stats.set("models", static_cast<int64_t>(results.size()));
+  stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  finish_stats(o, stats, 0);
+  return 0;
+}
+
+int run_finetune_predict(const FinetunePredictOptions& o) {
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
+  if (o.input.empty()) throw UsageError("--input FILE is required");
+  if (o.output.empty()) throw UsageError("-o OUTPUT is required");
+  LoadedModel m = load_model(o.model, o.device);
+  ErrorCounter errors(o.max_errors);
+  const LangPath where = split_lang_path(o.input, false, "--input");
+  const TaskFile f = load_file(m.task, where, m.labels, *m.tokenizer, m.config, o, errors, !o.quiet);
+  const tasks::TaskPredictions p = tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch);
+  OutputStream out(o.output);
+  std::string text;
+  for (size_t i = 0; i < f.data.size(); ++i) {
+    text.clear();
+    if (m.task.kind == tasks::TaskKind::token) {
+      // The input's words with the predicted tags: PAN-X lines when the words have a language.
+      const tasks::TaggedSentence& s = f.data.tagged[i];
+      for (size_t w = 0; w < s.words.size(); ++w)
+        text += (s.lang.empty() ? "" : s.lang + ":") + s.words[w] + "\t" + p.tags[i][w] + "\n";
+      text += "\n";
+    } else {
+      const int32_t label = p.labels[i];
+      text += "{\"line\": " +
+              std::to_string(i < f.data.size() ? f.data.kind == tasks::TaskKind::choice     ? f.data.questions[i].line
+                                                 : f.data.kind == tasks::TaskKind::relation ? f.data.relations[i].line
+                                                                                            : f.data.sentences[i].line
+                                               : 0) +
+              ", \"label\": ";
+      if (m.task.kind == tasks::TaskKind::choice) {
+        text += std::to_string(label) + ", \"choice\": ";
+        append_json_string(text, f.data.questions[i].choices[static_cast<size_t>(label)]);
+      } else {
+        append_json_string(text, m.labels.names()[static_cast<size_t>(label)]);
+      }
+      text += "}\n";
+    }
+    out.write(text);
+  }
+  out.close();
+  Stats stats;
+  stats.set("examples", static_cast<int64_t>(f.data.size()));
+  stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  finish_stats(o, stats, 0);
+  return 0;
+}
+
+}  // namespace kglm::train

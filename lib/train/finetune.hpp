@@ -1,0 +1,67 @@
+// `finetune`: fine-tuning of a pre-trained encoder on a task (token, sequence, relation, choice)
+// over several seeds, with evaluation on dev during training (the best model kept) and on test
+// files per language afterwards (the zero-shot cross-lingual protocol of XTREME, KMLM and
+// EntityCS); `finetune evaluate` and `finetune predict` on saved models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/optimizer.hpp"
+#include "nn/tensor.hpp"
+#include "train/tasks/task_data.hpp"
+
+namespace kglm::train {
+
+// What the three commands share.
+struct FinetuneCommon {
+  tasks::ReadOptions read;
+  int64_t batch = 32;
+  nn::Device device = nn::Device::Cpu;
+  unsigned threads = 1;
+  bool quiet = false;
+  ErrorLimit max_errors;
+  std::string stats_file;
+  std::string command_line;
+};
+
+struct FinetuneOptions : FinetuneCommon {
+  std::string task;                // token, sequence, relation or choice
+  std::string init;                // Hugging Face model directory (pretrain's checkpoints are)
+  std::string train, dev;          // PATH or LANG=PATH; dev optional
+  std::vector<std::string> tests;  // LANG=PATH
+  std::string out;                 // the run directory
+  std::vector<uint64_t> seeds{11};
+  int64_t epochs = 3, max_len = 128;
+  nn::OptimizerOptions optimizer;
+  double warmup_ratio = 0.1;  // of the run's steps, unless warmup_steps ≥ 0
+  int64_t warmup_steps = -1;
+  std::string labels;  // "A,B,C" or @FILE (one per line): their order; "" = the training data's, sorted
+  std::string pooling = "entity-start";
+  std::string train_layers = "all";
+  float dropout = -1;  // < 0: the model's own
+  int64_t eval_every = 0, save_every = 0, log_every = 10;
+  int64_t stop_after = 0;  // > 0: checkpoint and stop after this many steps of this invocation
+  bool resume = false;
+};
+
+struct FinetuneEvaluateOptions : FinetuneCommon {
+  std::string model;               // a run directory (every seed-*/best) or one model directory
+  std::vector<std::string> tests;  // LANG=PATH
+  std::string output;              // PREFIX of PREFIX.tsv and PREFIX.json
+};
+
+struct FinetunePredictOptions : FinetuneCommon {
+  std::string model;  // a model directory (RUN_DIR/seed-S/best)
+  std::string input;  // PATH or LANG=PATH
+  std::string output;
+};
+
+// The exit status: 0, or kExitStopped (75) when stopped by SIGUSR1 or --stop-after.
+int run_finetune(const FinetuneOptions& options);
+int run_finetune_evaluate(const FinetuneEvaluateOptions& options);
+int run_finetune_predict(const FinetunePredictOptions& options);
+
+}  // namespace kglm::train

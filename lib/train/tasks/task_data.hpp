@@ -1,0 +1,111 @@
+// A fine-tuning task's data: the examples of one file in any format the task reads, their labels,
+// their encoding into token ids for the model, and the batches built from them.
+//  - token:    a label on the first sub-token of each word, the others ignored (NER, POS, slots);
+//  - sequence: one text or a pair (XNLI, PAWS-X, intent), a label each;
+//  - relation: a text with two entities and the relation between them (RELX);
+//  - choice:   a context, a question and its choices, one sequence per choice (XLR).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/encoder.hpp"
+#include "tok/tokenizer.hpp"
+#include "train/mlm_batch.hpp"
+#include "train/tasks/example_readers.hpp"
+#include "train/tasks/jsonl_readers.hpp"
+#include "train/tasks/tagged_reader.hpp"
+
+namespace kglm::train::tasks {
+
+enum class TaskKind : uint8_t { token, sequence, relation, choice };
+TaskKind parse_task(const std::string& name);  // UsageError for another name
+const char* task_name(TaskKind kind);
+
+// How to read a task's files: the format (auto: from the content) and its settings.
+struct ReadOptions {
+  std::string format = "auto";  // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr
+  int tag_column = -1;          // conll
+  TsvColumns columns;           // tsv
+};
+
+// The examples of one file, of one task. lang: LANG of LANG=PATH, else each record's own.
+struct TaskData {
+  TaskKind kind = TaskKind::token;
+  std::string path;
+  std::vector<TaggedSentence> tagged;
+  std::vector<SentenceExample> sentences;
+  std::vector<RelationExample> relations;
+  std::vector<ChoiceExample> questions;
+  std::vector<std::string> langs;  // per example (empty strings where unknown)
+
+  size_t size() const { return langs.size(); }
+  // The gold label of example i ("" for the token task, whose labels are per word).
+  std::string label(size_t i) const;
+};
+
+TaskData read_task_data(TaskKind kind, const std::string& path, const std::string& lang, const ReadOptions& options,
+                        ErrorCounter& errors);
+
+// The label vocabulary: ids in a fixed order (--labels, a checkpoint's, or the training data's
+// labels sorted), so that every run and every rank numbers them alike.
+class LabelSet {
+ public:
+  LabelSet() = default;
+  explicit LabelSet(std::vector<std::string> names);
+  // The labels of the training data, sorted (byte order); the choice task has none.
+  static LabelSet from_data(const TaskData& data);
+  int32_t id(const std::string& name) const;  // -1 when absent
+  const std::vector<std::string>& names() const { return names_; }
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+  std::map<std::string, int32_t> ids_;
+};
+
+// One example as the model reads it. Choice examples hold one sequence per choice.
+struct EncodedExample {
+  std::vector<int32_t> ids, types;    // every sequence, one after the other; types: BERT's segments
+  std::vector<uint32_t> starts{0};    // sequence k is [starts[k], starts[k + 1])
+  std::vector<int32_t> token_labels;  // token task: per token; kIgnoreIndex but on words' first tokens
+  std::vector<int32_t> word_tokens;   // token task: each word's first token, -1 when --max-len cut it
+  int32_t label = -100;               // the other tasks (kIgnoreIndex when unknown to the LabelSet)
+  int32_t e1 = 0, e2 = 0;             // relation: the entities' first tokens
+  size_t sequences() const { return starts.size() - 1; }
+  size_t length(size_t k) const { return starts[k + 1] - starts[k]; }
+};
+
+struct EncodeReport {
+  uint64_t truncated = 0;       // examples longer than --max-len, cut
+  uint64_t entities_cut = 0;    // relation: an entity beyond --max-len (its first kept token stands in)
+  uint64_t unknown_labels = 0;  // gold labels the LabelSet does not have (ignored by the loss)
+};
+
+// Encodes every example with `tokenizer` for a model of `config` in sequences of at most max_len
+// tokens (special tokens included).
+std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSet& labels,
+                                             const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
+                                             int64_t max_len, EncodeReport& report);
+
+// A batch of examples: every sequence of every example padded to `seq` tokens (the global batch's
+// longest, so that a data-parallel rank pads as one process would).
+struct TaskBatch {
+  nn::EncoderBatch encoder;
+  nn::Tensor targets;      // I32: token task [B·T], choice [B], else [B]
+  nn::Tensor entity_rows;  // relation: I32 [2B], e1's and e2's row of each example
+  int64_t examples = 0, choices = 1;
+  int64_t counted = 0;  // targets that count (not kIgnoreIndex)
+};
+
+// The padded length of a batch of examples: the longest sequence, rounded up to a multiple of 8.
+int64_t batch_length(const std::vector<EncodedExample>& data, std::span<const uint32_t> examples);
+
+TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data, std::span<const uint32_t> examples,
+                          BatchRows rows, int64_t seq, const nn::ModelConfig& config);
+
+}  // namespace kglm::train::tasks

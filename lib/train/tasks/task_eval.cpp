@@ -1,0 +1,82 @@
+#include "train/tasks/task_eval.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "train/tasks/scores.hpp"
+
+namespace kglm::train::tasks {
+
+TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
+                        const LabelSet& labels, int64_t batch) {
+  const TaskKind kind = data.kind;
+  // Longest first, so that each batch pads little and the largest buffers are made once.
+  std::vector<uint32_t> order(encoded.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return encoded[a].ids.size() > encoded[b].ids.size(); });
+  TaskPredictions out;
+  out.labels.assign(encoded.size(), -1);
+  if (kind == TaskKind::token) out.tags.resize(encoded.size());
+  const auto step = static_cast<size_t>(std::max<int64_t>(batch, 1));
+  for (size_t begin = 0; begin < order.size(); begin += step) {
+    const std::span<const uint32_t> examples(order.data() + begin, std::min(step, order.size() - begin));
+    const TaskBatch b = make_task_batch(kind, encoded, examples, {}, batch_length(encoded, examples), model.config());
+    const std::vector<int32_t> best = argmax_rows(model.forward(b, nn::DropoutContext{}));
+    for (size_t r = 0; r < examples.size(); ++r) {
+      const uint32_t i = examples[r];
+      if (kind != TaskKind::token) {
+        out.labels[i] = best[r];
+        continue;
+      }
+      std::vector<std::string>& tags = out.tags[i];
+      for (int32_t t : encoded[i].word_tokens)
+        tags.push_back(t < 0 ? "O"
+                             : labels.names()[static_cast<size_t>(
+                                   best[r * static_cast<size_t>(b.encoder.seq) + static_cast<size_t>(t)])]);
+    }
+  }
+  return out;
+}
+
+const char* task_metric(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::token:
+      return "f1";
+    case TaskKind::relation:
+      return "macro_f1";
+    case TaskKind::sequence:
+    case TaskKind::choice:
+      return "accuracy";
+  }
+  return "?";
+}
+
+TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted) {
+  TaskScore s;
+  s.metric = task_metric(gold.kind);
+  s.examples = static_cast<int64_t>(gold.size());
+  if (gold.kind == TaskKind::token) {
+    std::vector<std::vector<std::string>> tags;
+    for (const TaggedSentence& t : gold.tagged) tags.push_back(t.tags);
+    const Scores e = entity_scores(tags, predicted.tags);
+    s.value = e.f1;
+    s.details = {{"f1", e.f1}, {"precision", e.precision}, {"recall", e.recall}};
+    return s;
+  }
+  std::vector<int32_t> gold_ids(gold.size());
+  for (size_t i = 0; i < gold.size(); ++i)
+    gold_ids[i] = gold.kind == TaskKind::choice ? static_cast<int32_t>(gold.questions[i].label)
+                                                : labels.id(gold.label(i));  // -1: a label the model lacks
+  const double acc = accuracy(gold_ids, predicted.labels);
+  if (gold.kind == TaskKind::relation) {
+    s.value = macro_f1(gold_ids, predicted.labels);
+    s.details = {{"macro_f1", s.value}, {"accuracy", acc}};
+  } else {
+    s.value = acc;
+    s.details = {{"accuracy", acc}};
+  }
+  return s;
+}
+
+}  // namespace kglm::train::tasks

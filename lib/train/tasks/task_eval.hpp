@@ -1,0 +1,35 @@
+// Prediction and scoring of a fine-tuned model on one file: the forward pass only, batches of
+// similar length (sorted, so little padding), and the task's scores as the papers report them:
+// entity-level F1 (token), accuracy (sequence, choice), macro-F1 and accuracy (relation).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "train/tasks/task_model.hpp"
+
+namespace kglm::train::tasks {
+
+struct TaskPredictions {
+  std::vector<int32_t> labels;                 // per example: a label id (choice: the choice)
+  std::vector<std::vector<std::string>> tags;  // token task: per word (O where --max-len cut it)
+};
+
+TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
+                        const LabelSet& labels, int64_t batch);
+
+struct TaskScore {
+  std::string metric;  // the headline score's name: f1, accuracy or macro_f1
+  double value = 0;
+  std::vector<std::pair<std::string, double>> details;  // every score, the headline's first
+  int64_t examples = 0;
+};
+
+// The metric of a task's headline score.
+const char* task_metric(TaskKind kind);
+
+TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted);
+
+}  // namespace kglm::train::tasks

@@ -1,0 +1,99 @@
+#include "train/tasks/task_model.hpp"
+
+#include "nn/ops/elementwise.hpp"
+
+namespace kglm::train::tasks {
+
+Pooling parse_pooling(const std::string& name) {
+  if (name == "entity-start") return Pooling::entity_start;
+  if (name == "cls") return Pooling::cls;
+  throw UsageError("--pooling must be entity-start or cls, not '" + name + "'");
+}
+
+const char* pooling_name(Pooling pooling) { return pooling == Pooling::cls ? "cls" : "entity-start"; }
+
+TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device)
+    : config_(config), kind_(kind), pooling_(pooling), params_(device), scratch_(device) {
+  encoder_.emplace(config_, params_);
+  switch (kind) {
+    case TaskKind::token:
+      head_ = &token_.emplace(config_, params_, labels);
+      break;
+    case TaskKind::relation:
+      if (pooling == Pooling::entity_start) {
+        head_ = &pair_.emplace(config_, params_, labels);
+        break;
+      }
+      [[fallthrough]];
+    case TaskKind::sequence:
+      head_ = &sequence_.emplace(config_, params_, labels);
+      break;
+    case TaskKind::choice:
+      head_ = &sequence_.emplace(config_, params_, 1, nn::SequenceClassificationHead::Pooling::Pooler);
+      break;
+  }
+  params_.allocate();
+}
+
+const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutContext& dropout) {
+  const nn::Tensor& hidden = encoder_->forward(batch.encoder, dropout);
+  if (token_) return token_->forward(hidden, dropout);
+  if (pair_) return pair_->forward(hidden, batch.entity_rows, dropout);
+  const nn::Tensor& logits = sequence_->forward(hidden, batch.encoder.batch, batch.encoder.seq, dropout);
+  if (kind_ != TaskKind::choice) return logits;
+  grouped_ = logits.view({batch.examples, batch.choices});
+  return grouped_;
+}
+
+nn::CrossEntropyResult TaskModel::loss(const TaskBatch& batch, bool need_grad, double grad_scale) {
+  return head_->loss(batch.targets, need_grad, grad_scale, kind_ == TaskKind::choice ? batch.choices : 1);
+}
+
+void TaskModel::backward() {
+  const nn::Tensor& hidden = encoder_->hidden_state(static_cast<size_t>(config_.layers));
+  scratch_.begin();
+  nn::Tensor dhidden = scratch_.buffer(hidden.shape(), hidden.dtype());
+  dhidden.zero();
+  if (token_) token_->backward(dhidden);
+  if (pair_) pair_->backward(dhidden);
+  if (sequence_) sequence_->backward(dhidden);
+  encoder_->backward(dhidden);
+}
+
+std::string TaskModel::architecture_name() const {
+  const std::string base = config_.architecture == nn::Architecture::Bert ? "Bert" : "XLMRoberta";
+  switch (kind_) {
+    case TaskKind::token:
+      return base + "ForTokenClassification";
+    case TaskKind::choice:
+      return base + "ForMultipleChoice";
+    case TaskKind::relation:
+      // transformers has no entity-start class: the weights load, the head is kglm's own.
+      if (pooling_ == Pooling::entity_start) return base + "ForEntityPairClassification";
+      [[fallthrough]];
+    case TaskKind::sequence:
+      return base + "ForSequenceClassification";
+  }
+  return base;
+}
+
+std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
+  nn::Tensor f32 = logits;
+  if (logits.dtype() != nn::DType::F32) {
+    f32 = nn::Tensor::empty(logits.shape(), nn::DType::F32, logits.device());
+    nn::convert(logits, f32);
+  }
+  const nn::Tensor host = f32.to(nn::Device::Cpu);
+  const int64_t m = host.dim(0), c = host.dim(1);
+  std::vector<int32_t> out(static_cast<size_t>(m));
+  const float* p = host.data<float>();
+  for (int64_t r = 0; r < m; ++r) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < c; ++k)
+      if (p[r * c + k] > p[r * c + best]) best = k;
+    out[static_cast<size_t>(r)] = static_cast<int32_t>(best);
+  }
+  return out;
+}
+
+}  // namespace kglm::train::tasks

@@ -1,0 +1,57 @@
+// A fine-tuning model: the encoder and the task's head in one parameter store, the head's weights
+// under Hugging Face's names (XLMRobertaForTokenClassification's classifier.weight, …), so that a
+// saved model loads in transformers with the matching *For… class.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nn/encoder.hpp"
+#include "nn/heads.hpp"
+#include "train/tasks/task_data.hpp"
+
+namespace kglm::train::tasks {
+
+// relation: the entities' first tokens concatenated, or the first token's sequence head.
+enum class Pooling : uint8_t { entity_start, cls };
+Pooling parse_pooling(const std::string& name);  // "entity-start" | "cls"
+const char* pooling_name(Pooling pooling);
+
+class TaskModel {
+ public:
+  // labels: the classes (the choice task has one score per choice and ignores it).
+  TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device);
+
+  const nn::ModelConfig& config() const { return config_; }
+  nn::ParameterStore& params() { return params_; }
+  nn::Encoder& encoder() { return *encoder_; }
+
+  // The logits of a batch: token [B·T, labels], sequence and relation [B, labels], choice [B, C].
+  const nn::Tensor& forward(const TaskBatch& batch, const nn::DropoutContext& dropout);
+  // The loss sum over the batch's counted targets; when training, the logits' gradient (× grad_scale).
+  nn::CrossEntropyResult loss(const TaskBatch& batch, bool need_grad, double grad_scale);
+  // The gradients of the last training forward, accumulated into the parameters'.
+  void backward();
+  // The Hugging Face class a saved model is loaded with.
+  std::string architecture_name() const;
+
+ private:
+  nn::ModelConfig config_;
+  TaskKind kind_;
+  Pooling pooling_;
+  nn::ParameterStore params_;
+  std::optional<nn::Encoder> encoder_;
+  std::optional<nn::TokenClassificationHead> token_;
+  std::optional<nn::SequenceClassificationHead> sequence_;  // sequence, relation by [CLS], choice
+  std::optional<nn::EntityPairClassificationHead> pair_;
+  nn::ClassifierLogits* head_ = nullptr;
+  nn::Workspace scratch_;
+  nn::Tensor grouped_;  // choice: the logits viewed [B, C]
+};
+
+// The predicted class of each row of logits [M, C] (the first of equal maxima).
+std::vector<int32_t> argmax_rows(const nn::Tensor& logits);
+
+}  // namespace kglm::train::tasks
