@@ -34,7 +34,7 @@ void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
   // clang-format on
 }
 
-void fill_common(const ToolCli& cli, const std::string& device, train::FinetuneCommon& o) {
+void fill_common(const ToolCli& cli, const std::string& device, train::FinetuneCommon& o, bool takes_inputs = false) {
   const CommonOptions& c = cli.common();
   o.device = nn::parse_device(device);
   o.threads = c.threads;
@@ -43,7 +43,7 @@ void fill_common(const ToolCli& cli, const std::string& device, train::FinetuneC
   o.stats_file = c.stats_file;
   o.command_line = c.command_line;
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
-  if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "'");
+  if (!takes_inputs && !c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "'");
 }
 
 std::vector<uint64_t> parse_seeds(const std::string& spec) {
@@ -70,7 +70,7 @@ int train_main(int argc, char** argv) {
               "finetune --task token|sequence|relation|choice --init MODEL_DIR --train FILE [--dev FILE]\n"
               "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
               "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
-              "       finetune predict --model RUN_DIR/seed-S/best --input FILE -o OUTPUT",
+              "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT",
               "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
               "single or pair classification; relation: two marked entities; choice: multiple choice) for each seed,\n"
               "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
@@ -150,20 +150,19 @@ int evaluate_main(int argc, char** argv) {
 
 int predict_main(int argc, char** argv) {
   ToolCli cli(
-      "finetune predict", "finetune predict --model MODEL_DIR --input FILE -o OUTPUT",
+      "finetune predict", "finetune predict --model MODEL_DIR [-i] FILE -o OUTPUT",
       "Labels a file with a fine-tuned model: the token task writes the words with their predicted tags (PAN-X\n"
       "lines when the words have a language, else WORD<TAB>TAG), the others one JSON line per example.");
   train::FinetunePredictOptions o;
   std::string device;
   add_common(cli, o, device);
-  // clang-format off
-  cli.add()
-      ("model", po::value(&o.model), "a fine-tuned model directory (RUN_DIR/seed-S/best)")
-      ("input", po::value(&o.input), "the file to label: PATH or LANG=PATH");
-  // clang-format on
+  cli.allow_input_option("the file to label: PATH or LANG=PATH");
+  cli.add()("model", po::value(&o.model), "a fine-tuned model directory (RUN_DIR/seed-S/best)");
   if (!cli.parse(argc, argv)) return 0;
-  fill_common(cli, device, o);
+  fill_common(cli, device, o, true);
   if (o.model.empty()) throw UsageError("--model is required");
+  if (cli.common().inputs.size() != 1) throw UsageError("give one file to label");
+  o.input = cli.common().inputs.front();
   o.output = cli.common().output;
   return train::run_finetune_predict(o);
 }

@@ -91,7 +91,7 @@ void finish_stats(const FinetuneCommon& o, Stats& stats, int rank) {
 
 // The model directories of --model: one (it has finetune.json), or a run's seed-*/best by seed.
 std::vector<std::pair<uint64_t, fs::path>> model_dirs(const std::string& model) {
-  if (fs::exists(fs::path(model) / "finetune.json")) return {{0, model}};
+  if (fs::exists(fs::path(model) / "finetune.json") && fs::exists(fs::path(model) / "config.json")) return {{0, model}};
   std::vector<std::pair<uint64_t, fs::path>> dirs;
   if (fs::is_directory(model))
     for (const fs::directory_entry& e : fs::directory_iterator(model)) {
@@ -252,11 +252,11 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
 int run_finetune_predict(const FinetunePredictOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
-  if (o.input.empty()) throw UsageError("--input FILE is required");
+  if (o.input.empty()) throw UsageError("a file to label is required");
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
   LoadedModel m = load_model(o.model, o.device);
   ErrorCounter errors(o.max_errors);
-  const LangPath where = split_lang_path(o.input, false, "--input");
+  const LangPath where = split_lang_path(o.input, false, "the input");
   const TaskFile f = load_file(m.task, where, m.labels, *m.tokenizer, m.config, o, errors, !o.quiet);
   const tasks::TaskPredictions p = tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch);
   OutputStream out(o.output);
