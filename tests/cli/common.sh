@@ -5,7 +5,7 @@ if [ ! -e "$1" ]; then
   exit 77
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass=0
 ok() { echo "ok: $*"; pass=$((pass + 1)); }

@@ -7,3 +7,6 @@ if(KGLM_FUZZ)
   target_link_options(fuzz_tagged_reader PRIVATE -fsanitize=fuzzer)
 endif()
 add_kglm_test(tasks_example_readers_test SOURCES train/tasks/example_readers_test.cpp)
+add_test(NAME cli_finetune COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/finetune.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_finetune PROPERTIES LABELS "cli;fixtures" TIMEOUT 900 SKIP_RETURN_CODE 77)
