@@ -1,40 +1,97 @@
 // kg-align: TEKGEN's alignment of KG statements to the lead sentences of their subjects'
-// Wikipedia articles, with relation co-occurrence counts. See man 1 kg-align.
+// Wikipedia articles, with relation co-occurrence counts; kg-align ner: silver named-entity data
+// from Wikipedia links typed through the KG (WikiANN). See man 1 kg-align.
+
 #include "core/cli.hpp"
 #include "core/error.hpp"
 #include "gen/kg_align.hpp"
+#include "gen/silver_ner.hpp"
 
 using namespace kglm;
 
+namespace {
+
+int align_main(int argc, char** argv) {
+  ToolCli cli("kg-align",
+              "kg-align --kg kg.h5 [--redirects R.tsv] [--cooc cooc.tsv] [--relations REL.jsonl] -o aligned.jsonl "
+              "DOCS.jsonl...\n"
+              "       kg-align ner --kg kg.h5 [--lang LANG] [--type TAG=Q1,Q2 ...] -o OUT.panx DOCS.jsonl...",
+              "TEKGEN's triple-to-sentence alignment: every statement of an article's subject aligned to the lead\n"
+              "sentences that write its object (names, quantities with units, dates, qualifiers), as KELM's\n"
+              "quadruples JSONL, plus relation co-occurrence counts over the aligned sentences.");
+  gen::KgAlignOptions o;
+  std::string kinds;
+  bool no_qualifiers = false, no_pronoun = false;
+  // clang-format off
+  cli.add()
+      ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract, with enwiki sitelinks and English names)")
+      ("redirects", po::value(&o.redirects), "wiki-extract's redirects table, to map redirect titles")
+      ("cooc", po::value(&o.cooc), "write relation co-occurrence counts (TSV) to FILE")
+      ("relations", po::value(&o.relations),
+       "write relation classification examples to FILE: annotated-text JSONL, subject and object spans, the "
+       "relation as \"label\" (finetune --task relation)")
+      ("kinds", po::value(&kinds)->default_value("item,quantity,time,string,monolingualtext"),
+       "statement kinds to align, comma-separated")
+      ("no-qualifiers", po::bool_switch(&no_qualifiers), "do not align qualifiers as sub-triples")
+      ("no-pronoun", po::bool_switch(&no_pronoun), "keep pronouns (no subject-name replacement)")
+      ("all-sections", po::bool_switch(&o.all_sections), "align to every section, not only the lead")
+      ("locale", po::value(&o.locale)->default_value("en"), "locale of the sentence-break rules");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  o.kinds = kg::parse_fact_kinds(kinds);
+  o.qualifiers = !no_qualifiers;
+  o.replace_pronoun = !no_pronoun;
+  fill_run_options(cli.common(), 1, o);
+  report_stats(cli.common(), gen::align_kg(o));
+  return 0;
+}
+
+int ner_main(int argc, char** argv) {
+  ToolCli cli("kg-align ner", "kg-align ner --kg kg.h5 [options] -o OUT.panx DOCS.jsonl...",
+              "Silver NER data as WikiANN made it: the links of wiki-extract documents resolved to KG items through\n"
+              "the wiki's sitelinks, typed by the nearest root class of their P31/P279 chain (PER, ORG, LOC by\n"
+              "default), later mentions of typed names in the same article propagated; BIO-tagged words in PAN-X\n"
+              "format (LANG:word<TAB>tag, a blank line after each sentence).");
+  gen::SilverNerOptions o;
+  std::vector<std::string> types;
+  bool no_propagate = false;
+  // clang-format off
+  cli.add()
+      ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract, with the wiki's sitelinks and P31/P279)")
+      ("redirects", po::value(&o.redirects), "wiki-extract's redirects table, to resolve links to redirects")
+      ("lang", po::value(&o.lang)->default_value("en"),
+       "the documents' language: the PAN-X prefix, and the sentence and word rules")
+      ("site", po::value(&o.site), "the sitelinks that resolve link targets (default: LANG + wiki, e.g. dewiki)")
+      ("type", po::value(&types)->composing(),
+       "TAG=Q1,Q2,...: a tag and its root classes, repeatable, earlier tags winning ties (default: PER, ORG, LOC "
+       "as in man 1 kg-align)")
+      ("max-depth", po::value(&o.max_depth)->default_value(10), "P279 steps from a root class at most")
+      ("min-entities", po::value(&o.min_entities)->default_value(1), "keep sentences with at least N entities")
+      ("max-words", po::value(&o.max_words)->default_value(128), "keep sentences with at most N words")
+      ("no-propagate", po::bool_switch(&no_propagate), "tag linked mentions only")
+      ("split-dir", po::value(&o.split_dir),
+       "deal documents to DIR/train.panx, dev.panx and test.panx (by a seeded hash of their id) instead of -o")
+      ("dev-share", po::value(&o.dev_share)->default_value(0.1), "--split-dir: the documents' share in dev")
+      ("test-share", po::value(&o.test_share)->default_value(0.1), "--split-dir: the documents' share in test");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  if (o.split_dir.empty()) cli.require_output();
+  cli.require_inputs();
+  if (!types.empty()) {
+    o.types.clear();
+    for (const std::string& t : types) o.types.push_back(gen::parse_type_root(t));
+  }
+  o.propagate = !no_propagate;
+  fill_run_options(cli.common(), 1, o);
+  report_stats(cli.common(), gen::generate_silver_ner(o));
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  return run_tool("kg-align", [&] {
-    ToolCli cli("kg-align", "kg-align --kg kg.h5 [--redirects R.tsv] [--cooc cooc.tsv] -o aligned.jsonl DOCS.jsonl...",
-                "TEKGEN's triple-to-sentence alignment: every statement of an article's subject aligned to the lead\n"
-                "sentences that write its object (names, quantities with units, dates, qualifiers), as KELM's\n"
-                "quadruples JSONL, plus relation co-occurrence counts over the aligned sentences.");
-    gen::KgAlignOptions o;
-    std::string kinds;
-    bool no_qualifiers = false, no_pronoun = false;
-    // clang-format off
-    cli.add()
-        ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract, with enwiki sitelinks and English names)")
-        ("redirects", po::value(&o.redirects), "wiki-extract's redirects table, to map redirect titles")
-        ("cooc", po::value(&o.cooc), "write relation co-occurrence counts (TSV) to FILE")
-        ("kinds", po::value(&kinds)->default_value("item,quantity,time,string,monolingualtext"),
-         "statement kinds to align, comma-separated")
-        ("no-qualifiers", po::bool_switch(&no_qualifiers), "do not align qualifiers as sub-triples")
-        ("no-pronoun", po::bool_switch(&no_pronoun), "keep pronouns (no subject-name replacement)")
-        ("all-sections", po::bool_switch(&o.all_sections), "align to every section, not only the lead")
-        ("locale", po::value(&o.locale)->default_value("en"), "locale of the sentence-break rules");
-    // clang-format on
-    if (!cli.parse(argc, argv)) return 0;
-    cli.require_output();
-    cli.require_inputs();
-    o.kinds = kg::parse_fact_kinds(kinds);
-    o.qualifiers = !no_qualifiers;
-    o.replace_pronoun = !no_pronoun;
-    fill_run_options(cli.common(), 1, o);
-    report_stats(cli.common(), gen::align_kg(o));
-    return 0;
-  });
+  if (argc > 1 && std::string_view(argv[1]) == "ner") return run_tool("kg-align ner", [&] { return ner_main(argc - 1, argv + 1); });
+  return run_tool("kg-align", [&] { return align_main(argc, argv); });
 }

@@ -49,6 +49,7 @@ struct Pattern {
 struct TaskResult {
   std::string file;
   std::string records;
+  std::string relations;  // --relations records
   std::vector<std::pair<uint64_t, std::string>> errors;
   uint64_t valid_docs = 0;
   std::vector<size_t> aligned_facts;                // FactStore indexes
@@ -68,6 +69,8 @@ struct Scratch {
   std::vector<text::DateMention> dates;
   std::vector<text::NumberMention> numbers;
   std::vector<uint8_t> matched;
+  std::vector<std::pair<uint32_t, uint32_t>> first_match;  // per candidate: its first name's bytes
+  std::pair<uint32_t, uint32_t> subject_match;
   std::vector<std::pair<uint32_t, uint32_t>> unit_starts;  // (byte offset, candidate)
   std::vector<FactRef> refs;                               // what a sentence aligns
   std::vector<uint32_t> relations;
@@ -274,6 +277,7 @@ class Aligner {
                       TaskResult& result) const {
     s.folded.assign(body);
     s.matched.assign(s.candidates.size(), 0);
+    s.first_match.assign(s.candidates.size(), {0, 0});
     s.unit_starts.clear();
     bool subject_named = false;
     s.matcher.scan(s.folded.folded(), [&](size_t fb, size_t fe, uint32_t tag) {
@@ -286,12 +290,15 @@ class Aligner {
       if (p.candidate != kSubjectName && !p.unit && in_hyphen_compound(body, begin, end) &&
           names_language_or_nationality(s.candidates[p.candidate]))
         return;
-      if (p.candidate == kSubjectName)
+      if (p.candidate == kSubjectName) {
+        if (!subject_named) s.subject_match = {begin, end};
         subject_named = true;
-      else if (p.unit)
+      } else if (p.unit) {
         s.unit_starts.emplace_back(begin, p.candidate);
-      else
+      } else {
+        if (!s.matched[p.candidate]) s.first_match[p.candidate] = {begin, end};
         s.matched[p.candidate] = 1;
+      }
     });
     if (s.any_quantity) text::find_numbers(body, s.numbers);
     if (s.any_date) text::find_dates(body, s.dates);
@@ -319,6 +326,7 @@ class Aligner {
     stats.add("alignments", static_cast<int64_t>(relations.size()));
     stats.add("qualifier_alignments", static_cast<int64_t>(refs.size() - relations.size()));
     count_cooccurrence(relations, result.cooc);
+    if (!options_.relations.empty() && subject_named) relation_examples(s, subject, body, result);
 
     std::string sentence(body);
     if (subject_named) {
@@ -340,6 +348,52 @@ class Aligner {
     out += ",\"sentence\":";
     append_json_string(out, sentence);
     out += "}\n";
+  }
+
+  // The sentence once per aligned item statement whose object's name does not overlap the
+  // subject's: the two entity spans (text order) and the relation as the label.
+  void relation_examples(const Scratch& s, uint32_t subject, std::string_view body, TaskResult& result) const {
+    const auto [sb, se] = s.subject_match;
+    for (uint32_t c = 0; c < s.candidates.size(); ++c) {
+      const Candidate& cand = s.candidates[c];
+      if (!s.matched[c] || cand.parent != kNoParent || cand.how != Candidate::How::name ||
+          cand.ref.qualifier >= 0 || cand.ref.fact->kind != kg::FactKind::item)
+        continue;
+      const auto [ob, oe] = s.first_match[c];
+      if (ob < se && sb < oe) {
+        result.stats.add("relation_examples_overlapping");
+        continue;
+      }
+      const std::string& object = text_.entity_id(facts_.object(*cand.ref.fact));
+      const std::string& relation = text_.relation_id(cand.ref.fact->relation);
+      std::string& out = result.relations;
+      out += "{\"text\":";
+      append_json_string(out, body);
+      out += ",\"lang\":\"en\",\"spans\":[";
+      const bool subject_first = sb < ob;
+      for (int k = 0; k < 2; ++k) {
+        const bool is_subject = (k == 0) == subject_first;
+        out += k ? ",[" : "[";
+        append_json_uint(out, is_subject ? sb : ob);
+        out += ',';
+        append_json_uint(out, is_subject ? se : oe);
+        out += ",\"entity\",";
+        append_json_string(out, is_subject ? text_.entity_id(subject) : object);
+        out += ']';
+      }
+      out += "],\"subject\":";
+      append_json_string(out, text_.entity_id(subject));
+      out += ",\"object\":";
+      append_json_string(out, object);
+      out += ",\"label\":";
+      append_json_string(out, relation);
+      if (const auto name = text_.relation_label(kEnglish, cand.ref.fact->relation)) {
+        out += ",\"relation_label\":";
+        append_json_string(out, *name);
+      }
+      out += "}\n";
+      result.stats.add("relation_examples");
+    }
   }
 
   bool quantity_written(const Scratch& s, const Candidate& c, uint32_t index, std::string_view body) const {
@@ -406,6 +460,8 @@ Stats align_kg(const KgAlignOptions& options) {
   if (options.kinds.empty()) throw UsageError("--kinds: no statement kind to align");
   Aligner aligner(options);
   OutputStream out(options.output);
+  std::unique_ptr<OutputStream> relations_out;
+  if (!options.relations.empty()) relations_out = std::make_unique<OutputStream>(options.relations);
   text::DocumentBatches source(options.inputs, kDocsPerTask);
   const unsigned workers = std::max(1u, options.threads);
   std::vector<std::unique_ptr<Scratch>> scratch;
@@ -420,6 +476,7 @@ Stats align_kg(const KgAlignOptions& options) {
       [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { aligner.process(*scratch[w], task, result); },
       [&](TaskResult& result) {
         out.write(result.records);
+        if (relations_out) relations_out->write(result.relations);
         errors.add_valid(result.valid_docs);
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         for (size_t f : result.aligned_facts) fact_aligned[f] = 1;
@@ -428,6 +485,7 @@ Stats align_kg(const KgAlignOptions& options) {
       });
   errors.finish(options.inputs);
   out.close();
+  if (relations_out) relations_out->close();
   if (!options.cooc.empty()) cooc.write(options.cooc);
 
   // Table 1 of the paper: how much of the KG the alignment covers.

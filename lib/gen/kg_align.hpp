@@ -4,7 +4,8 @@
 // quantity with a name of its unit, a date agreeing component-wise, a string's value — and a
 // qualifier aligns as the sub-triple (s, o + " " + qualifier label, value) where its statement
 // does. All statements aligned to one sentence form one example; relation co-occurrence counts
-// are taken over those sentences. The tool in bin/ (kg-align) only parses options and calls
+// are taken over those sentences. Item statements whose subject is named too give relation
+// classification examples: the sentence with the subject's and the object's spans. The tool in bin/ (kg-align) only parses options and calls
 // align_kg(). The matching rules are listed in man 1 kg-align.
 #pragma once
 
@@ -22,6 +23,9 @@ struct KgAlignOptions : RunOptions {
   std::string kg;
   std::string redirects;  // wiki-extract --redirects table (optional)
   std::string cooc;       // relation co-occurrence TSV (optional)
+  // Relation classification examples (optional): annotated text, one record per item statement
+  // whose subject and object are both named in an aligned sentence, "label" the relation.
+  std::string relations;
   std::string locale = "en";
   std::vector<kg::FactKind> kinds = {kg::FactKind::item, kg::FactKind::quantity, kg::FactKind::time,
                                      kg::FactKind::string, kg::FactKind::monolingualtext};

@@ -6,10 +6,12 @@
 
 namespace kglm::gen {
 
-TitleResolver::TitleResolver(const kg::KgStore& store, const std::string& kg_path, const std::string& redirects) {
-  kg::TermTable enwiki = store.terms("sitelinks", "enwiki");
-  if (enwiki.entity.empty()) throw Error(kg_path + ": the KG store has no enwiki sitelinks to resolve titles with");
-  for (size_t i = 0; i < enwiki.entity.size(); ++i) titles_.emplace(std::string(enwiki.text[i]), enwiki.entity[i]);
+TitleResolver::TitleResolver(const kg::KgStore& store, const std::string& kg_path, const std::string& redirects,
+                             const std::string& site) {
+  kg::TermTable links = store.terms("sitelinks", site);
+  if (links.entity.empty())
+    throw Error(kg_path + ": the KG store has no " + site + " sitelinks to resolve titles with");
+  for (size_t i = 0; i < links.entity.size(); ++i) titles_.emplace(std::string(links.text[i]), links.entity[i]);
   if (redirects.empty()) return;
   for_each_data_line(redirects, [&](uint64_t, std::string_view line) {
     size_t tab = line.find('\t');

@@ -1,4 +1,4 @@
-// Wikipedia page title -> KG entity: the enwiki sitelink, then through wiki-extract's redirects
+// Wikipedia page title -> KG entity: the sitelink of the wiki (enwiki unless told), then through wiki-extract's redirects
 // table, then with the first letter capitalised (MediaWiki's first-letter rule). EntityCS resolves
 // link targets with it, kg-align article titles.
 #pragma once
@@ -16,8 +16,9 @@ namespace kglm::gen {
 
 class TitleResolver {
  public:
-  // Throws Error when the store has no enwiki sitelinks; redirects may be "" (none).
-  TitleResolver(const kg::KgStore& store, const std::string& kg_path, const std::string& redirects);
+  // Throws Error when the store has no sitelinks of `site`; redirects may be "" (none).
+  TitleResolver(const kg::KgStore& store, const std::string& kg_path, const std::string& redirects,
+                const std::string& site = "enwiki");
   // The entity row, or -1; counts "<counter>_via_redirect" / "<counter>_via_capitalisation".
   int64_t resolve(std::string_view title, Stats& stats, const std::string& counter) const;
   size_t redirect_count() const { return redirects_.size(); }
