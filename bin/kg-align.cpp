@@ -56,6 +56,7 @@ int ner_main(int argc, char** argv) {
               "format (LANG:word<TAB>tag, a blank line after each sentence).");
   gen::SilverNerOptions o;
   std::vector<std::string> types;
+  std::string split_unit;
   bool no_propagate = false;
   // clang-format off
   cli.add()
@@ -74,7 +75,9 @@ int ner_main(int argc, char** argv) {
       ("split-dir", po::value(&o.split_dir),
        "deal documents to DIR/train.panx, dev.panx and test.panx (by a seeded hash of their id) instead of -o")
       ("dev-share", po::value(&o.dev_share)->default_value(0.1), "--split-dir: the documents' share in dev")
-      ("test-share", po::value(&o.test_share)->default_value(0.1), "--split-dir: the documents' share in test");
+      ("test-share", po::value(&o.test_share)->default_value(0.1), "--split-dir: the documents' share in test")
+      ("split-unit", po::value(&split_unit)->default_value("document"),
+       "--split-dir deals whole documents (no article in two splits), or single sentences");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   if (o.split_dir.empty()) cli.require_output();
@@ -84,6 +87,9 @@ int ner_main(int argc, char** argv) {
     for (const std::string& t : types) o.types.push_back(gen::parse_type_root(t));
   }
   o.propagate = !no_propagate;
+  if (split_unit != "document" && split_unit != "sentence")
+    throw UsageError("--split-unit is document or sentence, not '" + split_unit + "'");
+  o.split_sentences = split_unit == "sentence";
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), gen::generate_silver_ner(o));
   return 0;

@@ -94,10 +94,12 @@ class SilverNerGenerator {
     return typer_.type_of(static_cast<uint32_t>(row));
   }
 
-  // Which output a document goes to (split_dir), keyed by its id so that reruns agree.
-  const char* split_of(const text::Document& doc) const {
+  // Which output a sentence goes to (split_dir), keyed by its document's id (and its number, when
+  // sentences are dealt one by one) so that reruns agree.
+  const char* split_of(const text::Document& doc, size_t sentence) const {
     if (options_.split_dir.empty()) return "";
-    const double u = Rng(options_.seed, fnv1a(doc.id), kSplitStream).uniform();
+    const uint64_t key = options_.split_sentences ? fnv1a(doc.id) ^ (sentence * 0x9e3779b97f4a7c15ull) : fnv1a(doc.id);
+    const double u = Rng(options_.seed, key, kSplitStream).uniform();
     return u < options_.dev_share ? "dev" : u < options_.dev_share + options_.test_share ? "test" : "train";
   }
 
@@ -134,9 +136,9 @@ class SilverNerGenerator {
         if (s.anchor_tags[a] >= 0 && !starts_lower_case(s.anchors[a])) s.matcher.add(s.anchors[a], static_cast<uint32_t>(a));
       s.matcher.build();
     }
-    std::string& out = result.records.out(split_of(doc), !options_.split_dir.empty());
     s.sentences_of.split(doc, s.sentences);
-    for (const text::Sentence& sentence : s.sentences) write_sentence(s, doc, sentence, stats, out);
+    for (size_t k = 0; k < s.sentences.size(); ++k)
+      write_sentence(s, doc, s.sentences[k], stats, result.records.out(split_of(doc, k), !options_.split_dir.empty()));
   }
 
   void write_sentence(Scratch& s, const text::Document& doc, const text::Sentence& sentence, Stats& stats,

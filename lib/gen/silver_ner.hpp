@@ -27,9 +27,11 @@ struct SilverNerOptions : RunOptions {
   uint32_t min_entities = 1;
   uint32_t max_words = 128;
   bool propagate = true;
-  // Documents dealt to DIR/train.panx, dev.panx, test.panx by a seeded hash of their id.
+  // Documents (or sentences) dealt to DIR/train.panx, dev.panx, test.panx by a seeded hash of
+  // their id (and number).
   std::string split_dir;
   double dev_share = 0.1, test_share = 0.1;
+  bool split_sentences = false;
 };
 
 Stats generate_silver_ner(const SilverNerOptions& options);

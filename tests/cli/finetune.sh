@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # finetune on real inputs: a tiny XLM-R pre-trained here on botchan.txt (the fixture SentencePiece
 # model) is fine-tuned on XLR questions from the X-FACTR dev KG (kg-cycles xlr: accuracy well above
-# chance, 1/6), on word tagging, sentence and relation classification from botchan's text; runs
+# chance, 1/6), on silver NER from the fixtures' Wikipedia typed through that KG (kg-align ner: F1
+# far above the majority label's 0) and on kg-align --relations examples, on word tagging, sentence
+# and relation classification from botchan's text; runs
 # are bit-identical with --threads 1 and 2 and across --stop-after + --resume; evaluate and predict
 # reproduce the run's scores; bad inputs are skipped with FILE:LINE or refused.
 set -euo pipefail
@@ -129,6 +131,49 @@ assert rel["metric"] == "macro_f1" and rel["languages"]["en"]["macro_f1"]["mean"
 assert config["id2label"] == {"0": "after(e1,e2)", "1": "before(e1,e2)"}, config
 PY
 ok "sequence and relation tasks learn their rules; config.json carries id2label"
+
+# Silver NER from the fixtures' Wikipedia and the X-FACTR dev KG (kg-align ner), sentences dealt to
+# train/dev/test; a model pre-trained here on the articles' text. The majority label (O) finds no
+# entity: F1 0.
+"$bin/wiki-extract" "$fixtures/wikipedia/enwiki-sample-a.xml.bz2" -o "$tmp/docs.jsonl" --redirects "$tmp/redirects.tsv" -q
+"$bin/kg-align" ner --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --split-dir "$tmp/silver" --split-unit sentence \
+  --dev-share 0.2 --test-share 0.1 --seed 1 -q "$tmp/docs.jsonl"
+$py - "$tmp/docs.jsonl" > "$tmp/wiki.txt" <<'PY'
+import json, sys
+for doc in open(sys.argv[1], encoding="utf-8"):
+    print("\n".join(l for l in json.loads(doc)["text"].split("\n") if len(l.split()) > 4))
+PY
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 -o "$tmp/wiki.h5" --quiet "en=$tmp/wiki.txt" "en=$text"
+"$bin/pretrain" --data "$tmp/wiki.h5" --layers 2 --hidden 64 --heads 4 --ffn 128 --batch 32 --steps 300 --lr 3e-3 \
+  --threads 2 --quiet --out "$tmp/wiki-init"
+"$bin/finetune" --task token --init "$tmp/wiki-init" --train "$tmp/silver/train.panx" --dev "$tmp/silver/dev.panx" \
+  --test "en=$tmp/silver/test.panx" --epochs 30 --batch 16 --lr 3e-3 --max-len 96 --threads 2 --quiet -o "$tmp/silver-run"
+$py - "$tmp/silver-run/results.json" <<'PY' || fail "silver NER F1"
+import json, sys
+r = json.load(open(sys.argv[1]))
+dev, test = r["dev"]["mean"], r["languages"]["en"]["f1"]["mean"]
+print(f"silver NER: dev F1 {dev:.3f}, test {test:.3f} (majority label: 0)")
+assert dev > 0.2 and test > 0.1, r
+PY
+ok "token: silver NER (kg-align ner on the fixtures) — dev and test F1 far above the majority label's 0"
+
+# Relation classification on kg-align --relations of the same articles: the model fits its training
+# examples better than the majority relation does (macro-F1).
+"$bin/kg-align" --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" -o "$tmp/aligned.jsonl" --relations "$tmp/rel.jsonl" \
+  -q "$tmp/docs.jsonl"
+"$bin/finetune" --task relation --init "$tmp/wiki-init" --train "$tmp/rel.jsonl" --test "en=$tmp/rel.jsonl" --epochs 40 \
+  --batch 8 --lr 3e-3 --threads 2 --quiet -o "$tmp/kg-rel"
+$py - "$tmp/kg-rel/results.json" "$tmp/rel.jsonl" <<'PY' || fail "relations from kg-align"
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+labels = collections.Counter(json.loads(l)["label"] for l in open(sys.argv[2]))
+top = labels.most_common(1)[0][1] / sum(labels.values())
+majority = 2 * top / (1 + top) / len(labels)  # macro-F1 of always the commonest relation
+f1 = r["languages"]["en"]["macro_f1"]["mean"]
+print(f"relations: {sum(labels.values())} examples, {len(labels)} relations; macro-F1 {f1:.3f}, majority {majority:.3f}")
+assert f1 > 2 * majority, (f1, majority)
+PY
+ok "relation: kg-align --relations examples are read and learnt"
 
 # Bad input: a bad line skips its sentence (FILE:LINE); garbage and a binary file are refused.
 { echo "en:Good	B-CAP"; echo ""; echo "no tab here"; echo "en:x	O"; echo ""; head -30 "$tmp/train.panx"; } > "$tmp/bad.panx"
