@@ -41,8 +41,14 @@ printf '   %-12s %6d\n' reasoning-en "$(wc -l < "$out/reasoning/en.jsonl")"
 printf '   %-12s %6d\n' xlr-test-en "$(wc -l < "$out/xlr/test.en.jsonl")"
 echo "== kg-align: KG statements aligned to the lead sentences (TEKGEN) -> $out/aligned.jsonl, $out/cooc.tsv"
 "$bin/kg-align" --kg "$out/kg.h5" --redirects "$out/redirects.tsv" --cooc "$out/cooc.tsv" -o "$out/aligned.jsonl" \
-  --stats "$out/kg-align.stats.json" --quiet "$out/docs.jsonl"
-printf '   %-12s %6d\n' aligned "$(wc -l < "$out/aligned.jsonl")" relation-pairs "$(( $(wc -l < "$out/cooc.tsv") - 1 ))"
+  --relations "$out/relations.jsonl" --stats "$out/kg-align.stats.json" --quiet "$out/docs.jsonl"
+printf '   %-12s %6d\n' aligned "$(wc -l < "$out/aligned.jsonl")" relation-pairs "$(( $(wc -l < "$out/cooc.tsv") - 1 ))" \
+  relation-examples "$(wc -l < "$out/relations.jsonl")"
+echo "== kg-align ner: silver NER, links typed through P31/P279 (WikiANN) -> $out/ner/{train,dev,test}.panx"
+"$bin/kg-align" ner --kg "$out/kg.h5" --redirects "$out/redirects.tsv" --split-dir "$out/ner" --split-unit sentence \
+  --dev-share 0.15 --test-share 0.15 --stats "$out/kg-align-ner.stats.json" --quiet "$out/docs.jsonl"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('   sentences %6d, entities PER %d ORG %d LOC %d (%d propagated)' % (s['sentences_written'], s.get('entities.PER', 0), s.get('entities.ORG', 0), s.get('entities.LOC', 0), s['entities_propagated']))" \
+  "$out/kg-align-ner.stats.json"
 
 echo "== verbalize: KELM entity subgraphs -> $out/subgraphs.jsonl, rendered in $out/kelm-*"
 "$bin/verbalize" subgraphs --kg "$out/kg.h5" --cooc "$out/cooc.tsv" -o "$out/subgraphs.jsonl" --quiet
@@ -100,5 +106,27 @@ print('   masked tokens (entity/relation/link slot/other): ' + ', '.join(
     for k in kinds))
 " "$out/pretrain-metrics.jsonl" "$out/pretrain.stats.json"
 printf '   %-12s %6d rows of masking decisions\n' masks "$(wc -l < "$out/masks.jsonl")"
-# Later stages (finetune, probe) are added here as they land.
+
+echo "== finetune: the pre-trained model on silver NER, relation classification and XLR; XLR tested zero-shot"
+echo "   in the other languages -> $out/finetune-*/results.tsv"
+rm -rf "$out"/finetune-*  # a run directory is continued only with --resume
+"$bin/finetune" --task token --init "$out/ckpt" --train "en=$out/ner/train.panx" --dev "en=$out/ner/dev.panx" \
+  --test "en=$out/ner/test.panx" --epochs 20 --batch 16 --lr 3e-3 --max-len 96 --seeds 11,22 \
+  -o "$out/finetune-ner" --quiet
+"$bin/finetune" --task relation --init "$out/ckpt" --train "$out/relations.jsonl" --test "en=$out/relations.jsonl" \
+  --epochs 30 --batch 8 --lr 3e-3 -o "$out/finetune-relation" --quiet
+xlr_tests=()
+for f in "$out"/xlr/test.*.jsonl; do l=${f##*/test.}; [ -s "$f" ] && xlr_tests+=(--test "${l%.jsonl}=$f"); done
+"$bin/finetune" --task choice --init "$out/ckpt" --train "$out/xlr/train.en.jsonl" --dev "$out/xlr/dev.en.jsonl" \
+  "${xlr_tests[@]}" --epochs 10 --batch 8 --lr 2e-3 --max-len 96 -o "$out/finetune-xlr" --quiet
+python3 -c "
+import json, sys
+for name in sys.argv[1:]:
+    r = json.load(open(name + '/results.json'))
+    m, langs = r['metric'], r['languages']
+    line = ', '.join('%s %.1f' % (l, 100 * v[m]['mean']) for l, v in sorted(langs.items()))
+    zs = r.get('zero_shot')
+    print('   %-9s %s %s%s' % (r['task'], m, line, ('; zero-shot average %.1f' % (100 * zs['mean'])) if zs else ''))
+" "$out/finetune-ner" "$out/finetune-relation" "$out/finetune-xlr"
+# Later stages (probe) are added here as they land.
 echo "demo finished: outputs in $out"
