@@ -145,7 +145,7 @@ std::vector<RelationExample> read_relx(const std::string& path, ErrorCounter& er
   std::optional<RelationExample> pending;  // a sentence waiting for its relation line
   bool skip_label = false;                 // the sentence was bad: its relation line goes too
   for_each_line(in, [&](uint64_t n, std::string_view line) {
-    if (blank(line)) return;
+    if (blank(line) || line.starts_with("Comment:")) return;  // SemEval-2010 task 8's third line
     const size_t tab = line.find('\t');
     if (tab == std::string_view::npos) {  // a relation line
       if (pending) {

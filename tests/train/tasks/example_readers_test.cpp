@@ -85,5 +85,22 @@ TEST(Relx, RecordsBadRecordsAndRefusal) {
   EXPECT_THROW(read_relx(dir.write("bad.txt", "1\t\"x\"\nno_relation\n"), errors), Error);
 }
 
+TEST(Relx, SemEvalCommentLinesAreNotRecords) {
+  ScratchDir dir;
+  const std::string path = dir.write("TRAIN_FILE.TXT",
+                                     "8001\t\"The most common <e1>audits</e1> were about <e2>waste</e2> and recycling.\"\n"
+                                     "Message-Topic(e1,e2)\n"
+                                     "Comment: Assuming an audit = an audit document.\n\n"
+                                     "8002\t\"The <e1>company</e1> fabricates plastic <e2>chairs</e2>.\"\n"
+                                     "Product-Producer(e2,e1)\n"
+                                     "Comment:\n\n");
+  ErrorCounter errors(ErrorLimit{});
+  const std::vector<RelationExample> r = read_relx(path, errors);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(errors.count(), 0u);
+  EXPECT_EQ(entity(r[0], 1), "audits");
+  EXPECT_EQ(r[1].label, "Product-Producer(e2,e1)");
+}
+
 }  // namespace
 }  // namespace kglm::train::tasks
