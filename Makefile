@@ -32,6 +32,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 
 install: build
 	cmake --install $(BUILD)

@@ -181,10 +181,16 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
 
   std::vector<tasks::SeedResult> results;
   int64_t steps = 0;
+  double train_seconds = 0, test_seconds = 0;  // the training loops (dev evaluations included); the tests
+  using Clock = std::chrono::steady_clock;
   for (uint64_t seed : o.seeds) {
     tasks::Finetuner run(o, setup, seed, comm);
+    const auto begin = Clock::now();
     if (!run.train()) return kExitStopped;
+    const auto trained = Clock::now();
     results.push_back(run.test());
+    train_seconds += std::chrono::duration<double>(trained - begin).count();
+    test_seconds += std::chrono::duration<double>(Clock::now() - trained).count();
     steps += (static_cast<int64_t>(setup.train.encoded.size()) + o.batch - 1) / o.batch * o.epochs;
   }
   if (comm->rank() == 0 && (setup.dev || !setup.tests.empty())) {
@@ -197,6 +203,11 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   stats.set("labels", static_cast<int64_t>(setup.labels.size()));
   stats.set("steps", steps);
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  stats.set("train_milliseconds", static_cast<int64_t>(1000 * train_seconds));
+  stats.set("test_milliseconds", static_cast<int64_t>(1000 * test_seconds));
+  int64_t test_examples = 0;
+  for (const TaskFile& t : setup.tests) test_examples += static_cast<int64_t>(t.encoded.size());
+  stats.set("test_examples", test_examples);
   stats.set("milliseconds",
             static_cast<int64_t>(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()));

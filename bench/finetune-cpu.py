@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""bench/finetune-cpu: NER fine-tuning examples/s and evaluation sentences/s of `finetune --task token`
+against the same model and head in Debian's python3-torch (bench/reference/finetune_torch.py), in one
+run, on the same data, machine and thread count.
+
+Data (built under --work): silver NER from the fixtures' Wikipedia excerpt typed through the X-FACTR
+dev KG (`kg-align ner`, real PAN-X), the sentences repeated --copies times for training; the test set
+is the sentences once. Model: XLM-R-shaped, 4 layers, hidden 256, 4 heads, FFN 1024, the fixtures'
+SentencePiece model, --max-len 128, batch 32, dropout 0.1, AdamW with linear warm-up/decay,
+clipping 1.0; `pretrain --steps 1` makes the initial checkpoint.
+
+kglm's times are its --stats train_milliseconds (the training loop) and test_milliseconds (the test
+file's evaluation); the peer times the same two loops. Each at --threads 1 and 2.
+
+Usage: bench/finetune-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
+                             [--epochs 1] [--copies 4]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import arguments  # noqa: E402
+
+TORCH_PYTHON = "/usr/bin/python3"
+MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--epochs", type=int, default=1)
+        ap.add_argument("--copies", type=int, default=4)
+    args = arguments(extra)
+    if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+        sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
+    root = os.path.join(args.work, "finetune-cpu")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    b = lambda tool: os.path.join(args.bin, tool)  # noqa: E731
+    fx = args.fixtures
+    spm = os.path.join(fx, "tokenizer", "spm-test-vocab1000.model")
+    if not os.path.exists(os.path.join(fx, "xfactr-kg-dev.json.gz")):
+        sys.exit("fixtures not found: " + fx)
+    q = ["--quiet"]
+    subprocess.run([b("wd-extract"), os.path.join(fx, "xfactr-kg-dev.json.gz"), "-o", f"{root}/kg.h5", "--langs", "en"] + q,
+                   check=True)
+    subprocess.run([b("wiki-extract"), os.path.join(fx, "wikipedia", "enwiki-sample-a.xml.bz2"), "-o",
+                    f"{root}/docs.jsonl", "--redirects", f"{root}/redirects.tsv"] + q, check=True)
+    subprocess.run([b("kg-align"), "ner", "--kg", f"{root}/kg.h5", "--redirects", f"{root}/redirects.tsv", "-o",
+                    f"{root}/test.panx", f"{root}/docs.jsonl"] + q, check=True)
+    text = open(f"{root}/test.panx", encoding="utf-8").read()
+    with open(f"{root}/train.panx", "w", encoding="utf-8") as f:
+        f.write(text * args.copies)
+    sentences = text.count("\n\n")
+    subprocess.run([b("pretrain"), "prepare", "--tokenizer", spm, "--max-len", "128", "-o", f"{root}/data.h5",
+                    os.path.join(fx, "tokenizer", "botchan.txt")] + q, check=True)
+    subprocess.run([b("pretrain"), "--data", f"{root}/data.h5"] + MODEL +
+                   ["--batch", "8", "--steps", "1", "--lr", "1e-4", "--out", f"{root}/init"] + q, check=True)
+    vocab = json.load(open(f"{root}/init/config.json"))["vocab_size"]
+    print(f"data: {sentences} silver NER sentences from the fixtures (kg-align ner), training on {args.copies} copies "
+          f"({sentences * args.copies} examples) for {args.epochs} epoch(s); model 4x256, FFN 1024, vocabulary {vocab}")
+
+    rows = []
+    for threads in (1, 2):
+        out = f"{root}/run-{threads}"
+        subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
+                        "--test", f"de={root}/test.panx", "--epochs", str(args.epochs), "--batch", "32", "--lr", "2e-5",
+                        "--max-len", "128", "--threads", str(threads), "-o", out, "--stats", f"{out}.json"] + q,
+                       check=True)
+        s = json.load(open(f"{out}.json"))
+        kglm = (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
+                s["test_examples"] / (s["test_milliseconds"] / 1000))
+        peer = json.loads(subprocess.run(
+            [TORCH_PYTHON, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "finetune_torch.py"),
+             "--train", f"{root}/train.panx", "--test", f"{root}/test.panx", "--spm", spm, "--vocab", str(vocab),
+             "--epochs", str(args.epochs), "--threads", str(threads)],
+            check=True, capture_output=True, text=True).stdout)
+        rows.append((threads, kglm, (peer["train_examples_per_s"], peer["test_sentences_per_s"])))
+
+    print(f"{'threads':>7} {'kglm train ex/s':>16} {'torch train ex/s':>17} {'ratio':>6} "
+          f"{'kglm eval sent/s':>17} {'torch eval sent/s':>18} {'ratio':>6}")
+    for threads, k, p in rows:
+        print(f"{threads:>7} {k[0]:>16.1f} {p[0]:>17.1f} {k[0] / p[0]:>5.2f}x {k[1]:>17.1f} {p[1]:>18.1f} "
+              f"{k[1] / p[1]:>5.2f}x")
+    best = lambda i, side: max(r[side][i] for r in rows)  # noqa: E731
+    print(f"best of each: training {best(0, 1) / best(0, 2):.2f}x torch, evaluation {best(1, 1) / best(1, 2):.2f}x torch")
+
+
+main()

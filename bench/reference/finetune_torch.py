@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The finetune benchmark's peer: token classification (NER) fine-tuning and evaluation of the same
+XLM-R-shaped encoder in PyTorch (Debian's python3-torch), on the same PAN-X data and thread count.
+
+Words are split into pieces by Debian's spm_encode with the same SentencePiece model (once, before
+any timing); a sentence is <s> pieces </s>, cut at --max-len, its label on each word's first piece
+(-100 elsewhere), batches padded to their longest sequence rounded up to a multiple of 8, as kglm
+pads. The encoder is torch's post-LN nn.TransformerEncoderLayer (exact GELU, dropout 0.1) under the
+RoBERTa embeddings; the head is dropout + linear (XLMRobertaForTokenClassification). A step is
+forward, cross-entropy, backward, clip_grad_norm_(1.0), AdamW and a linear warm-up/decay LambdaLR,
+as the Hugging Face Trainer runs it; evaluation is a no_grad forward and an argmax per token.
+Prints one JSON line: examples/s of training, sentences/s of evaluation, and the tokens trained.
+"""
+import argparse
+import json
+import random
+import subprocess
+import time
+
+import torch
+from torch import nn
+
+
+def read_panx(path):
+    sentences, words, tags = [], [], []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if words:
+                sentences.append((words, tags))
+            words, tags = [], []
+            continue
+        word, tag = line.split(":", 1)[1].rsplit("\t", 1)
+        words.append(word)
+        tags.append(tag)
+    if words:
+        sentences.append((words, tags))
+    return sentences
+
+
+class TokenClassifier(nn.Module):
+    def __init__(self, vocab, hidden, layers, heads, ffn, positions, pad, labels):
+        super().__init__()
+        self.pad = pad
+        self.word = nn.Embedding(vocab, hidden, padding_idx=pad)
+        self.position = nn.Embedding(positions, hidden, padding_idx=pad)
+        self.token_type = nn.Embedding(1, hidden)
+        self.emb_norm = nn.LayerNorm(hidden, eps=1e-5)
+        self.drop = nn.Dropout(0.1)
+        layer = nn.TransformerEncoderLayer(hidden, heads, ffn, dropout=0.1, activation="gelu", batch_first=True,
+                                           norm_first=False, layer_norm_eps=1e-5)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.classifier = nn.Linear(hidden, labels)
+
+    def forward(self, ids):
+        real = ids.ne(self.pad)
+        pos = torch.cumsum(real, 1) * real + self.pad
+        x = self.drop(self.emb_norm(self.word(ids) + self.position(pos) + self.token_type(torch.zeros_like(ids))))
+        x = self.encoder(x, src_key_padding_mask=~real)
+        return self.classifier(self.drop(x))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--train", required=True)
+    ap.add_argument("--test", required=True)
+    ap.add_argument("--spm", required=True)
+    ap.add_argument("--vocab", type=int, required=True)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--ffn", type=int, default=1024)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--max-len", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    train, test = read_panx(a.train), read_panx(a.test)
+    labels = sorted({t for _, tags in train for t in tags})
+    label_id = {t: i for i, t in enumerate(labels)}
+    # Every distinct word's pieces through spm_encode, one word a line.
+    vocabulary = sorted({w for s in train + test for w in s[0]})
+    out = subprocess.run(["spm_encode", "--model", a.spm, "--output_format=id"], input="\n".join(vocabulary) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    pieces = {w: [(int(i) + 1) % a.vocab for i in out[k].split()] or [3] for k, w in enumerate(vocabulary)}
+    pad, bos, eos = 1, 0, 2
+
+    def encode(sentence):
+        ids, targets = [bos], [-100]
+        for w, t in zip(*sentence):
+            p = pieces[w][: max(0, a.max_len - 1 - len(ids))]
+            if not p:
+                break
+            ids += p
+            targets += [label_id.get(t, -100)] + [-100] * (len(p) - 1)
+        return ids + [eos], targets + [-100]
+
+    def batch(examples):
+        n = max(len(ids) for ids, _ in examples)
+        n = (n + 7) // 8 * 8
+        ids = torch.full((len(examples), n), pad, dtype=torch.long)
+        tg = torch.full((len(examples), n), -100, dtype=torch.long)
+        for r, (i, t) in enumerate(examples):
+            ids[r, : len(i)] = torch.tensor(i)
+            tg[r, : len(t)] = torch.tensor(t)
+        return ids, tg
+
+    train_enc, test_enc = [encode(s) for s in train], [encode(s) for s in test]
+    model = TokenClassifier(a.vocab, a.hidden, a.layers, a.heads, a.ffn, a.max_len + pad + 1, pad, len(labels))
+    decay = [p for n, p in model.named_parameters() if p.dim() > 1]
+    rest = [p for n, p in model.named_parameters() if p.dim() <= 1]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.0}, {"params": rest, "weight_decay": 0.0}], lr=2e-5)
+    steps = (len(train_enc) + a.batch - 1) // a.batch * a.epochs
+    warm = max(1, steps // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: s / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
+    rng = random.Random(0)
+    tokens = 0
+    start = time.perf_counter()
+    model.train()
+    for _ in range(a.epochs):
+        order = list(range(len(train_enc)))
+        rng.shuffle(order)
+        for b in range(0, len(order), a.batch):
+            ids, tg = batch([train_enc[i] for i in order[b:b + a.batch]])
+            tokens += int(ids.ne(pad).sum())
+            logits = model(ids)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, len(labels)), tg.reshape(-1), ignore_index=-100)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+    train_s = time.perf_counter() - start
+    start = time.perf_counter()
+    model.eval()
+    with torch.no_grad():
+        for b in range(0, len(test_enc), a.batch):
+            ids, tg = batch(test_enc[b:b + a.batch])
+            model(ids).argmax(-1)
+    test_s = time.perf_counter() - start
+    print(json.dumps({"train_examples_per_s": len(train_enc) * a.epochs / train_s,
+                      "test_sentences_per_s": len(test_enc) / test_s, "train_seconds": train_s,
+                      "test_seconds": test_s, "train_tokens": tokens}))
+
+
+main()
