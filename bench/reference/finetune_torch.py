@@ -5,8 +5,8 @@ XLM-R-shaped encoder in PyTorch (Debian's python3-torch), on the same PAN-X data
 Words are split into pieces by Debian's spm_encode with the same SentencePiece model (once, before
 any timing); a sentence is <s> pieces </s>, cut at --max-len, its label on each word's first piece
 (-100 elsewhere), batches padded to their longest sequence rounded up to a multiple of 8, as kglm
-pads. The encoder is torch's post-LN nn.TransformerEncoderLayer (exact GELU, dropout 0.1) under the
-RoBERTa embeddings; the head is dropout + linear (XLMRobertaForTokenClassification). A step is
+pads. The encoder is pretrain_torch.py's (torch's post-LN nn.TransformerEncoderLayer, exact GELU,
+dropout 0.1, under the RoBERTa embeddings); the head is dropout + linear (XLMRobertaForTokenClassification). A step is
 forward, cross-entropy, backward, clip_grad_norm_(1.0), AdamW and a linear warm-up/decay LambdaLR,
 as the Hugging Face Trainer runs it; evaluation is a no_grad forward and an argmax per token.
 Prints one JSON line: examples/s of training, sentences/s of evaluation, and the tokens trained.
@@ -19,6 +19,8 @@ import time
 
 import torch
 from torch import nn
+
+from pretrain_torch import MaskedLM
 
 
 def read_panx(path):
@@ -38,26 +40,16 @@ def read_panx(path):
     return sentences
 
 
-class TokenClassifier(nn.Module):
+class TokenClassifier(MaskedLM):
+    """pretrain_torch's encoder (its MLM head unused: no gradient reaches it) with dropout and a linear
+    classifier on every token."""
+
     def __init__(self, vocab, hidden, layers, heads, ffn, positions, pad, labels):
-        super().__init__()
-        self.pad = pad
-        self.word = nn.Embedding(vocab, hidden, padding_idx=pad)
-        self.position = nn.Embedding(positions, hidden, padding_idx=pad)
-        self.token_type = nn.Embedding(1, hidden)
-        self.emb_norm = nn.LayerNorm(hidden, eps=1e-5)
-        self.drop = nn.Dropout(0.1)
-        layer = nn.TransformerEncoderLayer(hidden, heads, ffn, dropout=0.1, activation="gelu", batch_first=True,
-                                           norm_first=False, layer_norm_eps=1e-5)
-        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        super().__init__(vocab, hidden, layers, heads, ffn, positions, pad)
         self.classifier = nn.Linear(hidden, labels)
 
     def forward(self, ids):
-        real = ids.ne(self.pad)
-        pos = torch.cumsum(real, 1) * real + self.pad
-        x = self.drop(self.emb_norm(self.word(ids) + self.position(pos) + self.token_type(torch.zeros_like(ids))))
-        x = self.encoder(x, src_key_padding_mask=~real)
-        return self.classifier(self.drop(x))
+        return self.classifier(self.drop(self.encode(ids)))
 
 
 def main():

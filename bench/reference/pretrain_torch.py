@@ -58,12 +58,16 @@ class MaskedLM(nn.Module):
             self.word.weight[pad].zero_()
             self.position.weight[pad].zero_()
 
-    def forward(self, ids, labels, masked_only):
+    def encode(self, ids):
+        """The encoder's hidden states [B, T, H] (padding masked out of attention)."""
         real = ids.ne(self.pad)
         pos = torch.cumsum(real, 1) * real + self.pad
         x = self.word(ids) + self.position(pos) + self.token_type(torch.zeros_like(ids))
         x = self.drop(self.emb_norm(x))
-        x = self.encoder(x, src_key_padding_mask=~real)
+        return self.encoder(x, src_key_padding_mask=~real)
+
+    def forward(self, ids, labels, masked_only):
+        x = self.encode(ids)
         if masked_only:
             rows = labels.ne(-100)
             x, labels = x[rows], labels[rows]

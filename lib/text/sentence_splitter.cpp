@@ -2,9 +2,9 @@
 
 #include <unicode/brkiter.h>
 #include <unicode/filteredbrk.h>
-#include <unicode/utext.h>
 
 #include "core/error.hpp"
+#include "text/break_text.hpp"
 #include "text/unicode.hpp"
 
 namespace kglm::text {
@@ -43,13 +43,7 @@ void SentenceSplitter::split(const Document& doc, std::vector<Sentence>& out) {
   out.clear();
   const std::string& text = doc.text;
   if (text.empty()) return;
-  UErrorCode status = U_ZERO_ERROR;
-  UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
-  iterator_->setText(ut, status);
-  if (U_FAILURE(status)) {
-    utext_close(ut);
-    throw Error(std::string("ICU sentence splitting: ") + u_errorName(status));
-  }
+  const BreakText bound(*iterator_, text, "sentence splitting");
   size_t link = 0;
   size_t section = 0;
   uint32_t begin = 0;
@@ -74,7 +68,6 @@ void SentenceSplitter::split(const Document& doc, std::vector<Sentence>& out) {
     }
     begin = boundary;
   }
-  utext_close(ut);
 }
 
 }  // namespace kglm::text

@@ -1,10 +1,10 @@
 #include "text/word_splitter.hpp"
 
 #include <unicode/uchar.h>
-#include <unicode/utext.h>
 #include <unicode/utf8.h>
 
 #include "core/error.hpp"
+#include "text/break_text.hpp"
 
 namespace kglm::text {
 
@@ -20,13 +20,7 @@ WordSplitter::~WordSplitter() = default;
 void WordSplitter::split(std::string_view text, std::vector<WordSpan>& out) {
   out.clear();
   if (text.empty()) return;
-  UErrorCode status = U_ZERO_ERROR;
-  UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
-  iterator_->setText(ut, status);
-  if (U_FAILURE(status)) {
-    utext_close(ut);
-    throw Error(std::string("ICU word splitting: ") + u_errorName(status));
-  }
+  const BreakText bound(*iterator_, text, "word splitting");
   int32_t begin = iterator_->first();
   for (int32_t end = iterator_->next(); end != icu::BreakIterator::DONE; begin = end, end = iterator_->next()) {
     // A run of white space (no-break spaces included) is a segment of its own: not a word.
@@ -38,7 +32,6 @@ void WordSplitter::split(std::string_view text, std::vector<WordSpan>& out) {
     }
     if (!blank) out.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
   }
-  utext_close(ut);
 }
 
 }  // namespace kglm::text
