@@ -58,6 +58,7 @@ tools=(
   "wiki-extract-wikiextractor|text|$d/wikiextractor.jsonl|wiki-extract --input-format wikiextractor IN -o OUT"
   "cs-gen-entitycs|text|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o OUT IN"
   "kg-align|text|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o OUT IN"
+  "kg-align-ner|text|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o OUT IN"
   "verbalize-render|text|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o OUT IN"
   "sample-lang|text|$d/docs.jsonl|sample-lang en=IN -o OUT"
   "cs-gen-kmlm|hdf5|$d/kg.h5|cs-gen kmlm --kg IN --langs fr -o OUT"
@@ -293,6 +294,7 @@ streaming=(
   "wiki-extract|$src/data/enwiki-sample.xml|wiki-extract IN -o OUT"
   "cs-gen-entitycs|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o OUT IN"
   "kg-align|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o OUT IN"
+  "kg-align-ner|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o OUT IN"
   "verbalize-render|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o OUT IN"
   "sample-lang|$d/docs.jsonl|sample-lang en=IN -o OUT"
 )
