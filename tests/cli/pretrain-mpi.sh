@@ -22,55 +22,27 @@ net=(--data "$tmp/data.h5" --layers 2 --hidden 32 --heads 4 --ffn 64 --accumulat
   --seed 7 --quiet --dropout 0.1 --eval-every 6)
 model=("${net[@]}" --batch 8)
 
-# compare.py A.jsonl B.jsonl [A_dir B_dir]: the same steps, losses within 1e-6, weights within 1e-5.
-cat > "$tmp/compare.py" <<'PY'
-import array, json, struct, sys
-def losses(p):
-    return [(r["step"], r.get("loss", r.get("eval_loss"))) for r in map(json.loads, open(p))]
-a, b = losses(sys.argv[1]), losses(sys.argv[2])
-assert [s for s, _ in a] == [s for s, _ in b], (a, b)
-worst = max(abs(x - y) for (_, x), (_, y) in zip(a, b))
-assert worst <= 1e-6, f"losses differ by {worst}: {a} {b}"
-def tensors(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__": continue
-        assert e["dtype"] == "F32", e
-        begin, end = e["data_offsets"]
-        out[name] = array.array("f", raw[8 + n + begin:8 + n + end])
-    return out
-if len(sys.argv) > 3:
-    for f, limit in (("model.safetensors", 1e-5), ("optimizer.safetensors", 1e-5)):
-        x, y = tensors(f"{sys.argv[3]}/{f}"), tensors(f"{sys.argv[4]}/{f}")
-        assert x.keys() == y.keys(), f
-        w = max(max(abs(p - q) for p, q in zip(x[k], y[k])) for k in x)
-        assert w <= limit, f"{f}: differs by {w}"
-        print(f"{f}: max difference {w:.3g}")
-print(f"{len(a)} log lines, losses within {worst:.3g}")
-PY
+compare="python3 $src/tests/cli/compare_runs.py"  # A.jsonl B.jsonl [A_dir B_dir]
 
 "$bin/pretrain" "${model[@]}" --steps 12 --log "$tmp/one.jsonl" --out "$tmp/one"
 mpi 2 "${model[@]}" --steps 12 --log "$tmp/two.jsonl" --out "$tmp/two" --stats "$tmp/two.json"
-python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/two.jsonl" "$tmp/one" "$tmp/two" || fail "2 ranks differ from 1 process"
+$compare "$tmp/one.jsonl" "$tmp/two.jsonl" "$tmp/one" "$tmp/two" || fail "2 ranks differ from 1 process"
 [ "$(stat_of "$tmp/two.json" ranks)" = 2 ] || fail "the statistics do not say 2 ranks"
 ok "2 ranks × batch 4 = 1 process × batch 8 (dropout, accumulation, evaluation)"
 
 mpi 2 "${model[@]}" --steps 12 --zero 1 --log "$tmp/zero.jsonl" --out "$tmp/zero"
-python3 "$tmp/compare.py" "$tmp/two.jsonl" "$tmp/zero.jsonl" "$tmp/two" "$tmp/zero" || fail "--zero 1 differs"
+$compare "$tmp/two.jsonl" "$tmp/zero.jsonl" "$tmp/two" "$tmp/zero" || fail "--zero 1 differs"
 ok "2 ranks --zero 1 = 2 ranks without it"
 
 # Resuming at another world size: the first 6 steps on 2 ranks, the rest on 1; and the reverse.
 mpi 2 "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/a.jsonl" --out "$tmp/a"
 "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/a" --threads 1 --quiet --steps 12 --eval-every 6 \
   --log "$tmp/a.jsonl" --out "$tmp/a-done"
-python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/a.jsonl" "$tmp/one" "$tmp/a-done" || fail "resume 2 → 1 rank"
+$compare "$tmp/one.jsonl" "$tmp/a.jsonl" "$tmp/one" "$tmp/a-done" || fail "resume 2 → 1 rank"
 "$bin/pretrain" "${model[@]}" --steps 6 --decay-steps 12 --log "$tmp/b.jsonl" --out "$tmp/b"
 mpi 2 --data "$tmp/data.h5" --resume "$tmp/b" --threads 1 --quiet --steps 12 --eval-every 6 --zero 1 \
   --log "$tmp/b.jsonl" --out "$tmp/b-done"
-python3 "$tmp/compare.py" "$tmp/one.jsonl" "$tmp/b.jsonl" "$tmp/one" "$tmp/b-done" || fail "resume 1 → 2 ranks"
+$compare "$tmp/one.jsonl" "$tmp/b.jsonl" "$tmp/one" "$tmp/b-done" || fail "resume 1 → 2 ranks"
 ok "resume: 2 ranks → 1 and 1 → 2 ranks (--zero 1) continue the same losses"
 
 # A global batch the ranks cannot share: a usage error, no checkpoint.
@@ -132,7 +104,7 @@ if [ $code -eq 0 ]; then
   for ranks in 1 2; do
     [ "$ranks" -le "$gpus" ] || continue
     mpi $ranks "${model[@]}" --steps 12 --device cuda --log "$tmp/nccl-$ranks.jsonl" --out "$tmp/nccl-$ranks"
-    python3 "$tmp/compare.py" "$tmp/gpu.jsonl" "$tmp/nccl-$ranks.jsonl" || fail "NCCL on $ranks ranks"
+    $compare "$tmp/gpu.jsonl" "$tmp/nccl-$ranks.jsonl" || fail "NCCL on $ranks ranks"
     ok "NCCL, $ranks rank(s) on the GPU = 1 process on the GPU"
   done
 else

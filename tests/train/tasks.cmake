@@ -10,3 +10,7 @@ add_kglm_test(tasks_example_readers_test SOURCES train/tasks/example_readers_tes
 add_test(NAME cli_finetune COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/finetune.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_finetune PROPERTIES LABELS "cli;fixtures" TIMEOUT 900 SKIP_RETURN_CODE 77)
+add_test(NAME cli_finetune_mpi COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/finetune-mpi.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_finetune_mpi PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
+                     PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
