@@ -10,6 +10,7 @@
 #include "core/ordered_pipeline.hpp"
 #include "core/rng.hpp"
 #include "gen/annotated_text.hpp"
+#include "gen/document_task.hpp"
 #include "gen/labels.hpp"
 #include "gen/languages.hpp"
 #include "gen/record_writer.hpp"
@@ -26,13 +27,7 @@ namespace {
 constexpr size_t kDocsPerTask = 256;
 constexpr size_t kEnglish = 0;
 
-struct TaskResult {
-  std::string file;
-  RecordBatch records;
-  std::vector<std::pair<uint64_t, std::string>> errors;
-  uint64_t valid_docs = 0;
-  Stats stats;
-};
+using TaskResult = DocumentTaskResult;
 
 class EntityCsGenerator {
  public:
@@ -43,9 +38,7 @@ class EntityCsGenerator {
   }
 
   void process(text::SentenceSplitter& splitter, text::DocumentBatch& task, TaskResult& result) const {
-    result.file = task.file;
-    result.errors = std::move(task.errors);
-    result.valid_docs = task.docs.size();
+    result.start(task);
     std::vector<text::Sentence> sentences;
     for (size_t d = 0; d < task.docs.size(); ++d) {
       const text::Document& doc = task.docs[d].second;
@@ -189,8 +182,7 @@ Stats generate_entitycs(const EntityCsOptions& options) {
       },
       [&](TaskResult& result) {
         writer.write(result.records);
-        errors.add_valid(result.valid_docs);
-        for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
+        result.count(errors);
         int64_t max_cs = std::max(stats.get("max_cs_per_sentence"), result.stats.get("max_cs_per_sentence"));
         stats.merge(result.stats);
         stats.set("max_cs_per_sentence", max_cs);

@@ -8,6 +8,7 @@
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "gen/cooccurrence.hpp"
+#include "gen/document_task.hpp"
 #include "gen/fact_text.hpp"
 #include "gen/labels.hpp"
 #include "gen/title_resolver.hpp"
@@ -46,15 +47,10 @@ struct Pattern {
   std::string name;
 };
 
-struct TaskResult {
-  std::string file;
-  std::string records;
-  std::string relations;  // --relations records
-  std::vector<std::pair<uint64_t, std::string>> errors;
-  uint64_t valid_docs = 0;
+struct TaskResult : DocumentTaskResult {
+  std::string relations;                            // --relations records
   std::vector<size_t> aligned_facts;                // FactStore indexes
   std::vector<std::pair<uint32_t, uint32_t>> cooc;  // relation rows, one pair per sentence
-  Stats stats;
 };
 
 // Per worker thread.
@@ -96,9 +92,7 @@ class Aligner {
   const FactText& text() const { return text_; }
 
   void process(Scratch& s, text::DocumentBatch& task, TaskResult& result) const {
-    result.file = task.file;
-    result.errors = std::move(task.errors);
-    result.valid_docs = task.docs.size();
+    result.start(task);
     for (auto& [line, doc] : task.docs) article(s, doc, result);
   }
 
@@ -335,7 +329,7 @@ class Aligner {
       auto label = labels_.label(kEnglish, subject);
       if (replace_first_pronoun(sentence, label ? *label : std::string_view(doc.title))) stats.add("pronouns_replaced");
     }
-    std::string& out = result.records;
+    std::string& out = result.records.all;
     out += "{\"subject\":";
     append_json_string(out, text_.entity_id(subject));
     out += ",\"title\":";
@@ -475,10 +469,9 @@ Stats align_kg(const KgAlignOptions& options) {
       workers, 2 * workers + 2, [&](text::DocumentBatch& task) { return source.next(task); },
       [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { aligner.process(*scratch[w], task, result); },
       [&](TaskResult& result) {
-        out.write(result.records);
+        out.write(result.records.all);
         if (relations_out) relations_out->write(result.relations);
-        errors.add_valid(result.valid_docs);
-        for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
+        result.count(errors);
         for (size_t f : result.aligned_facts) fact_aligned[f] = 1;
         for (const auto& [a, b] : result.cooc) cooc.add(text.relation_number(a), text.relation_number(b), 1);
         stats.merge(result.stats);

@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/rng.hpp"
+#include "gen/document_task.hpp"
 #include "gen/record_writer.hpp"
 #include "gen/title_resolver.hpp"
 #include "kg/kg_store.hpp"
@@ -32,13 +33,7 @@ struct Mention {
   int tag;
 };
 
-struct TaskResult {
-  std::string file;
-  RecordBatch records;
-  std::vector<std::pair<uint64_t, std::string>> errors;
-  uint64_t valid_docs = 0;
-  Stats stats;
-};
+using TaskResult = DocumentTaskResult;
 
 // What one worker reuses from document to document.
 struct Scratch {
@@ -80,9 +75,7 @@ class SilverNerGenerator {
   const EntityTyper& typer() const { return typer_; }
 
   void process(Scratch& s, text::DocumentBatch& task, TaskResult& result) const {
-    result.file = task.file;
-    result.errors = std::move(task.errors);
-    result.valid_docs = task.docs.size();
+    result.start(task);
     for (auto& [line, doc] : task.docs) document(s, doc, result);
   }
 
@@ -230,8 +223,7 @@ Stats generate_silver_ner(const SilverNerOptions& options) {
       [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { generator.process(*scratch[w], task, result); },
       [&](TaskResult& result) {
         writer.write(result.records);
-        errors.add_valid(result.valid_docs);
-        for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
+        result.count(errors);
         stats.merge(result.stats);
       });
   errors.finish(options.inputs);

@@ -15,23 +15,13 @@ import json
 import os
 import sys
 
+from kg_align_check import fail, rows
+
 ROOTS = [("PER", ["Q5"]),
          ("ORG", ["Q43229", "Q4830453", "Q783794", "Q2385804", "Q3918", "Q7278", "Q476028"]),
          ("LOC", ["Q17334923", "Q2221906", "Q618123", "Q56061", "Q6256", "Q3624078", "Q515", "Q486972",
                   "Q35657", "Q82794", "Q7930989"])]
 MAX_DEPTH = 10
-
-
-def fail(message):
-    print("FAIL:", message, file=sys.stderr)
-    sys.exit(1)
-
-
-def rows(path):
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.startswith("#") and line.strip():
-                yield line.rstrip("\n").split("\t")
 
 
 def main():
