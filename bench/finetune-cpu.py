@@ -10,7 +10,9 @@ SentencePiece model, --max-len 128, batch 32, dropout 0.1, AdamW with linear war
 clipping 1.0; `pretrain --steps 1` makes the initial checkpoint.
 
 kglm's times are its --stats train_milliseconds (the training loop) and test_milliseconds (the test
-file's evaluation); the peer times the same two loops. Each at --threads 1 and 2.
+file's evaluation); the peer times the same two loops. Each at --threads 1 and 2, the peer with
+OpenBLAS held to as many threads (the same cores); and the peer's fastest setting here, 1 torch
+thread with OpenBLAS on every core.
 
 Usage: bench/finetune-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
                              [--epochs 1] [--copies 4]
@@ -62,6 +64,15 @@ def main():
     print(f"data: {sentences} silver NER sentences from the fixtures (kg-align ner), training on {args.copies} copies "
           f"({sentences * args.copies} examples) for {args.epochs} epoch(s); model 4x256, FFN 1024, vocabulary {vocab}")
 
+    def peer(threads, blas_threads):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(blas_threads))
+        r = json.loads(subprocess.run(
+            [TORCH_PYTHON, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "finetune_torch.py"),
+             "--train", f"{root}/train.panx", "--test", f"{root}/test.panx", "--spm", spm, "--vocab", str(vocab),
+             "--epochs", str(args.epochs), "--threads", str(threads)],
+            check=True, capture_output=True, text=True, env=env).stdout)
+        return r["train_examples_per_s"], r["test_sentences_per_s"]
+
     rows = []
     for threads in (1, 2):
         out = f"{root}/run-{threads}"
@@ -70,22 +81,24 @@ def main():
                         "--max-len", "128", "--threads", str(threads), "-o", out, "--stats", f"{out}.json"] + q,
                        check=True)
         s = json.load(open(f"{out}.json"))
-        kglm = (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
-                s["test_examples"] / (s["test_milliseconds"] / 1000))
-        peer = json.loads(subprocess.run(
-            [TORCH_PYTHON, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "finetune_torch.py"),
-             "--train", f"{root}/train.panx", "--test", f"{root}/test.panx", "--spm", spm, "--vocab", str(vocab),
-             "--epochs", str(args.epochs), "--threads", str(threads)],
-            check=True, capture_output=True, text=True).stdout)
-        rows.append((threads, kglm, (peer["train_examples_per_s"], peer["test_sentences_per_s"])))
+        rows.append((f"kglm --threads {threads}", threads,
+                     (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
+                      s["test_examples"] / (s["test_milliseconds"] / 1000))))
+        rows.append((f"torch {threads} thread(s), OpenBLAS {threads}", threads, peer(threads, threads)))
+    # Debian's torch does its gemms in OpenBLAS's own thread pool: 1 torch thread with OpenBLAS on
+    # every core is its fastest setting on a small machine (it uses more cores than it is told).
+    cores = os.cpu_count() or 2
+    rows.append((f"torch 1 thread, OpenBLAS {cores}", cores, peer(1, cores)))
 
-    print(f"{'threads':>7} {'kglm train ex/s':>16} {'torch train ex/s':>17} {'ratio':>6} "
-          f"{'kglm eval sent/s':>17} {'torch eval sent/s':>18} {'ratio':>6}")
-    for threads, k, p in rows:
-        print(f"{threads:>7} {k[0]:>16.1f} {p[0]:>17.1f} {k[0] / p[0]:>5.2f}x {k[1]:>17.1f} {p[1]:>18.1f} "
-              f"{k[1] / p[1]:>5.2f}x")
-    best = lambda i, side: max(r[side][i] for r in rows)  # noqa: E731
-    print(f"best of each: training {best(0, 1) / best(0, 2):.2f}x torch, evaluation {best(1, 1) / best(1, 2):.2f}x torch")
-
+    print(f"{'run':<32} {'train ex/s':>10} {'eval sent/s':>11}")
+    for name, _, (train, evaluate) in rows:
+        print(f"{name:<32} {train:>10.1f} {evaluate:>11.1f}")
+    for threads in (1, 2):
+        k = next(r[2] for r in rows if r[0] == f"kglm --threads {threads}")
+        t = next(r[2] for r in rows if r[0].startswith(f"torch {threads} thread"))
+        print(f"{threads} core(s) each: training {k[0] / t[0]:.2f}x torch, evaluation {k[1] / t[1]:.2f}x torch")
+    best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who))  # noqa: E731
+    print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
+          f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")
 
 main()
