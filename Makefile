@@ -30,6 +30,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-cycles.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align-ner.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
