@@ -175,6 +175,26 @@ assert f1 > 2 * majority, (f1, majority)
 PY
 ok "relation: kg-align --relations examples are read and learnt"
 
+# CUDA against the CPU (on a machine with a GPU): the same run's losses and dev scores agree.
+code=0
+"$bin/finetune" "${tagging[@]}" --train "$tmp/train.panx" --epochs 1 --seeds 5 --device cuda -o "$tmp/ner-cuda" \
+  2> "$tmp/err" || code=$?
+if [ $code -ne 0 ] && grep -q -- "error: --device cuda: " "$tmp/err"; then  # no GPU, or no CUDA backend
+  echo "no GPU: the CUDA run is skipped ($(head -1 "$tmp/err"))"
+else
+  [ $code -eq 0 ] || fail "finetune --device cuda: $(cat "$tmp/err")"
+  "$bin/finetune" "${tagging[@]}" --train "$tmp/train.panx" --epochs 1 --seeds 5 -o "$tmp/ner-cpu1"
+  $py - "$tmp/ner-cpu1/seed-5/metrics.jsonl" "$tmp/ner-cuda/seed-5/metrics.jsonl" <<'PY' || fail "CUDA differs from the CPU"
+import json, sys
+a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
+assert [r["step"] for r in a] == [r["step"] for r in b]
+worst = max(abs(x[k] - y[k]) / max(1, abs(x[k])) for x, y in zip(a, b) for k in ("loss", "dev_f1") if k in x)
+print(f"CUDA against the CPU: {len(a)} log lines, losses and dev F1 within {worst:.2g}")
+assert worst < 1e-3, worst
+PY
+  ok "token: --device cuda gives the CPU's losses and dev scores"
+fi
+
 # Bad input: a bad line skips its sentence (FILE:LINE); garbage and a binary file are refused.
 { echo "en:Good	B-CAP"; echo ""; echo "no tab here"; echo "en:x	O"; echo ""; head -30 "$tmp/train.panx"; } > "$tmp/bad.panx"
 "$bin/finetune" "${tagging[@]}" --train "$tmp/bad.panx" --epochs 1 --seeds 1 -o "$tmp/bad" 2> "$tmp/err" \
