@@ -2,6 +2,8 @@
 // Wikipedia articles, with relation co-occurrence counts; kg-align ner: silver named-entity data
 // from Wikipedia links typed through the KG (WikiANN). See man 1 kg-align.
 
+#include <algorithm>
+
 #include "core/cli.hpp"
 #include "core/error.hpp"
 #include "gen/kg_align.hpp"
@@ -84,7 +86,14 @@ int ner_main(int argc, char** argv) {
   cli.require_inputs();
   if (!types.empty()) {
     o.types.clear();
-    for (const std::string& t : types) o.types.push_back(gen::parse_type_root(t));
+    for (const std::string& t : types) {  // a tag given twice gathers both lists of roots
+      gen::TypeRoot root = gen::parse_type_root(t);
+      auto same = std::find_if(o.types.begin(), o.types.end(), [&](const auto& r) { return r.tag == root.tag; });
+      if (same == o.types.end())
+        o.types.push_back(std::move(root));
+      else
+        same->classes.insert(same->classes.end(), root.classes.begin(), root.classes.end());
+    }
   }
   o.propagate = !no_propagate;
   if (split_unit != "document" && split_unit != "sentence")

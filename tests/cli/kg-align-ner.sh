@@ -82,7 +82,11 @@ expected="en:Redbrick	B-ORG en:is	O en:in	O en:Millford	B-LOC en:near	O en:Ann	B
 "$bin/kg-align" ner --kg "$tmp/mini.h5" --type CAMPUS=Q900 --type ORG=Q43229 -o "$tmp/mini2.panx" -q "$tmp/mini.jsonl"
 grep -qP '^en:Redbrick\tB-CAMPUS$' "$tmp/mini2.panx" && grep -qP '^en:Ann\tB-ORG$' "$tmp/mini2.panx" \
   || fail "--type: $(tr '\n' ' ' < "$tmp/mini2.panx")"
-ok "nearest root class wins, ties to the first tag, deprecated P31 ignored, --type"
+"$bin/kg-align" ner --kg "$tmp/mini.h5" --type PLACE=Q515 --type P=Q5 --type PLACE=Q3918 -o "$tmp/mini3.panx" -q \
+  --stats "$tmp/mini3.json" "$tmp/mini.jsonl"
+grep -qP '^en:Redbrick\tB-PLACE$' "$tmp/mini3.panx" && [ "$(stat_of "$tmp/mini3.json" kg_items_typed.PLACE)" = 2 ] \
+  || fail "a tag given twice: $(tr '\n' ' ' < "$tmp/mini3.panx")"
+ok "nearest root class wins, ties to the first tag, deprecated P31 ignored, --type (a tag given twice gathers its roots)"
 
 # 4. kg-align --relations: subject and object spans of aligned item statements.
 "$bin/kg-align" --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" -o "$tmp/aligned.jsonl" --relations "$tmp/rel.jsonl" \
