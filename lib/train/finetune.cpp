@@ -63,6 +63,22 @@ int64_t usable_length(const nn::ModelConfig& c, int64_t wanted) {
   return std::min(wanted, c.max_positions - offset);
 }
 
+// What encoding a file had to cut or could not label. In the training file an unknown label is
+// left out of the loss; in a dev or test file it counts as the model's error.
+void warn_encoding(const std::string& path, const tasks::TaskConfig& task, size_t examples,
+                   const tasks::EncodeReport& report, bool training) {
+  if (report.truncated > 0)
+    log_warning(path + ": " + std::to_string(report.truncated) + " of " + std::to_string(examples) +
+                " examples longer than --max-len " + std::to_string(task.max_len) + " were cut" +
+                (task.kind == tasks::TaskKind::token ? " (their cut words are predicted O)" : ""));
+  if (report.entities_cut > 0)
+    log_warning(path + ": " + std::to_string(report.entities_cut) +
+                " entities past --max-len stand at the last kept token");
+  if (report.unknown_labels > 0)
+    log_warning(path + ": " + std::to_string(report.unknown_labels) + " gold labels are not among the model's labels (" +
+                (training ? "left out of the loss)" : "they count as errors)"));
+}
+
 // Reads and encodes one file; reports what the encoding had to cut.
 TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const tasks::LabelSet& labels,
                    const tok::Tokenizer& tokenizer, const nn::ModelConfig& config, const FinetuneCommon& o,
@@ -70,16 +86,7 @@ TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const t
   TaskFile f{where.lang, tasks::read_task_data(task.kind, where.path, where.lang, o.read, errors), {}};
   tasks::EncodeReport report;
   f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report);
-  if (verbose && report.truncated > 0)
-    log_warning(where.path + ": " + std::to_string(report.truncated) + " of " + std::to_string(f.data.size()) +
-                " examples longer than --max-len " + std::to_string(task.max_len) + " were cut" +
-                (task.kind == tasks::TaskKind::token ? " (their cut words are predicted O)" : ""));
-  if (verbose && report.entities_cut > 0)
-    log_warning(where.path + ": " + std::to_string(report.entities_cut) +
-                " entities past --max-len stand at the last kept token");
-  if (verbose && report.unknown_labels > 0)
-    log_warning(where.path + ": " + std::to_string(report.unknown_labels) +
-                " gold labels the model does not have (they count as errors)");
+  if (verbose) warn_encoding(where.path, task, f.data.size(), report, false);
   return f;
 }
 
@@ -145,7 +152,10 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
       train_at.lang, tasks::read_task_data(setup.task.kind, train_at.path, train_at.lang, o.read, errors), {}};
   setup.labels = !o.labels.empty() ? tasks::LabelSet(parse_labels(o.labels)) : tasks::LabelSet::from_data(train.data);
   if (setup.task.kind != tasks::TaskKind::choice && setup.labels.size() < 2)
+  {
+    if (!o.labels.empty()) throw UsageError("--labels names fewer than two labels");
     throw Error(train_at.path + ": the training data has fewer than two labels");
+  }
   setup.task.labels = setup.labels.names();
   const fs::path run_task = fs::path(o.out) / "finetune.json";
   if (o.resume && fs::exists(run_task)) {
@@ -157,6 +167,7 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   tasks::EncodeReport report;
   train.encoded =
       tasks::encode_task_data(train.data, setup.labels, *setup.tokenizer, setup.config, setup.task.max_len, report);
+  if (verbose) warn_encoding(train_at.path, setup.task, train.data.size(), report, true);
   setup.train = std::move(train);
   if (!o.dev.empty())
     setup.dev = load_file(setup.task, split_lang_path(o.dev, false, "--dev"), setup.labels, *setup.tokenizer,

@@ -175,6 +175,38 @@ assert f1 > 2 * majority, (f1, majority)
 PY
 ok "relation: kg-align --relations examples are read and learnt"
 
+# --train-layers last:1,frozen-embeddings: the embeddings and layer 0 stay the pre-trained ones, layer 1
+# and the head train. --labels fixes the label order (config.json's id2label); a training label it
+# leaves out is ignored by the loss and reported.
+"$bin/finetune" --task sequence --init "$tmp/init" --train "$tmp/seq.tsv" --epochs 1 --batch 16 --lr 1e-3 --threads 2 \
+  --train-layers last:1,frozen-embeddings --labels pos,neg --quiet -o "$tmp/frozen"
+code=0; "$bin/finetune" --task sequence --init "$tmp/init" --train "$tmp/seq.tsv" --labels pos -o "$tmp/one-label" \
+  2> "$tmp/err" || code=$?
+[ $code -eq 2 ] && grep -q "fewer than two" "$tmp/err" || fail "--labels with one label: exit $code $(cat "$tmp/err")"
+"$bin/finetune" --task sequence --init "$tmp/init" --train "$tmp/seq.tsv" --epochs 1 --batch 16 --threads 2 \
+  --labels pos,other -o "$tmp/other-label" 2> "$tmp/err"
+grep -q "seq.tsv: [0-9]* gold labels are not among the model's labels (left out of the loss)" "$tmp/err" \
+  || fail "a training label outside --labels is not reported: $(cat "$tmp/err")"
+$py - "$tmp/init/model.safetensors" "$tmp/frozen/seed-11/best/model.safetensors" "$tmp/frozen/seed-11/best/config.json" \
+  <<'PY' || fail "--train-layers / --labels"
+import json, struct, sys
+def tensors(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    return {k: raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]] for k, v in header.items()
+            if k != "__metadata__"}
+init, tuned = tensors(sys.argv[1]), tensors(sys.argv[2])
+frozen = [k for k in tuned if "embeddings" in k or ".layer.0." in k]
+trained = [k for k in tuned if ".layer.1." in k or k.startswith("classifier")]
+assert frozen and trained, list(tuned)
+assert all(tuned[k] == init[k] for k in frozen), [k for k in frozen if tuned[k] != init[k]]
+assert all(k not in init or tuned[k] != init[k] for k in trained if not k.endswith("bias")), "a trained tensor kept"
+assert json.load(open(sys.argv[3]))["id2label"] == {"0": "pos", "1": "neg"}
+print(f"{len(frozen)} frozen tensors unchanged, {len(trained)} trained")
+PY
+ok "--train-layers last:1,frozen-embeddings keeps the frozen weights; --labels fixes id2label's order, reports labels outside it"
+
 # CUDA against the CPU (on a machine with a GPU): the same run's losses and dev scores agree.
 code=0
 "$bin/finetune" "${tagging[@]}" --train "$tmp/train.panx" --epochs 1 --seeds 5 --device cuda -o "$tmp/ner-cuda" \
