@@ -27,6 +27,16 @@ def rows(path):
             yield line.rstrip("\n").split("\t")
 
 
+def resolve_title(title, titles, redirects):
+    """The entity of a page title: its sitelink, through a redirect, or with the first letter upper-cased."""
+    for t in (title, title[:1].upper() + title[1:]):
+        if t in titles:
+            return titles[t]
+        if t in redirects and redirects[t] in titles:
+            return titles[redirects[t]]
+    return None
+
+
 def load_kg(tsv):
     names = collections.defaultdict(list)
     for e, lang, text in rows(os.path.join(tsv, "labels.tsv")):
@@ -73,12 +83,7 @@ def check_align(tsv, docs, redirects_path, aligned, cooc_path, stats_path):
     stats = json.load(open(stats_path))
 
     def resolve(title):
-        for t in (title, title[:1].upper() + title[1:]):
-            if t in titles:
-                return titles[t]
-            if t in redirects and redirects[t] in titles:
-                return titles[redirects[t]]
-        return None
+        return resolve_title(title, titles, redirects)
 
     records = [json.loads(line) for line in open(aligned, encoding="utf-8")]
     aligned_facts = collections.defaultdict(set)

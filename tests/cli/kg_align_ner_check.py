@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from kg_align_check import fail, rows
+from kg_align_check import fail, resolve_title, rows
 
 ROOTS = [("PER", ["Q5"]),
          ("ORG", ["Q43229", "Q4830453", "Q783794", "Q2385804", "Q3918", "Q7278", "Q476028"]),
@@ -77,12 +77,7 @@ def main():
             ambiguous += amb
 
     def resolve(title):
-        for t in (title, title[:1].upper() + title[1:]):
-            if t in titles:
-                return titles[t]
-            if t in redirects and redirects[t] in titles:
-                return titles[redirects[t]]
-        return None
+        return resolve_title(title, titles, redirects)
 
     names, links_typed = collections.defaultdict(set), 0
     with open(docs_path, encoding="utf-8") as f:
