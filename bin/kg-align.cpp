@@ -107,6 +107,7 @@ int ner_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "ner") return run_tool("kg-align ner", [&] { return ner_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::string_view(argv[1]) == "ner")
+    return run_tool("kg-align ner", [&] { return ner_main(argc - 1, argv + 1); });
   return run_tool("kg-align", [&] { return align_main(argc, argv); });
 }

@@ -61,7 +61,7 @@ std::vector<TypeRoot> default_type_roots() {
   // items that Wikidata's hierarchy also files under another root (a city is a municipality,
   // which some chains lead to "organization").
   return {
-      {"PER", {5}},                                                 // human
+      {"PER", {5}},                                                    // human
       {"ORG", {43229, 4830453, 783794, 2385804, 3918, 7278, 476028}},  // organization, business, company,
                                                                        // educational institution, university,
                                                                        // political party, football club

@@ -5,8 +5,9 @@
 // qualifier aligns as the sub-triple (s, o + " " + qualifier label, value) where its statement
 // does. All statements aligned to one sentence form one example; relation co-occurrence counts
 // are taken over those sentences. Item statements whose subject is named too give relation
-// classification examples: the sentence with the subject's and the object's spans. The tool in bin/ (kg-align) only parses options and calls
-// align_kg(). The matching rules are listed in man 1 kg-align.
+// classification examples: the sentence with the subject's and the object's spans. The tool in
+// bin/ (kg-align) only parses options and calls align_kg(). The matching rules are listed in
+// man 1 kg-align.
 #pragma once
 
 #include <string>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <unordered_map>
 
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
@@ -10,6 +11,7 @@
 #include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/rng.hpp"
+#include "core/string_hash.hpp"
 #include "gen/document_task.hpp"
 #include "gen/record_writer.hpp"
 #include "gen/title_resolver.hpp"
@@ -42,11 +44,13 @@ struct Scratch {
   text::WordSplitter words_of;
   std::vector<text::Sentence> sentences;
   std::vector<text::WordSpan> words;
-  std::vector<int> link_tags;               // per link of the document: its tag, or -1
-  std::vector<std::string> anchors;         // the document's typed names, for propagation
-  std::vector<int> anchor_tags;             // their tags (-2: the name has several)
+  std::vector<int> link_tags;        // per link of the document: its tag, or -1
+  std::vector<std::string> anchors;  // the document's typed names, for propagation
+  std::vector<int> anchor_tags;      // their tags (-2: the name has several)
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> anchor_index;
   text::PatternMatcher matcher;
   std::vector<Mention> mentions;
+  std::vector<Mention> found;  // unlinked mentions of the typed names
 };
 
 // A name that starts with a lower-case letter ("arrow", linked to a film) names a thing more often
@@ -98,12 +102,12 @@ class SilverNerGenerator {
 
   void add_anchor(Scratch& s, std::string_view name, int tag) const {
     if (name.empty()) return;
-    const auto it = std::find(s.anchors.begin(), s.anchors.end(), name);
-    if (it == s.anchors.end()) {
+    const auto [it, added] = s.anchor_index.try_emplace(std::string(name), static_cast<uint32_t>(s.anchors.size()));
+    if (added) {
       s.anchors.emplace_back(name);
       s.anchor_tags.push_back(tag);
-    } else if (s.anchor_tags[static_cast<size_t>(it - s.anchors.begin())] != tag) {
-      s.anchor_tags[static_cast<size_t>(it - s.anchors.begin())] = -2;  // ambiguous: never propagated
+    } else if (s.anchor_tags[it->second] != tag) {
+      s.anchor_tags[it->second] = -2;  // ambiguous: never propagated
     }
   }
 
@@ -113,6 +117,7 @@ class SilverNerGenerator {
     s.link_tags.resize(doc.links.size());
     s.anchors.clear();
     s.anchor_tags.clear();
+    s.anchor_index.clear();
     for (size_t l = 0; l < doc.links.size(); ++l) {
       stats.add("links");
       s.link_tags[l] = tag_of(doc.links[l].target, stats, true);
@@ -126,7 +131,8 @@ class SilverNerGenerator {
       if (const int tag = tag_of(doc.title, stats, false); tag >= 0) add_anchor(s, doc.title, tag);
       s.matcher.clear();
       for (size_t a = 0; a < s.anchors.size(); ++a)
-        if (s.anchor_tags[a] >= 0 && !starts_lower_case(s.anchors[a])) s.matcher.add(s.anchors[a], static_cast<uint32_t>(a));
+        if (s.anchor_tags[a] >= 0 && !starts_lower_case(s.anchors[a]))
+          s.matcher.add(s.anchors[a], static_cast<uint32_t>(a));
       s.matcher.build();
     }
     s.sentences_of.split(doc, s.sentences);
@@ -145,7 +151,8 @@ class SilverNerGenerator {
     const size_t linked = s.mentions.size();
     if (options_.propagate && s.matcher.pattern_count() > 0) {
       const std::string_view body = text.substr(sentence.begin, sentence.end - sentence.begin);
-      std::vector<Mention> found;
+      std::vector<Mention>& found = s.found;
+      found.clear();
       s.matcher.scan(body, [&](size_t b, size_t e, uint32_t anchor) {
         if (text::word_char_before(body, b) && text::word_char_at(body, b)) return;
         if (text::word_char_before(body, e) && text::word_char_at(body, e)) return;
@@ -185,7 +192,8 @@ class SilverNerGenerator {
       } else {
         out += open == static_cast<int>(m) ? "I-" : "B-";
         out += typer_.roots()[static_cast<size_t>(s.mentions[m].tag)].tag;
-        if (open != static_cast<int>(m)) stats.add("entities." + typer_.roots()[static_cast<size_t>(s.mentions[m].tag)].tag);
+        if (open != static_cast<int>(m))
+          stats.add("entities." + typer_.roots()[static_cast<size_t>(s.mentions[m].tag)].tag);
         open = static_cast<int>(m);
       }
       out += '\n';

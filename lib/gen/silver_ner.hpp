@@ -19,7 +19,7 @@ namespace kglm::gen {
 
 struct SilverNerOptions : RunOptions {
   std::string kg;
-  std::string redirects;  // wiki-extract --redirects table (optional)
+  std::string redirects;    // wiki-extract --redirects table (optional)
   std::string lang = "en";  // the documents' language: PAN-X prefix, sentence and word rules
   std::string site;         // sitelinks to resolve titles with; "" = LANG + "wiki"
   std::vector<TypeRoot> types = default_type_roots();

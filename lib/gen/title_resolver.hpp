@@ -1,6 +1,6 @@
-// Wikipedia page title -> KG entity: the sitelink of the wiki (enwiki unless told), then through wiki-extract's redirects
-// table, then with the first letter capitalised (MediaWiki's first-letter rule). EntityCS resolves
-// link targets with it, kg-align article titles.
+// Wikipedia page title -> KG entity: the sitelink of the wiki (enwiki unless told), then through
+// wiki-extract's redirects table, then with the first letter capitalised (MediaWiki's first-letter
+// rule). EntityCS resolves link targets with it, kg-align article titles, kg-align ner links.
 #pragma once
 
 #include <cstdint>

@@ -15,9 +15,9 @@ namespace {
 // matches them as word endings ("ca." would keep "Africa. He" together), so only forms that end no
 // common word belong here.
 constexpr const char* kEnglishAbbreviations[] = {
-    "Dr.",  "St.",   "Mt.",   "Ft.",  "Gen.", "Col.", "Lt.",   "Sgt.", "Capt.",   "Gov.", "Sen.", "Rep.",
-    "Rev.", "Hon.",  "Fr.",   "Sr.",  "No.",  "Nos.", "Vol.",  "vs.",  "approx.", "Inc.", "Ltd.",
-    "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.", "Nov.",    "Dec."};
+    "Dr.",  "St.",  "Mt.",   "Ft.",   "Gen.", "Col.", "Lt.",  "Sgt.",  "Capt.", "Gov.",    "Sen.",
+    "Rep.", "Rev.", "Hon.",  "Fr.",   "Sr.",  "No.",  "Nos.", "Vol.",  "vs.",   "approx.", "Inc.",
+    "Ltd.", "Co.",  "Corp.", "Bros.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.",  "Nov.",    "Dec."};
 
 }  // namespace
 

@@ -75,7 +75,8 @@ void warn_encoding(const std::string& path, const tasks::TaskConfig& task, size_
     log_warning(path + ": " + std::to_string(report.entities_cut) +
                 " entities past --max-len stand at the last kept token");
   if (report.unknown_labels > 0)
-    log_warning(path + ": " + std::to_string(report.unknown_labels) + " gold labels are not among the model's labels (" +
+    log_warning(path + ": " + std::to_string(report.unknown_labels) +
+                " gold labels are not among the model's labels (" +
                 (training ? "left out of the loss)" : "they count as errors)"));
 }
 
@@ -151,8 +152,7 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   TaskFile train{
       train_at.lang, tasks::read_task_data(setup.task.kind, train_at.path, train_at.lang, o.read, errors), {}};
   setup.labels = !o.labels.empty() ? tasks::LabelSet(parse_labels(o.labels)) : tasks::LabelSet::from_data(train.data);
-  if (setup.task.kind != tasks::TaskKind::choice && setup.labels.size() < 2)
-  {
+  if (setup.task.kind != tasks::TaskKind::choice && setup.labels.size() < 2) {
     if (!o.labels.empty()) throw UsageError("--labels names fewer than two labels");
     throw Error(train_at.path + ": the training data has fewer than two labels");
   }

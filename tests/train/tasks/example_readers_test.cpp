@@ -87,13 +87,14 @@ TEST(Relx, RecordsBadRecordsAndRefusal) {
 
 TEST(Relx, SemEvalCommentLinesAreNotRecords) {
   ScratchDir dir;
-  const std::string path = dir.write("TRAIN_FILE.TXT",
-                                     "8001\t\"The most common <e1>audits</e1> were about <e2>waste</e2> and recycling.\"\n"
-                                     "Message-Topic(e1,e2)\n"
-                                     "Comment: Assuming an audit = an audit document.\n\n"
-                                     "8002\t\"The <e1>company</e1> fabricates plastic <e2>chairs</e2>.\"\n"
-                                     "Product-Producer(e2,e1)\n"
-                                     "Comment:\n\n");
+  const std::string path =
+      dir.write("TRAIN_FILE.TXT",
+                "8001\t\"The most common <e1>audits</e1> were about <e2>waste</e2> and recycling.\"\n"
+                "Message-Topic(e1,e2)\n"
+                "Comment: Assuming an audit = an audit document.\n\n"
+                "8002\t\"The <e1>company</e1> fabricates plastic <e2>chairs</e2>.\"\n"
+                "Product-Producer(e2,e1)\n"
+                "Comment:\n\n");
   ErrorCounter errors(ErrorLimit{});
   const std::vector<RelationExample> r = read_relx(path, errors);
   ASSERT_EQ(r.size(), 2u);
