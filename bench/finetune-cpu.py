@@ -71,9 +71,10 @@ def main():
              "--train", f"{root}/train.panx", "--test", f"{root}/test.panx", "--spm", spm, "--vocab", str(vocab),
              "--epochs", str(args.epochs), "--threads", str(threads)],
             check=True, capture_output=True, text=True, env=env).stdout)
+        padding.append(1 - r["train_tokens"] / r["train_padded_tokens"])
         return r["train_examples_per_s"], r["test_sentences_per_s"]
 
-    rows = []
+    rows, padding = [], []
     for threads in (1, 2):
         out = f"{root}/run-{threads}"
         subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
@@ -97,6 +98,8 @@ def main():
         k = next(r[2] for r in rows if r[0] == f"kglm --threads {threads}")
         t = next(r[2] for r in rows if r[0].startswith(f"torch {threads} thread"))
         print(f"{threads} core(s) each: training {k[0] / t[0]:.2f}x torch, evaluation {k[1] / t[1]:.2f}x torch")
+    print(f"padding: {100 * padding[0]:.0f}% of the training batches' token rows (both sides pad each batch to "
+          f"its longest sequence, rounded up to 8)")
     best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who))  # noqa: E731
     print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
           f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")

@@ -350,7 +350,7 @@ class Aligner {
     const auto [sb, se] = s.subject_match;
     for (uint32_t c = 0; c < s.candidates.size(); ++c) {
       const Candidate& cand = s.candidates[c];
-      if (!s.matched[c] || cand.parent != kNoParent || cand.how != Candidate::How::name || cand.ref.qualifier >= 0 ||
+      if (!s.matched[c] || cand.parent != kNoParent || cand.how != Candidate::How::name ||
           cand.ref.fact->kind != kg::FactKind::item)
         continue;
       const auto [ob, oe] = s.first_match[c];
