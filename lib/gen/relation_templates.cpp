@@ -109,6 +109,7 @@ TemplateElement parse_markup(std::string_view content) {
   if (is_slot(content)) {
     TemplateElement slot;
     slot.kind = content[0] == 'X' ? TemplateElement::Kind::subject : TemplateElement::Kind::object;
+    if (content.size() > 1) slot.text = std::string(content.substr(2));
     return slot;
   }
   if (content.find_first_of("|=") != std::string_view::npos) return parse_choice(content);
@@ -171,9 +172,12 @@ bool contains_word(std::string_view words, std::string_view word) {
 }
 
 std::string_view function_word(const TemplateElement& element, const TemplateElement* previous, std::string_view lang,
-                               Gender gender) {
+                               Gender gender, TemplateGaps* gaps) {
   const FunctionWord* w = find_function_word(lang, element.text);
-  if (w == nullptr) return {};
+  if (w == nullptr) {
+    if (gaps) ++gaps->missing_function_words;
+    return {};
+  }
   // Some templates write the word and the slot too (fr P31 "est un [ARTIND;Y]", P159 "est en
   // [PREPLOC;Y]"): one is enough.
   if (previous != nullptr && previous->kind == TemplateElement::Kind::text &&
@@ -322,7 +326,7 @@ size_t RelationTemplates::size() const {
 }
 
 std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::string_view lang, Gender subject_gender,
-                                            Gender object_gender) {
+                                            Gender object_gender, TemplateGaps* gaps) {
   std::vector<TemplatePiece> pieces;
   auto append_text = [&](std::string_view text) {
     if (text.empty()) return;
@@ -338,16 +342,18 @@ std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::s
         append_text(element.text);
         break;
       case TemplateElement::Kind::subject:
-        pieces.push_back({TemplatePiece::Kind::subject, {}});
-        break;
       case TemplateElement::Kind::object:
-        pieces.push_back({TemplatePiece::Kind::object, {}});
+        // Labels are not inflected: a case other than the nominative is a gap.
+        if (gaps && !element.text.empty() && element.text != "Nom") ++gaps->uninflected;
+        pieces.push_back({element.kind == TemplateElement::Kind::subject ? TemplatePiece::Kind::subject
+                                                                         : TemplatePiece::Kind::object,
+                          {}});
         break;
       case TemplateElement::Kind::choice:
         append_text(choose(element, gender));
         break;
       case TemplateElement::Kind::function_word:
-        append_text(function_word(element, previous, lang, gender));
+        append_text(function_word(element, previous, lang, gender, gaps));
         break;
     }
     previous = &element;

@@ -44,7 +44,8 @@ struct TemplateElement {
     function_word,  // [PREPLOC;Y], [ART;X-Gender]
   };
   Kind kind = Kind::text;
-  std::string text;  // text: the literal; function_word: its class ("PREPLOC")
+  std::string text;  // text: the literal; function_word: its class ("PREPLOC"); subject, object:
+                     // the case or feature asked for ("Gen" of [X.Gen], "be" of [Y;be]), or ""
   // choice, function_word: the entity whose gender decides (subject or object).
   TemplatePiece::Kind entity = TemplatePiece::Kind::subject;
   // choice: the forms with the gender each is for (unknown: none named); the first is the
@@ -89,6 +90,14 @@ class RelationTemplates {
   std::map<std::string, std::unordered_map<uint64_t, Loaded>, std::less<>> by_lang_;
 };
 
+// What resolve_template could not realise for want of morphological data: a slot's case or
+// feature other than the nominative ([X.Gen], [Y.Loc], [Y;be]: the label is used uninflected), and
+// a function word with no form in this language's table (dropped).
+struct TemplateGaps {
+  int64_t uninflected = 0;
+  int64_t missing_function_words = 0;
+};
+
 // Resolves a parsed template into text/subject/object pieces. Gender choices take the form for the
 // subject's gender (X-Gender) or the object's (Y-Gender); a gender the choice has no form for takes
 // the first form. An unknown gender takes the template's neutral form: an alternative with no
@@ -104,9 +113,10 @@ class RelationTemplates {
 // Whitespace is normalised: runs collapse to one space, a space before '.', ',', '?' or '!'
 // ending a word goes (X-FACTR writes " ."), and the sentence is trimmed. Text attached to a slot
 // ("[Y]에서", "[Y]이다.") stays attached. Adjacent text is merged; empty text pieces are left out.
+// With gaps, what could not be realised is added there.
 std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::string_view lang,
                                             Gender subject_gender = Gender::unknown,
-                                            Gender object_gender = Gender::unknown);
+                                            Gender object_gender = Gender::unknown, TemplateGaps* gaps = nullptr);
 
 // The sentence with the labels in place (resolve_template, then concatenation).
 std::string fill_template(const ParsedTemplate& parsed, std::string_view lang, std::string_view subject_label,

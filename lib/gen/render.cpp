@@ -11,6 +11,7 @@
 #include "core/line_batcher.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "gen/annotated_text.hpp"
+#include "gen/entity_gender.hpp"
 #include "gen/fact_text.hpp"
 #include "gen/labels.hpp"
 #include "gen/record_writer.hpp"
@@ -97,10 +98,9 @@ class Renderer {
         store_(o.kg),
         facts_(store_, {kg::FactKind::item}),
         labels_(store_, o.langs, false),
-        text_(store_, facts_, labels_) {
+        text_(store_, facts_, labels_),
+        genders_(facts_, text_) {
     if (o.mode == RenderOptions::Mode::templates) templates_ = RelationTemplates::load_dir(o.templates, o.langs);
-    gender_relation_ = text_.relation_row("P21");
-    grammatical_gender_relation_ = text_.relation_row("P5185");
   }
 
   const LabelIndex& labels() const { return labels_; }
@@ -148,21 +148,6 @@ class Renderer {
       stats.add("statements_rendered", static_cast<int64_t>(rendered));
       result.rendered.push_back(std::move(r));
     }
-  }
-
-  // P21 (sex or gender) for people, else P5185 (grammatical gender) where an item has it; unknown
-  // otherwise, and templates use their neutral form (relation_templates.hpp).
-  Gender gender(uint32_t row) const {
-    for (const kg::Fact& f : facts_.facts(row)) {
-      if (f.relation != gender_relation_ && f.relation != grammatical_gender_relation_) continue;
-      const std::string& value = text_.entity_id(facts_.object(f));
-      if (value == "Q6581097" || value == "Q2449503") return Gender::masculine;  // male, trans man
-      if (value == "Q6581072" || value == "Q1052281") return Gender::feminine;   // female, trans woman
-      if (value == "Q499327") return Gender::masculine;                          // the grammatical genders
-      if (value == "Q1775415") return Gender::feminine;
-      if (value == "Q1775461") return Gender::neuter;
-    }
-    return Gender::unknown;
   }
 
   // Appends one statement in the mode's form; false (nothing appended) when a label is missing.
@@ -213,9 +198,9 @@ class Renderer {
       return true;
     }
     const int64_t object_row = item ? text_.item_row(st.value) : -1;
-    const Gender object_gender = object_row < 0 ? Gender::unknown : gender(static_cast<uint32_t>(object_row));
+    const Gender object_gender = object_row < 0 ? Gender::unknown : genders_.of(static_cast<uint32_t>(object_row));
     for (const TemplatePiece& piece :
-         resolve_template(*tpl, labels_.languages()[lang], gender(subject), object_gender)) {
+         resolve_template(*tpl, labels_.languages()[lang], genders_.of(subject), object_gender)) {
       if (piece.kind == TemplatePiece::Kind::subject)
         t.append_span(subject_label, "entity", subject_id);
       else if (piece.kind == TemplatePiece::Kind::object)
@@ -231,9 +216,8 @@ class Renderer {
   kg::FactStore facts_;
   LabelIndex labels_;
   FactText text_;
+  EntityGenders genders_;
   RelationTemplates templates_;
-  int64_t gender_relation_ = -1;
-  int64_t grammatical_gender_relation_ = -1;
 };
 
 // Input files in turn, cut into line batches.

@@ -66,18 +66,9 @@ void MlmHead::ensure(int64_t m) {
 
 CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
                                     double grad_scale, const Tensor& row_weights, Tensor* row_losses) {
-  check_dtype(rows, DType::I32, "mlm head", "rows");
+  predict(hidden, rows);
   const int64_t m = rows.numel();
-  ensure(m);
   const Device device = params_.device();
-  rows_ = rows.to(device);
-  gather_rows(hidden, rows_, x_);
-  linear_forward(x_, params_[dense_w_].compute, params_[dense_b_].compute, pre_);
-  gelu_forward(pre_, act_);
-  layer_norm_forward(act_, params_[ln_g_].compute, params_[ln_b_].compute, config_.layer_norm_eps, normed_, mean_,
-                     rstd_);
-  // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
-  linear_forward(normed_, params_[word_].compute, params_[bias_].compute, logits_);
   if (!row_weights.defined() && row_losses == nullptr)
     return head_loss(logits_, targets, logits_, need_grad, grad_scale);
   Tensor none, targets_copy, weights_copy, losses;
@@ -86,6 +77,20 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
                                             grad_scale, on(device, row_weights, weights_copy), losses);
   if (row_losses && losses.raw() != row_losses->raw()) row_losses->copy_from(losses);
   return result;
+}
+
+const Tensor& MlmHead::predict(const Tensor& hidden, const Tensor& rows) {
+  check_dtype(rows, DType::I32, "mlm head", "rows");
+  ensure(rows.numel());
+  rows_ = rows.to(params_.device());
+  gather_rows(hidden, rows_, x_);
+  linear_forward(x_, params_[dense_w_].compute, params_[dense_b_].compute, pre_);
+  gelu_forward(pre_, act_);
+  layer_norm_forward(act_, params_[ln_g_].compute, params_[ln_b_].compute, config_.layer_norm_eps, normed_, mean_,
+                     rstd_);
+  // The decoder is the word-embedding matrix itself ([V, H], i.e. nn.Linear's [out, in]).
+  linear_forward(normed_, params_[word_].compute, params_[bias_].compute, logits_);
+  return logits_;
 }
 
 void MlmHead::backward(Tensor& dhidden) {

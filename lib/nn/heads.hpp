@@ -5,9 +5,9 @@
 //   BERT: pooler dense + tanh, classifier); with one label and groups, multiple choice;
 // - EntityPairClassificationHead: relations, on the two entities' first tokens;
 // - TokenClassificationHead: a linear classifier on every row.
-// The MLM head's forward computes its loss; the classification heads' forward computes logits
-// only, and loss() the loss sum (and, when training, the logits' gradient scaled by grad_scale).
-// backward() then adds the hidden states' gradient into dhidden.
+// The MLM head's forward computes its loss (predict() its logits only); the classification heads' forward computes
+// logits only, and loss() the loss sum (and, when training, the logits' gradient scaled by grad_scale). backward() then
+// adds the hidden states' gradient into dhidden.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,9 @@ class MlmHead {
   // (F64 [M], when given) receives each row's loss: one call for a weighted sum of several means.
   CrossEntropyResult forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
                              double grad_scale, const Tensor& row_weights = Tensor(), Tensor* row_losses = nullptr);
+  // The logits [M, V] at `rows` of hidden, with no targets and no loss (a probe's forward pass);
+  // valid until the next call.
+  const Tensor& predict(const Tensor& hidden, const Tensor& rows);
   // Adds into dhidden [N, H] (only the masked rows change).
   void backward(Tensor& dhidden);
   // [M, V] of the last forward without need_grad; a training forward writes the logits' gradient

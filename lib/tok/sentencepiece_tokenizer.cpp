@@ -114,6 +114,32 @@ int32_t SentencePieceTokenizer::piece_to_id(std::string_view piece) const {
   return id_of_piece_[static_cast<size_t>(spm_id)];
 }
 
+std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string text;
+  std::vector<int> run;  // SentencePiece ids of ordinary pieces, decoded together
+  auto flush = [&] {
+    if (run.empty()) return;
+    std::string part;
+    const auto status = processor_->Decode(run, &part);
+    if (!status.ok()) throw Error("SentencePiece decode: " + std::string(status.message()));
+    text += part;
+    run.clear();
+  };
+  for (int32_t id : ids) {
+    if (id < 0 || id >= vocab_size_) {
+      throw Error("token id " + std::to_string(id) + " out of range [0, " + std::to_string(vocab_size_) + ")");
+    }
+    if (id < static_cast<int32_t>(kFairseqSpecials.size()) || id == special_.mask) {
+      flush();
+      text += piece(id);
+      continue;
+    }
+    run.push_back(id - kFairseqOffset);
+  }
+  flush();
+  return text;
+}
+
 void SentencePieceTokenizer::save_hf_files(const std::filesystem::path& dir) const {
   write_xlmr_hf_files(dir, model_bytes_);
 }

@@ -39,6 +39,10 @@ class Tokenizer {
   virtual const SpecialTokens& special() const = 0;
   virtual std::string piece(int32_t id) const = 0;                // kglm::Error when out of range
   virtual int32_t piece_to_id(std::string_view piece) const = 0;  // unk when absent
+  // The text of a token sequence, as the library's own decoder writes it (SentencePiece: '▁' as
+  // a space, byte pieces joined, the leading space dropped; WordPiece: "##" pieces joined to the
+  // word before). Special tokens appear as their pieces. kglm::Error for an id out of range.
+  virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
   // What load_tokenizer() was given, for provenance and checkpoints.
   virtual const std::filesystem::path& source() const = 0;
   // Copies the files that define this tokenizer into a Hugging Face model directory

@@ -119,6 +119,20 @@ int32_t WordPieceTokenizer::piece_to_id(std::string_view piece) const {
   return it == word_initial_.end() ? special_.unk : it->second;
 }
 
+std::string WordPieceTokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string text;
+  for (int32_t id : ids) {
+    const std::string p = piece(id);
+    if (p.starts_with("##") && !text.empty()) {
+      text.append(p, 2);
+    } else {
+      if (!text.empty()) text += ' ';
+      text += p;
+    }
+  }
+  return text;
+}
+
 void WordPieceTokenizer::save_hf_files(const std::filesystem::path& dir) const {
   std::string vocab_text;
   for (const std::string& piece : pieces_) {

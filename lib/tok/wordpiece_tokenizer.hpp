@@ -27,6 +27,7 @@ class WordPieceTokenizer final : public Tokenizer {
   const SpecialTokens& special() const override { return special_; }
   std::string piece(int32_t id) const override;
   int32_t piece_to_id(std::string_view piece) const override;
+  std::string decode(const std::vector<int32_t>& ids) const override;
   const std::filesystem::path& source() const override { return source_; }
   void save_hf_files(const std::filesystem::path& dir) const override;
 

@@ -47,6 +47,11 @@ class ScriptedTokenizer : public tok::Tokenizer {
   const tok::SpecialTokens& special() const override { return special_; }
   std::string piece(int32_t id) const override { return "p" + std::to_string(id); }
   int32_t piece_to_id(std::string_view) const override { return special_.unk; }
+  std::string decode(const std::vector<int32_t>& ids) const override {
+    std::string text;
+    for (int32_t id : ids) text += piece(id);
+    return text;
+  }
   const std::filesystem::path& source() const override { return source_; }
   void save_hf_files(const std::filesystem::path&) const override {}
 

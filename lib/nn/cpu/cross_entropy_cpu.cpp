@@ -4,12 +4,28 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "nn/cpu/kernels.hpp"
 
 namespace kglm::nn::cpu {
+
+namespace {
+
+// A row's maximum and its first position, as torch.argmax.
+template <class T>
+std::pair<T, int64_t> row_max(const T* x, int64_t c) {
+  T max = x[0];
+#pragma omp simd reduction(max : max)
+  for (int64_t j = 1; j < c; ++j) max = std::max(max, x[j]);
+  int64_t argmax = 0;
+  while (argmax + 1 < c && !(x[argmax] == max)) ++argmax;  // bounded: NaN logits never match
+  return {max, argmax};
+}
+
+}  // namespace
 
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
@@ -31,12 +47,8 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
       if (g) std::fill(g, g + c, T(0));
       continue;
     }
-    T max = x[0];
-#pragma omp simd reduction(max : max)
-    for (int64_t j = 1; j < c; ++j) max = std::max(max, x[j]);
-    int64_t argmax = 0;                                      // the first maximum, as torch.argmax
-    while (argmax + 1 < c && !(x[argmax] == max)) ++argmax;  // bounded: NaN logits never match
-    const T target = x[t];                                   // read before g, which may be x itself, is written
+    const auto [max, argmax] = row_max(x, c);
+    const T target = x[t];  // read before g, which may be x itself, is written
     double sum = 0;
     if (g) {
       // Keep the exponentials: softmax = exp(x − max) / sum.
@@ -63,6 +75,23 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
   if (row_losses) std::copy(loss.begin(), loss.end(), row_losses);
   return sum_row_results(targets, loss.data(), correct.data(), m);
 }
+
+template <class T>
+void best_classes(const T* logits, int64_t m, int64_t c, int32_t* classes, double* log_probs) {
+#pragma omp parallel for schedule(static) if (m * c >= kParallelGrain)
+  for (int64_t r = 0; r < m; ++r) {
+    const T* x = logits + r * c;
+    const auto [max, argmax] = row_max(x, c);
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < c; ++j) sum += exp_of<T>(x[j] - max);
+    classes[r] = static_cast<int32_t>(argmax);
+    log_probs[r] = -std::log(sum);
+  }
+}
+
+template void best_classes<float>(const float*, int64_t, int64_t, int32_t*, double*);
+template void best_classes<double>(const double*, int64_t, int64_t, int32_t*, double*);
 
 template CrossEntropyResult cross_entropy<float>(const float*, const int32_t*, int64_t, int64_t, float*, double,
                                                  const double*, double*);

@@ -180,6 +180,9 @@ void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
                                  double grad_scale, const double* row_weights, double* row_losses);
+// classes [m] and log_probs [m] (host): each row's first maximum and its log-softmax.
+template <class T>
+void best_classes(const T* logits, int64_t m, int64_t c, int32_t* classes, double* log_probs);
 
 // --- elementwise_cpu.cpp: n elements ------------------------------------------------------------
 template <class T>

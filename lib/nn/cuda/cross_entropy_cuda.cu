@@ -83,7 +83,43 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
   }
 }
 
+template <class T>
+__global__ void best_classes_kernel(const T* logits, int64_t c, int32_t* classes, double* log_probs) {
+  __shared__ ArgMax arg_scratch[32];
+  __shared__ float sum_scratch[32];
+  const int64_t r = blockIdx.x;
+  const T* x = logits + r * c;
+  ArgMax local{-FLT_MAX, INT64_MAX};
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
+  const ArgMax max = block_argmax(local, arg_scratch);
+  float sum = 0;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
+  sum = block_sum(sum, sum_scratch);
+  if (threadIdx.x == 0) {
+    classes[r] = static_cast<int32_t>(max.position);
+    log_probs[r] = -log(static_cast<double>(sum));
+  }
+}
+
 }  // namespace
+
+template <class T>
+void best_classes(const T* logits, int64_t m, int64_t c, int32_t* classes, double* log_probs) {
+  constexpr std::string_view op = "best_classes";
+  if (m == 0) return;
+  Context& context = Context::get();
+  DeviceBuffer<int32_t> device_classes(m);
+  DeviceBuffer<double> device_log_probs(m);
+  best_classes_kernel<<<static_cast<unsigned>(m), 1024, 0, context.stream()>>>(native(logits), c, device_classes.get(),
+                                                                               device_log_probs.get());
+  check_launch(op);
+  read_back(device_classes.get(), classes, m, op);
+  read_back(device_log_probs.get(), log_probs, m, op);
+}
+
+#define KGLM_BEST_CLASSES_CUDA(T) template void best_classes<T>(const T*, int64_t, int64_t, int32_t*, double*);
+KGLM_FOR_STORAGE_TYPES(KGLM_BEST_CLASSES_CUDA)
+#undef KGLM_BEST_CLASSES_CUDA
 
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,

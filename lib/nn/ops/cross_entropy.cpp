@@ -67,4 +67,26 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
       });
 }
 
+void best_classes(const Tensor& logits, std::vector<int32_t>& classes, std::vector<double>& log_probs) {
+  constexpr std::string_view op = "best_classes";
+  check_floating(logits, op, "logits");
+  check_rank(logits, 2, op, "logits");
+  const int64_t m = logits.dim(0), c = logits.dim(1);
+  if (c < 1) throw Error(std::string(op) + ": logits have no classes");
+  classes.assign(static_cast<size_t>(m), 0);
+  log_probs.assign(static_cast<size_t>(m), 0.0);
+  on_device(
+      logits, op,
+      [&] {
+        with_floating(logits.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::best_classes<T>(logits.data<T>(), m, c, classes.data(), log_probs.data());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::best_classes<T>(device_data<T>(logits), m, c, classes.data(), log_probs.data());
+      });
+}
+
 }  // namespace kglm::nn

@@ -1,6 +1,8 @@
 // Softmax cross-entropy over the last axis, fused with its gradient.
 #pragma once
 
+#include <vector>
+
 #include "nn/tensor.hpp"
 
 namespace kglm::nn {
@@ -30,5 +32,11 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
 // bit-identical to the form above.
 CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Tensor& dlogits, double grad_scale,
                                  const Tensor& row_weights, Tensor& row_losses);
+
+// The most probable class of each row of logits [M, C] (the first of equal maxima, as
+// torch.argmax) and its log-probability log softmax(logits)[class] = −log Σ exp(x − max), the
+// sum in double: what a decoder needs of the MLM head without reading [M, C] back to the host.
+// Overwrites classes and log_probs (host vectors of M).
+void best_classes(const Tensor& logits, std::vector<int32_t>& classes, std::vector<double>& log_probs);
 
 }  // namespace kglm::nn

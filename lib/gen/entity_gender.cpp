@@ -1,0 +1,25 @@
+#include "gen/entity_gender.hpp"
+
+namespace kglm::gen {
+
+EntityGenders::EntityGenders(const kg::FactStore& facts, const FactText& text)
+    : facts_(facts),
+      text_(text),
+      gender_relation_(text.relation_row("P21")),
+      grammatical_gender_relation_(text.relation_row("P5185")) {}
+
+Gender EntityGenders::of(uint32_t row) const {
+  for (const kg::Fact& f : facts_.facts(row)) {
+    if (f.kind != kg::FactKind::item) continue;
+    if (f.relation != gender_relation_ && f.relation != grammatical_gender_relation_) continue;
+    const std::string& value = text_.entity_id(facts_.object(f));
+    if (value == "Q6581097" || value == "Q2449503") return Gender::masculine;  // male, trans man
+    if (value == "Q6581072" || value == "Q1052281") return Gender::feminine;   // female, trans woman
+    if (value == "Q499327") return Gender::masculine;                          // the grammatical genders
+    if (value == "Q1775415") return Gender::feminine;
+    if (value == "Q1775461") return Gender::neuter;
+  }
+  return Gender::unknown;
+}
+
+}  // namespace kglm::gen

@@ -1,0 +1,100 @@
+#include "probe/masked_lm.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "core/error.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/ops/cross_entropy.hpp"
+
+namespace kglm::probe {
+
+namespace fs = std::filesystem;
+
+MaskedLm::MaskedLm(const fs::path& dir, nn::Device device, int64_t batch)
+    : config_(nn::read_model_config(dir / "config.json")),
+      tokenizer_(tok::load_tokenizer(dir)),
+      params_(device),
+      batch_(std::max<int64_t>(batch, 1)) {
+  if (tokenizer_->special().mask < 0) throw Error(dir.string() + ": the tokenizer has no mask token");
+  if (tokenizer_->vocab_size() > config_.vocab_size)
+    throw Error(dir.string() + ": the tokenizer's " + std::to_string(tokenizer_->vocab_size()) +
+                " tokens do not fit the model's vocabulary of " + std::to_string(config_.vocab_size));
+  encoder_.emplace(config_, params_);
+  head_.emplace(config_, params_, encoder_->word_embeddings());
+  params_.allocate();
+  const fs::path weights = dir / "model.safetensors";
+  try {
+    nn::load_parameters(nn::SafetensorsFile::open(weights), params_, false);
+  } catch (const Error& e) {
+    throw Error(dir.string() + ": not a masked language model with its MLM head: " + e.what());
+  }
+  params_.refresh_compute();
+}
+
+int64_t MaskedLm::max_sequence() const {
+  // RoBERTa numbers positions from pad + 1.
+  const int64_t offset = config_.architecture == nn::Architecture::XlmRoberta ? config_.pad_token_id + 1 : 0;
+  return config_.max_positions - offset;
+}
+
+void MaskedLm::fill(std::span<const FillRequest> requests, std::vector<std::vector<TokenGuess>>& out) {
+  out.assign(requests.size(), {});
+  // Longest first, so that each batch pads to about its own length.
+  std::vector<size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return requests[a].ids->size() > requests[b].ids->size(); });
+  for (size_t first = 0; first < order.size(); first += static_cast<size_t>(batch_)) {
+    const size_t count = std::min(order.size() - first, static_cast<size_t>(batch_));
+    run_batch(requests, std::span<const size_t>(order).subspan(first, count), out);
+  }
+}
+
+void MaskedLm::run_batch(std::span<const FillRequest> requests, std::span<const size_t> order,
+                         std::vector<std::vector<TokenGuess>>& out) {
+  const int64_t b = static_cast<int64_t>(order.size());
+  int64_t t = 0;
+  for (size_t i : order) t = std::max<int64_t>(t, static_cast<int64_t>(requests[i].ids->size()));
+  if (t > max_sequence())
+    throw Error("probe: a sequence of " + std::to_string(t) + " tokens is longer than the model's " +
+                std::to_string(max_sequence()) + " positions");
+  std::vector<int32_t> ids(static_cast<size_t>(b * t), static_cast<int32_t>(config_.pad_token_id));
+  std::vector<int32_t> mask(static_cast<size_t>(b * t), 0);
+  std::vector<int32_t> rows;
+  for (int64_t r = 0; r < b; ++r) {
+    const FillRequest& request = requests[order[static_cast<size_t>(r)]];
+    std::copy(request.ids->begin(), request.ids->end(), ids.begin() + r * t);
+    std::fill_n(mask.begin() + r * t, request.ids->size(), 1);
+    for (int32_t p : request.positions) {
+      if (p < 0 || static_cast<size_t>(p) >= request.ids->size())
+        throw Error("probe: position " + std::to_string(p) + " outside a sequence of " +
+                    std::to_string(request.ids->size()));
+      rows.push_back(static_cast<int32_t>(r * t + p));
+    }
+  }
+  nn::EncoderBatch batch;
+  batch.batch = b;
+  batch.seq = t;
+  batch.input_ids = nn::Tensor::from<int32_t>({b * t}, ids);
+  batch.attention_mask = nn::Tensor::from<int32_t>({b * t}, mask);
+  batch.position_ids = nn::position_ids(batch.input_ids, b, t, config_);
+  const nn::Tensor& hidden = encoder_->forward(batch, nn::DropoutContext{});
+  ++forward_passes_;
+  sequences_ += b;
+  if (rows.empty()) return;
+  const nn::Tensor row_tensor = nn::Tensor::from<int32_t>({static_cast<int64_t>(rows.size())}, rows);
+  nn::best_classes(head_->predict(hidden, row_tensor), classes_, log_probs_);
+  size_t k = 0;
+  for (size_t i : order) {
+    std::vector<TokenGuess>& guesses = out[i];
+    guesses.resize(requests[i].positions.size());
+    for (TokenGuess& g : guesses) {
+      g = {classes_[k], log_probs_[k]};
+      ++k;
+    }
+  }
+}
+
+}  // namespace kglm::probe
