@@ -634,6 +634,28 @@ TEST_P(OpsOnDevice, CrossEntropyGradientInPlace) {
   expect_error([&] { cross_entropy(logits.rows(0, m - 1), targets.rows(0, m - 1), shifted, 1.0); }, "cross_entropy");
 }
 
+// best_classes: each row's first maximum and its log-softmax, which is minus the cross-entropy of
+// that class (both computed here in F64 on the host), on every device; ties go to the first.
+TEST_P(OpsOnDevice, BestClassesAreTheArgmaxAndItsLogSoftmax) {
+  const int64_t m = 29, c = 1000;
+  Tensor logits64 = random({m, c}, 42, -6, 6);
+  double* x = logits64.data<double>();
+  x[3 * c + 10] = x[3 * c + 700] = 9;  // a tie: the first wins
+  std::vector<int32_t> want(m);
+  for (int64_t r = 0; r < m; ++r)
+    want[r] = static_cast<int32_t>(std::max_element(x + r * c, x + (r + 1) * c) - (x + r * c));
+  ASSERT_EQ(want[3], 10);
+  Tensor losses = Tensor::empty({m}, DType::F64), none;
+  cross_entropy(logits64, ids({m}, want), none, 1.0, none, losses);
+  std::vector<int32_t> classes;
+  std::vector<double> log_probs;
+  best_classes(on_device(logits64), classes, log_probs);
+  EXPECT_EQ(classes, want);
+  for (int64_t r = 0; r < m; ++r) EXPECT_NEAR(log_probs[r], -losses.data<double>()[r], 1e-5) << r;
+  best_classes(on_device(logits64.rows(0, 0)), classes, log_probs);
+  EXPECT_TRUE(classes.empty());
+}
+
 // The multi-tensor AdamW (every parameter of a flat buffer in one call, a long one split into
 // chunks) gives the per-parameter updates, with weight decay only where a segment asks for it.
 TEST_P(OpsOnDevice, AdamWSegmentsMatchOneUpdatePerParameter) {
