@@ -215,7 +215,7 @@ bool is_closing_punctuation(char c) { return c == '.' || c == ',' || c == '?' ||
 
 // Collapses whitespace runs, drops a space before punctuation that ends a word, and trims the
 // sentence's ends (first/last: whether this text begins/ends the sentence).
-std::string normalise_spaces(std::string_view in, bool first, bool last) {
+std::string normalise_spaces(std::string_view in, bool first, bool last, bool attach_punctuation) {
   std::string out;
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -226,7 +226,8 @@ std::string normalise_spaces(std::string_view in, bool first, bool last) {
       continue;
     }
     bool ends_word = i + 1 == in.size() ? last : is_space(in[i + 1]);
-    if (is_closing_punctuation(c) && ends_word && !out.empty() && out.back() == ' ') out.pop_back();
+    if (attach_punctuation && is_closing_punctuation(c) && ends_word && !out.empty() && out.back() == ' ')
+      out.pop_back();
     out += c;
   }
   if (last && !out.empty() && out.back() == ' ') out.pop_back();
@@ -326,7 +327,7 @@ size_t RelationTemplates::size() const {
 }
 
 std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::string_view lang, Gender subject_gender,
-                                            Gender object_gender, TemplateGaps* gaps) {
+                                            Gender object_gender, TemplateGaps* gaps, bool attach_punctuation) {
   std::vector<TemplatePiece> pieces;
   auto append_text = [&](std::string_view text) {
     if (text.empty()) return;
@@ -361,7 +362,7 @@ std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::s
   std::vector<TemplatePiece> normalised;
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (pieces[i].kind == TemplatePiece::Kind::text) {
-      pieces[i].text = normalise_spaces(pieces[i].text, i == 0, i + 1 == pieces.size());
+      pieces[i].text = normalise_spaces(pieces[i].text, i == 0, i + 1 == pieces.size(), attach_punctuation);
       if (pieces[i].text.empty()) continue;
     }
     normalised.push_back(std::move(pieces[i]));

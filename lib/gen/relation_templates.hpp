@@ -113,10 +113,12 @@ struct TemplateGaps {
 // Whitespace is normalised: runs collapse to one space, a space before '.', ',', '?' or '!'
 // ending a word goes (X-FACTR writes " ."), and the sentence is trimmed. Text attached to a slot
 // ("[Y]에서", "[Y]이다.") stays attached. Adjacent text is merged; empty text pieces are left out.
-// With gaps, what could not be realised is added there.
+// With gaps, what could not be realised is added there. attach_punctuation false keeps the
+// template's own " ." (X-FACTR's probes tokenize the template as written).
 std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::string_view lang,
                                             Gender subject_gender = Gender::unknown,
-                                            Gender object_gender = Gender::unknown, TemplateGaps* gaps = nullptr);
+                                            Gender object_gender = Gender::unknown, TemplateGaps* gaps = nullptr,
+                                            bool attach_punctuation = true);
 
 // The sentence with the labels in place (resolve_template, then concatenation).
 std::string fill_template(const ParsedTemplate& parsed, std::string_view lang, std::string_view subject_label,

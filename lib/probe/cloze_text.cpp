@@ -11,7 +11,7 @@ ClozeText fill_cloze(const gen::ParsedTemplate& tpl, std::string_view lang, std:
   ClozeText cloze;
   bool after = false;
   for (const TemplatePiece& piece :
-       gen::resolve_template(tpl, lang, known(subject_gender), known(object_gender), gaps)) {
+       gen::resolve_template(tpl, lang, known(subject_gender), known(object_gender), gaps, false)) {
     std::string& side = after ? cloze.suffix : cloze.prefix;
     if (piece.kind == TemplatePiece::Kind::object && !after)
       after = true;

@@ -14,8 +14,9 @@ struct ClozeText {
   std::string suffix;  // after it, without leading spaces ("."); "" when the object ends the sentence
 };
 
-// Gender choices and function words follow the entities' genders; an unknown gender counts as
-// masculine, X-FACTR's default. What the template asks and cannot be realised is added to gaps
+// The template's spacing is kept (" ." stays: X-FACTR tokenizes the template as written), runs
+// of spaces left by dropped words collapse. Gender choices and function words follow the entities' genders; an unknown
+// gender counts as masculine, X-FACTR's default. What the template asks and cannot be realised is added to gaps
 // (resolve_template). A template whose object slot appears twice keeps the first as the cloze's.
 ClozeText fill_cloze(const gen::ParsedTemplate& tpl, std::string_view lang, std::string_view subject_label,
                      gen::Gender subject_gender, gen::Gender object_gender, gen::TemplateGaps* gaps = nullptr);

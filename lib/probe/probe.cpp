@@ -1,8 +1,10 @@
 #include "probe/probe.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -130,15 +132,23 @@ class Prober {
 
   void load_facts() {
     if (!o_.facts.empty()) {
+      std::map<uint64_t, std::vector<ProbeFact>> grouped;
       for (const auto& [relation, path] : fact_files(o_.facts, o_.relations)) {
         inputs_.push_back(path);
-        std::vector<ProbeFact> facts = read_xfactr_facts(path, relation, errors_);
-        // Every fact of the file is an accepted answer for its subject, probed or not.
-        for (const ProbeFact& f : facts) {
+        for (ProbeFact& f : read_xfactr_facts(path, relation, errors_)) {
+          // Every fact of the files is an accepted answer for its subject, probed or not.
           objects_[answer_key(f.subject, f.relation)].push_back(f.object);
           english_.try_emplace(f.subject, f.subject_label);
           english_.try_emplace(f.object, f.object_label);
+          if (o_.relations.empty() ||
+              std::find(o_.relations.begin(), o_.relations.end(), f.relation) != o_.relations.end())
+            grouped[f.relation].push_back(std::move(f));
         }
+      }
+      for (uint64_t relation : o_.relations)
+        if (grouped.find(relation) == grouped.end())
+          throw Error(location(o_.facts) + "no fact of P" + std::to_string(relation) + " (--relations)");
+      for (auto& [relation, facts] : grouped) {
         if (o_.max_facts > 0 && facts.size() > o_.max_facts) facts.resize(o_.max_facts);
         by_relation_.emplace_back(relation, std::move(facts));
       }
@@ -347,6 +357,8 @@ class Prober {
       const int32_t t = c.tokens[k];
       out += json_string(t >= 0 && t < tokenizer.vocab_size() ? tokenizer.piece(t) : std::string());
     }
+    out += "], \"token_ids\": [";
+    for (size_t k = 0; k < c.tokens.size(); ++k) out += (k ? ", " : "") + std::to_string(c.tokens[k]);
     out += "], \"log_probs\": [";
     for (size_t k = 0; k < c.log_probs.size(); ++k) out += (k ? ", " : "") + fixed(c.log_probs[k]);
     out += "], \"score\": " + fixed(c.score(o_.norm)) + ", \"correct\": " + (correct ? "true" : "false") +

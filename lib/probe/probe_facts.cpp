@@ -46,7 +46,7 @@ uint64_t fact_file_relation(std::string_view name) {
 std::vector<ProbeFact> read_xfactr_facts(const std::string& path, uint64_t relation, ErrorCounter& errors) {
   std::vector<ProbeFact> facts;
   simdjson::dom::parser parser;
-  const std::string predicate = "P" + std::to_string(relation);
+  const std::string predicate = relation ? "P" + std::to_string(relation) : std::string();
   for_each_data_line(path, [&](uint64_t line, std::string_view text) {
     simdjson::dom::element root;
     if (auto err = parser.parse(text.data(), text.size()).get(root)) {
@@ -64,8 +64,14 @@ std::vector<ProbeFact> read_xfactr_facts(const std::string& path, uint64_t relat
       *into = std::string(value);
     }
     std::string_view predicate_id;
-    if (root["predicate_id"].get(predicate_id) == simdjson::SUCCESS && predicate_id != predicate)
+    const bool has_predicate = root["predicate_id"].get(predicate_id) == simdjson::SUCCESS;
+    if (relation == 0) {
+      // A file not named after its relation: each line says its own.
+      if (!has_predicate || !predicate_id.starts_with('P') || !parse_number(predicate_id.substr(1), f.relation))
+        return errors.record(path, line, "no \"predicate_id\" (P<number>) in a file not named P<number>.jsonl");
+    } else if (has_predicate && predicate_id != predicate) {
       return errors.record(path, line, "predicate_id " + std::string(predicate_id) + " in the file of " + predicate);
+    }
     if (!is_entity_id(f.subject, 'Q') || !is_entity_id(f.object, 'Q'))
       return errors.record(path, line, "sub_uri and obj_uri must be Q<number>");
     errors.add_valid();
@@ -76,7 +82,7 @@ std::vector<ProbeFact> read_xfactr_facts(const std::string& path, uint64_t relat
 
 std::vector<std::pair<uint64_t, std::string>> fact_files(const std::string& dir,
                                                          const std::vector<uint64_t>& relations) {
-  if (!fs::is_directory(dir)) throw Error(location(dir) + "not a directory");
+  if (!fs::is_directory(dir)) return {{fact_file_relation(fs::path(dir).filename().string()), dir}};
   std::map<uint64_t, std::string> found;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
     const uint64_t relation = fact_file_relation(entry.path().filename().string());

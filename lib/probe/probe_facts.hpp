@@ -29,13 +29,15 @@ struct ProbeFact {
 // The relation of an X-FACTR fact file name ("P19.jsonl", also .gz/.zst/.bz2), or 0.
 uint64_t fact_file_relation(std::string_view file_name);
 
-// Reads one X-FACTR fact file. A bad line (invalid JSON, a missing or empty member, a
+// Reads one X-FACTR fact file of `relation`, or with relation 0 (a file not named after its
+// relation) each line's predicate_id. A bad line (invalid JSON, a missing or empty member, a
 // predicate_id other than the file's relation, ids that are not Q<number>) is recorded in errors
 // with its file:line and skipped.
 std::vector<ProbeFact> read_xfactr_facts(const std::string& path, uint64_t relation, ErrorCounter& errors);
 
 // The fact files of dir (P<n>.jsonl...), by ascending P number; relations, when not empty,
-// selects among them and each must have a file (else Error naming the missing relation).
+// selects among them and each must have a file (else Error naming the missing relation). A path
+// that is not a directory is one file: {its name's relation or 0, path}.
 std::vector<std::pair<uint64_t, std::string>> fact_files(const std::string& dir,
                                                          const std::vector<uint64_t>& relations);
 

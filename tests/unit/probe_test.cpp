@@ -34,7 +34,8 @@ TEST(Cloze, PlainSlots) {
   // The object first (vi P103), and text attached to the slots (ko).
   const ClozeText vi = cloze("[Y] là ngôn ngữ bản địa của [X] .", "vi", "Hồ Chí Minh");
   EXPECT_EQ(vi.prefix, "");
-  EXPECT_EQ(vi.suffix, "là ngôn ngữ bản địa của Hồ Chí Minh.");
+  EXPECT_EQ(vi.suffix, "là ngôn ngữ bản địa của Hồ Chí Minh .");
+  EXPECT_EQ(cloze("[X] is [Y] citizen .", "en", "Ada").suffix, "citizen .");
   const ClozeText ko = cloze("[X]는 [Y]에서 태어났다.", "ko", "세종");
   EXPECT_EQ(ko.prefix, "세종는");
   EXPECT_EQ(ko.suffix, "에서 태어났다.");
@@ -224,6 +225,19 @@ TEST(FactFiles, BadLinesAreSkippedWithTheirPlace) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].first, 19u);
   EXPECT_THROW(fact_files(dir.path().string(), {36}), kglm::Error);  // unknown relation
+  // A file not named after its relation: each line's predicate_id says it.
+  write(dir.path() / "mixed.jsonl",
+        R"({"predicate_id": "P20", "sub_uri": "Q5", "sub_label": "x", "obj_uri": "Q6", "obj_label": "y"})"
+        "\n"
+        R"({"sub_uri": "Q5", "sub_label": "x", "obj_uri": "Q6", "obj_label": "y"})"
+        "\n");
+  const auto single = fact_files((dir.path() / "mixed.jsonl").string(), {});
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].first, 0u);
+  const auto mixed = read_xfactr_facts(single[0].second, 0, errors);
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].relation, 20u);
+  EXPECT_EQ(errors.count(), 4u);
   EXPECT_EQ(parse_relation_list("P19,36,P19"), (std::vector<uint64_t>{19, 36}));
   EXPECT_THROW(parse_relation_list("P19,,P36"), kglm::UsageError);
   EXPECT_THROW(parse_relation_list("Q5"), kglm::UsageError);

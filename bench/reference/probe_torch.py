@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""The probe benchmark's peer: X-FACTR's cloze decoding of the same checkpoint in PyTorch (Debian's
+python3-torch), as X-FACTR's own code runs it, on the same English facts and thread count.
+
+The checkpoint (config.json, model.safetensors with Hugging Face's XLM-R names) is loaded into
+pretrain_torch.py's MaskedLM (torch's post-LN nn.TransformerEncoderLayer) in eval mode; labels and
+template text are tokenized by Debian's spm_encode with the checkpoint's SentencePiece model (ids
++ 1, fairseq's mapping) before any timing. English templates only ([X] and [Y], no markup). Each
+fact becomes 1..--num-mask candidates <s> prefix <mask>*m suffix </s>; candidates run in batches
+of --batch sequences, each forward pass over the sequences still open, the MLM head on the asked
+positions only; independent fills every mask at once, order the leftmost per pass, confidence
+the most probable per pass and then re-masks the least probable until the prediction stays
+(--max-iter). The mask count with the best summed log-probability wins.
+Prints one JSON line: facts/s per method; --predictions writes {method, relation, sub_uri,
+obj_uri, num_mask, token_ids} per fact for comparison with kglm's.
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import time
+
+import numpy as np
+import torch
+
+from pretrain_torch import MaskedLM
+
+MASK_OFFSET = 1  # fairseq: SentencePiece id + 1; <mask> after the last piece
+
+
+def load_checkpoint(directory):
+    config = json.load(open(os.path.join(directory, "config.json")))
+    with open(os.path.join(directory, "model.safetensors"), "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", info["dtype"]
+        b, e = info["data_offsets"]
+        tensors[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype="<f4").reshape(info["shape"]).copy())
+    model = MaskedLM(config["vocab_size"], config["hidden_size"], config["num_hidden_layers"],
+                     config["num_attention_heads"], config["intermediate_size"], config["max_position_embeddings"],
+                     config["pad_token_id"])
+    e = "roberta.embeddings."
+    with torch.no_grad():
+        model.word.weight.copy_(tensors[e + "word_embeddings.weight"])
+        model.position.weight.copy_(tensors[e + "position_embeddings.weight"])
+        model.token_type.weight.copy_(tensors[e + "token_type_embeddings.weight"])
+        model.emb_norm.weight.copy_(tensors[e + "LayerNorm.weight"])
+        model.emb_norm.bias.copy_(tensors[e + "LayerNorm.bias"])
+        for l, layer in enumerate(model.encoder.layers):
+            p = "roberta.encoder.layer.%d." % l
+            a = p + "attention.self."
+            layer.self_attn.in_proj_weight.copy_(torch.cat([tensors[a + k + ".weight"] for k in ("query", "key", "value")]))
+            layer.self_attn.in_proj_bias.copy_(torch.cat([tensors[a + k + ".bias"] for k in ("query", "key", "value")]))
+            for mod, name in ((layer.self_attn.out_proj, "attention.output.dense"), (layer.norm1, "attention.output.LayerNorm"),
+                              (layer.linear1, "intermediate.dense"), (layer.linear2, "output.dense"),
+                              (layer.norm2, "output.LayerNorm")):
+                mod.weight.copy_(tensors[p + name + ".weight"])
+                mod.bias.copy_(tensors[p + name + ".bias"])
+        model.dense.weight.copy_(tensors["lm_head.dense.weight"])
+        model.dense.bias.copy_(tensors["lm_head.dense.bias"])
+        model.head_norm.weight.copy_(tensors["lm_head.layer_norm.weight"])
+        model.head_norm.bias.copy_(tensors["lm_head.layer_norm.bias"])
+        model.bias.copy_(tensors["lm_head.bias"])
+    model.eval()
+    return model, config
+
+
+def spm_ids(model_file, texts):
+    out = subprocess.run(["spm_encode", "--model", model_file, "--output_format=id"], input="\n".join(texts) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    return {t: [int(x) + MASK_OFFSET if int(x) != 0 else 3 for x in out[i].split()] for i, t in enumerate(texts)}
+
+
+class Decoder:
+    def __init__(self, model, mask, pad, batch):
+        self.model, self.mask, self.pad, self.batch = model, mask, pad, batch
+
+    def ask(self, seqs, positions):
+        """Best token and its log-probability at each asked position, in batches of longest first."""
+        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
+        out = [None] * len(seqs)
+        for b in range(0, len(order), self.batch):
+            chunk = order[b:b + self.batch]
+            t = max(len(seqs[i]) for i in chunk)
+            ids = torch.full((len(chunk), t), self.pad, dtype=torch.long)
+            rows, cols = [], []
+            for r, i in enumerate(chunk):
+                ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
+                rows += [r] * len(positions[i])
+                cols += positions[i]
+            with torch.no_grad():
+                h = self.model.encode(ids)[rows, cols]
+                h = self.model.head_norm(torch.nn.functional.gelu(self.model.dense(h)))
+                lp = torch.log_softmax(h @ self.model.word.weight.t() + self.model.bias, -1)
+                best_lp, best = lp.max(-1)
+            k = 0
+            for i in chunk:
+                n = len(positions[i])
+                out[i] = list(zip(best[k:k + n].tolist(), best_lp[k:k + n].tolist()))
+                k += n
+        return out
+
+    def decode(self, method, cands, max_iter):
+        for c in cands:
+            c["tokens"] = [self.mask] * c["m"]
+            c["lps"] = [0.0] * c["m"]
+            for s in range(c["m"]):
+                c["ids"][c["first"] + s] = self.mask
+        open_slots = [list(range(c["m"])) for c in cands]
+        while True:
+            live = [i for i in range(len(cands)) if open_slots[i]]
+            if not live:
+                break
+            asked = [[open_slots[i][0]] if method == "order" else list(open_slots[i]) for i in live]
+            guesses = self.ask([cands[i]["ids"] for i in live],
+                               [[cands[i]["first"] + s for s in a] for i, a in zip(live, asked)])
+            for i, slots, g in zip(live, asked, guesses):
+                picks = range(len(slots)) if method == "independent" else \
+                    [0 if method == "order" else max(range(len(g)), key=lambda k: (g[k][1], -k))]
+                for k in picks:
+                    self.set(cands[i], slots[k], g[k])
+                    open_slots[i].remove(slots[k])
+        if method != "confidence":
+            return
+        live = [i for i, c in enumerate(cands) if c["m"] and max_iter > 0]
+        changes = [0] * len(cands)
+        while live:
+            slots, previous = [], []
+            for i in live:
+                c = cands[i]
+                s = min(range(c["m"]), key=lambda k: (c["lps"][k], k))
+                slots.append(s)
+                previous.append(c["tokens"][s])
+                c["ids"][c["first"] + s] = self.mask
+            guesses = self.ask([cands[i]["ids"] for i in live], [[cands[i]["first"] + s] for i, s in zip(live, slots)])
+            nxt = []
+            for i, s, prev, g in zip(live, slots, previous, guesses):
+                if g[0][0] == prev:
+                    cands[i]["ids"][cands[i]["first"] + s] = prev
+                    continue
+                self.set(cands[i], s, g[0])
+                changes[i] += 1
+                if changes[i] < max_iter:
+                    nxt.append(i)
+            live = nxt
+
+    @staticmethod
+    def set(c, slot, guess):
+        c["tokens"][slot], c["lps"][slot] = guess
+        c["ids"][c["first"] + slot] = guess[0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--facts", required=True)
+    ap.add_argument("--templates", required=True, help="the en.jsonl templates")
+    ap.add_argument("--relations", required=True)
+    ap.add_argument("--max-facts", type=int, default=0)
+    ap.add_argument("--method", default="independent")
+    ap.add_argument("--num-mask", type=int, default=5)
+    ap.add_argument("--max-iter", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--predictions")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    model, config = load_checkpoint(a.model)
+    spm = os.path.join(a.model, "sentencepiece.bpe.model")
+    mask = config["vocab_size"] - 1
+    templates = {}
+    for line in open(a.templates, encoding="utf-8"):
+        t = json.loads(line)
+        templates[t["relation"]] = t["template"]
+    facts = []
+    for rel in a.relations.split(","):
+        rows = [json.loads(l) for l in open(os.path.join(a.facts, rel + ".jsonl"), encoding="utf-8") if l.strip()]
+        facts += rows[:a.max_facts] if a.max_facts else rows
+    queries = []
+    for f in facts:
+        tpl = templates[f["predicate_id"]].replace("[X]", f["sub_label"])
+        prefix, suffix = tpl.split("[Y]", 1)
+        queries.append((f, prefix.rstrip(), suffix.lstrip()))
+    texts = sorted({t for f, p, s in queries for t in (p, s, f["sub_label"], f["obj_label"]) if t})
+    ids = spm_ids(spm, texts)
+    cands_of = []
+    for f, p, s in queries:
+        if 3 in ids[f["sub_label"]] or 3 in ids[f["obj_label"]] or not ids[f["obj_label"]]:
+            continue
+        pre, suf = ids.get(p, []), ids.get(s, [])
+        cands_of.append((f, [{"ids": [0] + pre + [mask] * m + suf + [2], "first": 1 + len(pre), "m": m}
+                             for m in range(1, a.num_mask + 1)]))
+    decoder = Decoder(model, mask, config["pad_token_id"], a.batch)
+    result, lines = {"facts": len(cands_of), "threads": a.threads}, []
+    for method in a.method.split(","):
+        cands = [dict(c, ids=list(c["ids"])) for _, cs in cands_of for c in cs]
+        start = time.perf_counter()
+        decoder.decode(method, cands, a.max_iter)
+        seconds = time.perf_counter() - start
+        result[method + "_facts_per_second"] = len(cands_of) / seconds
+        for i, (f, _) in enumerate(cands_of):
+            group = cands[i * a.num_mask:(i + 1) * a.num_mask]
+            best = max(range(len(group)), key=lambda k: (sum(group[k]["lps"]), -k))
+            lines.append(json.dumps({"method": method, "relation": f["predicate_id"], "sub_uri": f["sub_uri"],
+                                     "obj_uri": f["obj_uri"], "num_mask": group[best]["m"],
+                                     "token_ids": group[best]["tokens"]}))
+    if a.predictions:
+        with open(a.predictions, "w") as out:
+            out.write("\n".join(lines) + "\n")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
