@@ -33,6 +33,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align-ner.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 
 install: build
@@ -52,11 +53,12 @@ sanitize:
 # or build-fuzz/tests/fuzz_sample_records tests/fuzz/sample-corpus
 # or build-fuzz/tests/fuzz_safetensors tests/fuzz/safetensors-corpus
 # or build-fuzz/tests/fuzz_input_policy tests/fuzz/input-corpus
+# or build-fuzz/tests/fuzz_probe_inputs tests/fuzz/probe-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
-		fuzz_safetensors fuzz_input_policy fuzz_tagged_reader
+		fuzz_safetensors fuzz_input_policy fuzz_tagged_reader fuzz_probe_inputs
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/comma_list.hpp"
 #include "core/error.hpp"
 #include "train/finetune.hpp"
 
@@ -48,10 +49,8 @@ void fill_common(const ToolCli& cli, const std::string& device, train::FinetuneC
 
 std::vector<uint64_t> parse_seeds(const std::string& spec) {
   std::vector<uint64_t> seeds;
-  size_t begin = 0;
-  while (begin <= spec.size()) {
-    const size_t comma = std::min(spec.find(',', begin), spec.size());
-    const std::string part = spec.substr(begin, comma - begin);
+  for (std::string_view item : split_comma_list(spec)) {
+    const std::string part(item);
     size_t used = 0;
     try {
       seeds.push_back(std::stoull(part, &used));
@@ -60,7 +59,6 @@ std::vector<uint64_t> parse_seeds(const std::string& spec) {
     }
     if (used == 0 || used != part.size() || part.starts_with("-"))
       throw UsageError("--seeds takes comma-separated non-negative integers, not '" + spec + "'");
-    begin = comma + 1;
   }
   return seeds;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/comma_list.hpp"
 #include "core/error.hpp"
 #include "probe/probe.hpp"
 #include "probe/probe_facts.hpp"
@@ -10,19 +11,6 @@
 using namespace kglm;
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& list, const char* option) {
-  std::vector<std::string> parts;
-  size_t begin = 0;
-  while (begin <= list.size()) {
-    const size_t comma = std::min(list.find(',', begin), list.size());
-    std::string part = list.substr(begin, comma - begin);
-    if (part.empty()) throw UsageError(std::string(option) + " takes a comma-separated list, not '" + list + "'");
-    parts.push_back(std::move(part));
-    begin = comma + 1;
-  }
-  return parts;
-}
 
 int probe_main(int argc, char** argv) {
   ToolCli cli("probe",
@@ -59,9 +47,10 @@ int probe_main(int argc, char** argv) {
   if (o.model.empty()) throw UsageError("--model is required");
   if (o.templates.empty()) throw UsageError("--templates is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
-  o.langs = split_list(langs, "--lang");
+  o.langs = comma_list_option(langs, "--lang");
   o.methods.clear();
-  for (const std::string& m : split_list(methods, "--method")) o.methods.push_back(probe::parse_decode_method(m));
+  for (const std::string& m : comma_list_option(methods, "--method"))
+    o.methods.push_back(probe::parse_decode_method(m));
   if (!relations.empty()) o.relations = probe::parse_relation_list(relations);
   o.device = nn::parse_device(device);
   o.out = c.output;

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """The probe benchmark's peer: X-FACTR's cloze decoding of the same checkpoint in PyTorch (Debian's
-python3-torch), as X-FACTR's own code runs it, on the same English facts and thread count.
+python3-torch), on the same English facts and thread count.
 
 The checkpoint (config.json, model.safetensors with Hugging Face's XLM-R names) is loaded into
 pretrain_torch.py's MaskedLM (torch's post-LN nn.TransformerEncoderLayer) in eval mode; labels and
 template text are tokenized by Debian's spm_encode with the checkpoint's SentencePiece model (ids
-+ 1, fairseq's mapping) before any timing. English templates only ([X] and [Y], no markup). Each
-fact becomes 1..--num-mask candidates <s> prefix <mask>*m suffix </s>; candidates run in batches
-of --batch sequences, each forward pass over the sequences still open, the MLM head on the asked
-positions only; independent fills every mask at once, order the leftmost per pass, confidence
-the most probable per pass and then re-masks the least probable until the prediction stays
-(--max-iter). The mask count with the best summed log-probability wins.
++ 1, fairseq's mapping; <mask> after the last piece) before any timing. English templates only
+([X] and [Y], no markup). Each fact becomes 1..--num-mask candidates <s> prefix <mask>*m suffix
+</s>. independent fills every mask at once, order the leftmost per pass, confidence the most
+probable per pass and then re-masks the least probable until the prediction stays (--max-iter);
+the mask count with the best summed log-probability wins.
+--style xfactr computes as X-FACTR's probe.py does: batches of --batch / --num-mask facts in file
+order with all their candidates padded together, every pass over every sequence of the batch until
+the last is done, and the MLM head's full vocabulary at every position (XLMRobertaForMaskedLM's
+logits). --style lean computes as kglm does: candidates sorted by length into batches of --batch
+sequences, each pass over the sequences still open, the head at the asked positions only.
 Prints one JSON line: facts/s per method; --predictions writes {method, relation, sub_uri,
 obj_uri, num_mask, token_ids} per fact for comparison with kglm's.
 """
@@ -78,49 +82,65 @@ def spm_ids(model_file, texts):
 
 
 class Decoder:
-    def __init__(self, model, mask, pad, batch):
-        self.model, self.mask, self.pad, self.batch = model, mask, pad, batch
+    def __init__(self, model, mask, pad, batch, style):
+        self.model, self.mask, self.pad, self.batch, self.style = model, mask, pad, batch, style
+
+    def forward(self, seqs):
+        t = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), t), self.pad, dtype=torch.long)
+        for r, s in enumerate(seqs):
+            ids[r, :len(s)] = torch.tensor(s)
+        return self.model.encode(ids)
+
+    def head(self, h):
+        h = self.model.head_norm(torch.nn.functional.gelu(self.model.dense(h)))
+        return torch.log_softmax(h @ self.model.word.weight.t() + self.model.bias, -1).max(-1)
 
     def ask(self, seqs, positions):
-        """Best token and its log-probability at each asked position, in batches of longest first."""
-        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
+        """Best token and its log-probability at each asked position (None where nothing is asked)."""
         out = [None] * len(seqs)
-        for b in range(0, len(order), self.batch):
-            chunk = order[b:b + self.batch]
-            t = max(len(seqs[i]) for i in chunk)
-            ids = torch.full((len(chunk), t), self.pad, dtype=torch.long)
-            rows, cols = [], []
-            for r, i in enumerate(chunk):
-                ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
-                rows += [r] * len(positions[i])
-                cols += positions[i]
-            with torch.no_grad():
-                h = self.model.encode(ids)[rows, cols]
-                h = self.model.head_norm(torch.nn.functional.gelu(self.model.dense(h)))
-                lp = torch.log_softmax(h @ self.model.word.weight.t() + self.model.bias, -1)
-                best_lp, best = lp.max(-1)
-            k = 0
-            for i in chunk:
-                n = len(positions[i])
-                out[i] = list(zip(best[k:k + n].tolist(), best_lp[k:k + n].tolist()))
-                k += n
+        with torch.no_grad():
+            if self.style == "xfactr":
+                # Every sequence, the full vocabulary at every position, as XLMRobertaForMaskedLM.
+                best_lp, best = self.head(self.forward(seqs))
+                for i, ps in enumerate(positions):
+                    if ps:
+                        out[i] = [(best[i, p].item(), best_lp[i, p].item()) for p in ps]
+                return out
+            live = sorted((i for i in range(len(seqs)) if positions[i]), key=lambda i: -len(seqs[i]))
+            for b in range(0, len(live), self.batch):
+                chunk = live[b:b + self.batch]
+                h = self.forward([seqs[i] for i in chunk])
+                rows = [r for r, i in enumerate(chunk) for _ in positions[i]]
+                cols = [p for i in chunk for p in positions[i]]
+                best_lp, best = self.head(h[rows, cols])
+                k = 0
+                for i in chunk:
+                    n = len(positions[i])
+                    out[i] = list(zip(best[k:k + n].tolist(), best_lp[k:k + n].tolist()))
+                    k += n
         return out
 
     def decode(self, method, cands, max_iter):
+        if self.style == "lean":
+            return self.decode_group(method, cands, max_iter)
+        per_batch = max(1, self.batch // self.num_mask) * self.num_mask
+        for b in range(0, len(cands), per_batch):
+            self.decode_group(method, cands[b:b + per_batch], max_iter)
+
+    def decode_group(self, method, cands, max_iter):
         for c in cands:
             c["tokens"] = [self.mask] * c["m"]
             c["lps"] = [0.0] * c["m"]
             for s in range(c["m"]):
                 c["ids"][c["first"] + s] = self.mask
         open_slots = [list(range(c["m"])) for c in cands]
-        while True:
-            live = [i for i in range(len(cands)) if open_slots[i]]
-            if not live:
-                break
-            asked = [[open_slots[i][0]] if method == "order" else list(open_slots[i]) for i in live]
-            guesses = self.ask([cands[i]["ids"] for i in live],
-                               [[cands[i]["first"] + s for s in a] for i, a in zip(live, asked)])
-            for i, slots, g in zip(live, asked, guesses):
+        while any(open_slots):
+            asked = [([o[0]] if method == "order" else list(o)) if o else [] for o in open_slots]
+            guesses = self.ask([c["ids"] for c in cands], [[c["first"] + s for s in a] for c, a in zip(cands, asked)])
+            for i, (slots, g) in enumerate(zip(asked, guesses)):
+                if not slots:
+                    continue
                 picks = range(len(slots)) if method == "independent" else \
                     [0 if method == "order" else max(range(len(g)), key=lambda k: (g[k][1], -k))]
                 for k in picks:
@@ -128,27 +148,27 @@ class Decoder:
                     open_slots[i].remove(slots[k])
         if method != "confidence":
             return
-        live = [i for i, c in enumerate(cands) if c["m"] and max_iter > 0]
+        live = {i for i, c in enumerate(cands) if c["m"] and max_iter > 0}
         changes = [0] * len(cands)
         while live:
-            slots, previous = [], []
+            slot, previous = {}, {}
             for i in live:
                 c = cands[i]
                 s = min(range(c["m"]), key=lambda k: (c["lps"][k], k))
-                slots.append(s)
-                previous.append(c["tokens"][s])
+                slot[i], previous[i] = s, c["tokens"][s]
                 c["ids"][c["first"] + s] = self.mask
-            guesses = self.ask([cands[i]["ids"] for i in live], [[cands[i]["first"] + s] for i, s in zip(live, slots)])
-            nxt = []
-            for i, s, prev, g in zip(live, slots, previous, guesses):
-                if g[0][0] == prev:
-                    cands[i]["ids"][cands[i]["first"] + s] = prev
+            guesses = self.ask([c["ids"] for c in cands],
+                               [[c["first"] + slot[i]] if i in live else [] for i, c in enumerate(cands)])
+            for i in list(live):
+                c, s, g = cands[i], slot[i], guesses[i][0]
+                if g[0] == previous[i]:
+                    c["ids"][c["first"] + s] = previous[i]
+                    live.discard(i)
                     continue
-                self.set(cands[i], s, g[0])
+                self.set(c, s, g)
                 changes[i] += 1
-                if changes[i] < max_iter:
-                    nxt.append(i)
-            live = nxt
+                if changes[i] >= max_iter:
+                    live.discard(i)
 
     @staticmethod
     def set(c, slot, guess):
@@ -168,12 +188,16 @@ def main():
     ap.add_argument("--max-iter", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--style", choices=["xfactr", "lean"], default="xfactr")
     ap.add_argument("--predictions")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model, config = load_checkpoint(a.model)
     spm = os.path.join(a.model, "sentencepiece.bpe.model")
-    mask = config["vocab_size"] - 1
+    # <mask> follows the tokenizer's last piece (the model's vocabulary may be larger).
+    pieces = subprocess.run(["spm_export_vocab", "--model", spm], capture_output=True,
+                            check=True).stdout.count(b"\n")  # bytes: a piece may be "\r"
+    mask = pieces + MASK_OFFSET
     templates = {}
     for line in open(a.templates, encoding="utf-8"):
         t = json.loads(line)
@@ -196,8 +220,9 @@ def main():
         pre, suf = ids.get(p, []), ids.get(s, [])
         cands_of.append((f, [{"ids": [0] + pre + [mask] * m + suf + [2], "first": 1 + len(pre), "m": m}
                              for m in range(1, a.num_mask + 1)]))
-    decoder = Decoder(model, mask, config["pad_token_id"], a.batch)
-    result, lines = {"facts": len(cands_of), "threads": a.threads}, []
+    decoder = Decoder(model, mask, config["pad_token_id"], a.batch, a.style)
+    decoder.num_mask = a.num_mask
+    result, lines = {"facts": len(cands_of), "threads": a.threads, "style": a.style}, []
     for method in a.method.split(","):
         cands = [dict(c, ids=list(c["ids"])) for _, cs in cands_of for c in cs]
         start = time.perf_counter()

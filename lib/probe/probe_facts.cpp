@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/comma_list.hpp"
 #include "core/line_batcher.hpp"
 #include "core/rng.hpp"
 #include "gen/fact_text.hpp"
@@ -134,16 +135,12 @@ std::vector<ProbeFact> draw_kg_facts(const kg::FactStore& facts, const gen::Fact
 
 std::vector<uint64_t> parse_relation_list(const std::string& list) {
   std::vector<uint64_t> relations;
-  size_t begin = 0;
-  while (begin <= list.size()) {
-    const size_t comma = std::min(list.find(',', begin), list.size());
-    std::string_view part(list.data() + begin, comma - begin);
+  for (std::string_view part : split_comma_list(list)) {
     if (part.starts_with('P')) part.remove_prefix(1);
     uint64_t number = 0;
     if (!parse_number(part, number))
       throw UsageError("--relations takes comma-separated relation ids such as P19,P36, not '" + list + "'");
     if (std::find(relations.begin(), relations.end(), number) == relations.end()) relations.push_back(number);
-    begin = comma + 1;
   }
   return relations;
 }

@@ -76,12 +76,16 @@ def main():
     ap.add_argument("--heads", type=int, default=2)
     ap.add_argument("--ffn", type=int, default=32)
     ap.add_argument("--positions", type=int, default=64)
+    ap.add_argument("--vocab", type=int, default=0,
+                    help="random: the model's vocabulary when larger than the tokenizer's (as XLM-R's 250,002); "
+                         "the extra rows repeat the tokenizer's rows, their bias 10 lower")
     ap.add_argument("args", nargs="+")
     a = ap.parse_args()
     out, spm, mode = a.args[0], a.args[1], a.args[2]
     HIDDEN, LAYERS, HEADS, FFN, POSITIONS = a.hidden, a.layers, a.heads, a.ffn, a.positions
     pieces = spm_pieces(spm)
     vocab = len(pieces) + 2  # fairseq: <s> <pad> </s> <unk>, pieces from 4 (offset 1), <mask>
+    rows = max(vocab, a.vocab) if mode == 'random' else vocab
     names = {}
     for i, p in enumerate(pieces):
         names.setdefault(p, i + 1)
@@ -101,10 +105,19 @@ def main():
             values = [rng.gauss(0, 0.4) for _ in range(n)]
         return shape, values
 
+    def tiled(t, n):
+        """t's rows repeated to n rows (cheap: no per-value Python loop)."""
+        shape, values = t
+        if n == shape[0]:
+            return t
+        width = len(values) // shape[0]
+        whole, part = divmod(n, shape[0])
+        return [n] + shape[1:], values * whole + values[:part * width]
+
     h = HIDDEN
     t = {}
     e = 'roberta.embeddings.'
-    t[e + 'word_embeddings.weight'] = tensor([vocab, h], 'w')
+    t[e + 'word_embeddings.weight'] = tiled(tensor([vocab, h], 'w'), rows)
     t[e + 'position_embeddings.weight'] = tensor([POSITIONS, h], 'w')
     t[e + 'token_type_embeddings.weight'] = tensor([1, h], 'w')
     t[e + 'LayerNorm.weight'] = tensor([h], 'ones')
@@ -128,8 +141,10 @@ def main():
     t['lm_head.dense.bias'] = tensor([h], 'w')
     t['lm_head.layer_norm.weight'] = tensor([h], 'ones')
     t['lm_head.layer_norm.bias'] = tensor([h], 'w')
-    t['lm_head.bias'] = tensor([vocab], 'w')
-    answer = vocab
+    # The extra rows' bias is 10 lower, so that they never tie with the tokenizer's rows.
+    shape, bias = tiled(tensor([vocab], 'w'), rows)
+    t['lm_head.bias'] = shape, bias[:vocab] + [v - 10 for v in bias[vocab:]]
+    answer = rows
     if mode == 'bias':
         piece, bias = a.args[3], float(a.args[4])
         answer = names[piece]
@@ -150,7 +165,7 @@ def main():
     with open(os.path.join(out, 'model.safetensors'), 'wb') as f:
         f.write(struct.pack('<Q', len(text)) + text + b''.join(blobs))
     config = {
-        'architectures': ['XLMRobertaForMaskedLM'], 'model_type': 'xlm-roberta', 'vocab_size': vocab,
+        'architectures': ['XLMRobertaForMaskedLM'], 'model_type': 'xlm-roberta', 'vocab_size': rows,
         'hidden_size': h, 'num_hidden_layers': LAYERS, 'num_attention_heads': HEADS, 'intermediate_size': FFN,
         'hidden_act': 'gelu', 'hidden_dropout_prob': 0.1, 'attention_probs_dropout_prob': 0.1,
         'max_position_embeddings': POSITIONS, 'type_vocab_size': 1, 'layer_norm_eps': 1e-5,

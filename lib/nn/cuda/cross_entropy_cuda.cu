@@ -40,6 +40,22 @@ __device__ inline ArgMax block_argmax(ArgMax v, ArgMax* scratch) {
   return total;
 }
 
+// A row's first maximum and Σ exp(x − max), reduced over the block.
+struct RowStats {
+  ArgMax max;
+  float sum;
+};
+
+template <class T>
+__device__ inline RowStats row_stats(const T* x, int64_t c, ArgMax* arg_scratch, float* sum_scratch) {
+  ArgMax local{-FLT_MAX, INT64_MAX};
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
+  const ArgMax max = block_argmax(local, arg_scratch);
+  float sum = 0;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
+  return {max, block_sum(sum, sum_scratch)};
+}
+
 template <class T>
 __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, int64_t c, T* dlogits, double grad_scale,
                                      const double* row_weights, double* loss, uint8_t* correct) {
@@ -61,12 +77,7 @@ __global__ void cross_entropy_kernel(const T* logits, const int32_t* targets, in
   // Read before any thread writes the gradient, which may be the logits themselves (the barriers
   // of the reductions below separate the two).
   const float target = to_float(x[t]);
-  ArgMax local{-FLT_MAX, INT64_MAX};
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
-  const ArgMax max = block_argmax(local, arg_scratch);
-  float sum = 0;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
-  sum = block_sum(sum, sum_scratch);
+  const auto [max, sum] = row_stats(x, c, arg_scratch, sum_scratch);
   if (threadIdx.x == 0) {
     loss[r] = static_cast<double>(max.value) + log(static_cast<double>(sum)) - static_cast<double>(target);
     correct[r] = max.position == t;
@@ -88,13 +99,7 @@ __global__ void best_classes_kernel(const T* logits, int64_t c, int32_t* classes
   __shared__ ArgMax arg_scratch[32];
   __shared__ float sum_scratch[32];
   const int64_t r = blockIdx.x;
-  const T* x = logits + r * c;
-  ArgMax local{-FLT_MAX, INT64_MAX};
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) local = better(local, ArgMax{to_float(x[j]), j});
-  const ArgMax max = block_argmax(local, arg_scratch);
-  float sum = 0;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) sum += expf(to_float(x[j]) - max.value);
-  sum = block_sum(sum, sum_scratch);
+  const auto [max, sum] = row_stats(logits + r * c, c, arg_scratch, sum_scratch);
   if (threadIdx.x == 0) {
     classes[r] = static_cast<int32_t>(max.position);
     log_probs[r] = -log(static_cast<double>(sum));

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""bench/probe: X-FACTR probing facts/s of `probe` with the independent and the confidence method
+against the same decoding of the same checkpoint in Debian's python3-torch
+(bench/reference/probe_torch.py), in one run, on the same facts, machine and thread count. The peer
+runs twice: as X-FACTR's probe.py computes (--style xfactr: facts in file order, every sequence of a
+batch in every pass, the full vocabulary at every position) and as kglm computes (--style lean:
+sequences sorted by length, only the open ones, the head at the masks only).
+
+Model: XLM-R-shaped, 4 layers, hidden 256, 4 heads, FFN 1024, with XLM-R's vocabulary of 250,002
+rows (--vocab; the fixtures' SentencePiece model covers the first 1,002, the other rows repeat them
+with a lower bias), random weights (tests/cli/make_tiny_mlm.py; the decoding's cost does not depend
+on them). Facts: the English X-FACTR fixture facts, the first --max-facts of each of the 23
+relations, 1..5 masks each, batches of 64 sequences, confidence refining up to 10 times. kglm's time
+is its --stats decode_milliseconds (building the clozes and decoding; loading is left out, as the
+peer leaves it out). Each at --threads 1 and 2, the peer with OpenBLAS held to as many threads. The
+two must make the same predictions: the agreement is printed.
+
+Usage: bench/probe.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--max-facts 8]
+                      [--vocab 250002]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import arguments  # noqa: E402
+
+TORCH_PYTHON = "/usr/bin/python3"
+MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
+STYLES = ("xfactr", "lean")
+METHODS = ("independent", "confidence")
+RELATIONS = ("P19,P20,P279,P37,P47,P138,P463,P106,P530,P27,P30,P1376,P131,P1412,P17,P276,P103,P31,P495,P159,P36,"
+             "P740,P361")
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--max-facts", type=int, default=8)
+        ap.add_argument("--vocab", type=int, default=250002)
+    args = arguments(extra)
+    if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+        sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
+    root = os.path.join(args.work, "probe")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    b = lambda tool: os.path.join(args.bin, tool)  # noqa: E731
+    fx = args.fixtures
+    x = os.path.join(fx, "xfactr")
+    spm = os.path.join(fx, "tokenizer", "spm-test-vocab1000.model")
+    if not os.path.exists(os.path.join(x, "facts")):
+        sys.exit("fixtures not found: " + fx)
+    q = ["--quiet"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "..", "tests", "cli", "make_tiny_mlm.py")] + MODEL +
+                   ["--positions", "130", "--vocab", str(args.vocab), f"{root}/model", spm, "random", "1"],
+                   check=True, capture_output=True)
+    common = ["--facts", os.path.join(x, "facts"), "--relations", RELATIONS, "--max-facts", str(args.max_facts),
+              "--method", ",".join(METHODS)]
+
+    def kglm(threads):
+        out = f"{root}/kglm-{threads}"
+        subprocess.run([b("probe"), "--model", f"{root}/model", "--templates", os.path.join(x, "templates"),
+                        "--threads", str(threads), "-o", out, "--stats", f"{out}.stats.json",
+                        "--predictions", f"{out}.jsonl"] + common + q, check=True)
+        s = json.load(open(f"{out}.stats.json"))
+        return {m: s["facts_probed." + m] / (s["decode_milliseconds." + m] / 1000) for m in METHODS}, \
+            s["facts_probed." + METHODS[0]]
+
+    def peer(style, threads, blas_threads):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(blas_threads))
+        out = f"{root}/torch-{style}-{threads}.jsonl"
+        r = json.loads(subprocess.run(
+            [TORCH_PYTHON, os.path.join(here, "reference", "probe_torch.py"), "--style", style,
+             "--model", f"{root}/model", "--templates", os.path.join(x, "templates", "en.jsonl"),
+             "--threads", str(threads), "--predictions", out] + common,
+            check=True, capture_output=True, text=True, env=env).stdout)
+        return {m: r[m + "_facts_per_second"] for m in METHODS}, r["facts"]
+
+    rows = []
+    for threads in (1, 2):
+        rates, facts = kglm(threads)
+        rows.append((f"kglm --threads {threads}", rates))
+        for style in STYLES:
+            rates, peer_facts = peer(style, threads, threads)
+            rows.append((f"torch {style} {threads} thread(s)", rates))
+            assert peer_facts == facts, (peer_facts, facts)
+
+    key = lambda p: (p["method"], p["relation"], p["sub_uri"], p["obj_uri"])  # noqa: E731
+    load = lambda path: {key(p): (p["num_mask"], p["token_ids"]) for p in map(json.loads, open(path))}  # noqa: E731
+    ours = load(f"{root}/kglm-1.jsonl")
+    print(f"data: {facts} English X-FACTR facts ({args.max_facts} per relation, 23 relations), 1..5 masks; "
+          f"model 4x256, FFN 1024, vocabulary {args.vocab}")
+    print(f"{'run':<32} " + " ".join(f"{m + ' facts/s':>22}" for m in METHODS))
+    for name, rates in rows:
+        print(f"{name:<32} " + " ".join(f"{rates[m]:>22.1f}" for m in METHODS))
+    for style in STYLES:
+        for threads in (1, 2):
+            k = next(r[1] for r in rows if r[0] == f"kglm --threads {threads}")
+            t = next(r[1] for r in rows if r[0] == f"torch {style} {threads} thread(s)")
+            print(f"against torch {style}, {threads} core(s) each: " +
+                  ", ".join(f"{m} {k[m] / t[m]:.2f}x" for m in METHODS))
+        theirs = load(f"{root}/torch-{style}-1.jsonl")
+        same = sum(1 for k in ours if theirs.get(k) == ours[k])
+        print(f"agreement with torch {style}: {same} of {len(ours)} predictions identical (mask count and tokens)")
+
+
+main()

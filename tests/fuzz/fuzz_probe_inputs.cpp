@@ -1,0 +1,69 @@
+// libFuzzer target: the probe's inputs on arbitrary bytes. The bytes as an X-FACTR fact file
+// (every fact kept has Q ids and non-empty labels, in its file's relation), as an alias file, and
+// as a relation template realised as a cloze in several languages and genders (a template is
+// refused with an Error, or gives a prefix without trailing and a suffix without leading spaces).
+// Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/probe-corpus.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "gen/relation_templates.hpp"
+#include "probe/cloze_text.hpp"
+#include "probe/probe_facts.hpp"
+
+namespace {
+
+using kglm::gen::Gender;
+
+void check_facts(const std::string& path) {
+  kglm::ErrorCounter errors(kglm::ErrorLimit(UINT64_MAX), 0);
+  for (uint64_t relation : {uint64_t{19}, uint64_t{0}}) {
+    for (const kglm::probe::ProbeFact& f : kglm::probe::read_xfactr_facts(path, relation, errors)) {
+      if (f.subject.size() < 2 || f.subject[0] != 'Q' || f.object.size() < 2 || f.object[0] != 'Q') std::abort();
+      if (f.subject_label.empty() || f.object_label.empty()) std::abort();
+      if (relation != 0 && f.relation != relation) std::abort();
+      if (f.relation == 0) std::abort();
+    }
+  }
+  kglm::probe::AliasTable aliases;
+  aliases.load(path, errors);
+}
+
+void check_template(std::string_view text) {
+  kglm::gen::ParsedTemplate parsed;
+  try {
+    parsed = kglm::gen::parse_template(text);
+  } catch (const kglm::Error&) {
+    return;
+  }
+  for (const char* lang : {"en", "fr", "es", "ru"})
+    for (Gender g : {Gender::unknown, Gender::masculine, Gender::feminine, Gender::neuter}) {
+      kglm::gen::TemplateGaps gaps;
+      const auto cloze = kglm::probe::fill_cloze(parsed, lang, "Subject", g, g, &gaps);
+      if (!cloze.prefix.empty() && cloze.prefix.back() == ' ') std::abort();
+      if (!cloze.suffix.empty() && cloze.suffix.front() == ' ') std::abort();
+      if (gaps.uninflected < 0 || gaps.missing_function_words < 0) std::abort();
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  char path[] = "/tmp/kglm-fuzz-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return 0;
+  if (::write(fd, data, size) != static_cast<ssize_t>(size)) std::abort();
+  ::close(fd);
+  try {
+    check_facts(path);
+  } catch (const kglm::Error&) {
+    // a stream that cannot be read (a corrupt compressed file): refused, not a crash
+  }
+  ::unlink(path);
+  check_template(std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
