@@ -14,9 +14,13 @@
 #
 # Usage: pipelines/knowledge-gain.sh [OUTDIR]            (or: sbatch pipelines/knowledge-gain.sh OUTDIR)
 # Settings (environment, with defaults): KGLM_BIN (build/bin), KGLM_FIXTURES (../shared/fixtures),
-# PROBED (P30,P37,P36), CONTROL (P1412), LANGS (en,fr,es), SEEDS ("1 2"), STEPS (800), BATCH (32),
-# LAYERS (2), HIDDEN (128), HEADS (4), FFN (512), MAX_LEN (64), LR (1e-3), VOCAB (4000), THREADS (all),
-# METHODS (independent,confidence), BOOTSTRAP (2000).
+# PROBED (P30,P37,P36), CONTROL (P1412), LANGS (en,fr,es), SEEDS ("1 2"), STEPS (3000), BATCH (32),
+# LAYERS (2), HIDDEN (128), HEADS (4), FFN (512), MAX_LEN (64), LR (2e-3), VOCAB (4000), THREADS (all),
+# FACTS (200: the X-FACTR facts probed per relation, the first of each file; arm (b)'s knowledge is
+# the store's statements of the probed relations between their subjects and objects), OTHER_MAX
+# (15000: template sentences of the other relations), DRAWS (3: code-switched draws of each
+# knowledge triple), ALPHA (0.5: KMLM's knowledge-loss weight α), METHODS (independent,confidence),
+# BOOTSTRAP (2000).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 [ -n "${SLURM_SUBMIT_DIR:-}" ] && here=$SLURM_SUBMIT_DIR
@@ -24,9 +28,10 @@ bin=${KGLM_BIN:-$here/build/bin}
 fx=${KGLM_FIXTURES:-$here/../shared/fixtures}
 out=${1:-$here/out/knowledge-gain}
 probed=${PROBED:-P30,P37,P36} control=${CONTROL:-P1412} langs=${LANGS:-en,fr,es} seeds=${SEEDS:-1 2}
-steps=${STEPS:-800} batch=${BATCH:-32} layers=${LAYERS:-2} hidden=${HIDDEN:-128} heads=${HEADS:-4} ffn=${FFN:-512}
-max_len=${MAX_LEN:-64} lr=${LR:-1e-3} vocab=${VOCAB:-4000} methods=${METHODS:-independent,confidence}
-threads=${THREADS:-$(nproc)} bootstrap=${BOOTSTRAP:-2000}
+steps=${STEPS:-3000} batch=${BATCH:-32} layers=${LAYERS:-2} hidden=${HIDDEN:-128} heads=${HEADS:-4} ffn=${FFN:-512}
+max_len=${MAX_LEN:-64} lr=${LR:-2e-3} vocab=${VOCAB:-4000} methods=${METHODS:-independent,confidence}
+threads=${THREADS:-$(nproc)} bootstrap=${BOOTSTRAP:-2000} other_max=${OTHER_MAX:-15000} draws=${DRAWS:-3}
+facts=${FACTS:-200} alpha=${ALPHA:-0.5}
 for f in xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 xfactr/facts xfactr/templates xfactr/alias; do
   [ -e "$fx/$f" ] || { echo "knowledge-gain: $fx/$f is missing (KGLM_FIXTURES)" >&2; exit 1; }
 done
@@ -45,12 +50,14 @@ stage "the X-FACTR dev KG in $langs, the Wikipedia excerpt, relation co-occurren
 
 stage "natural text for both arms: X-FACTR-template sentences of every relation but $probed,$control"
 "$bin/verbalize" subgraphs --kg "$out/kg.h5" --cooc "$out/cooc.tsv" --kinds item -o "$out/subgraphs.jsonl" "${q[@]}"
-python3 - "$out/subgraphs.jsonl" "$out/subgraphs-other.jsonl" "$probed,$control" <<'PY'
+python3 - "$out/subgraphs.jsonl" "$out/subgraphs-other.jsonl" "$probed,$control" "$other_max" <<'PY'
 import json, sys
 held = set(sys.argv[3].split(","))
 kept = 0
 with open(sys.argv[2], "w") as out:
     for line in open(sys.argv[1]):
+        if kept == int(sys.argv[4]):
+            break
         g = json.loads(line)
         keep = [i for i, f in enumerate(g["facts"]) if f[0] not in held]
         g["facts"] = [g["facts"][i] for i in keep]
@@ -58,15 +65,34 @@ with open(sys.argv[2], "w") as out:
         if g["facts"]:
             out.write(json.dumps(g) + "\n")
             kept += 1
-print(f"   {kept} subgraphs without the probed and control relations")
+print(f"   {kept} subgraphs without the probed and control relations (at most {sys.argv[4]})")
 PY
 "$bin/verbalize" render --kg "$out/kg.h5" --mode template --templates "$fx/xfactr/templates" --langs "$langs" \
   -o "$out/other-relations.jsonl" "$out/subgraphs-other.jsonl" "${q[@]}"
 
 stage "arm (b)'s knowledge: KMLM code-switched and parallel sentences of $probed"
 tr ',' '\n' <<< "$probed" > "$out/probed.txt"
-"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" -o "$out/kmlm-cs.jsonl" "${q[@]}"
-"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" --mode parallel \
+python3 - "$fx/xfactr/facts" "$probed" "$facts" "$out/probed-entities.txt" <<'PY'
+import json, os, sys
+entities = set()
+for rel in sys.argv[2].split(","):
+    for i, line in enumerate(open(os.path.join(sys.argv[1], rel + ".jsonl"), encoding="utf-8")):
+        if i == int(sys.argv[3]):
+            break
+        f = json.loads(line)
+        entities.update((f["sub_uri"], f["obj_uri"]))
+open(sys.argv[4], "w").write("\n".join(sorted(entities)) + "\n")
+print(f"   {len(entities)} entities in the first {sys.argv[3]} facts of each probed relation")
+PY
+# Each triple code-switched $draws times (other seeds switch other items), and in every language.
+: > "$out/kmlm-cs.jsonl"
+for draw in $(seq "$draws"); do
+  "$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" \
+    --entities "$out/probed-entities.txt" --seed "$draw" -o - \
+    "${q[@]}" >> "$out/kmlm-cs.jsonl"
+done
+"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" \
+  --entities "$out/probed-entities.txt" --mode parallel --pairs all \
   -o "$out/kmlm-parallel.jsonl" "${q[@]}"
 for f in docs other-relations kmlm-cs kmlm-parallel; do printf '   %-16s %7d records\n' $f "$(wc -l < "$out/$f.jsonl")"; done
 
@@ -93,10 +119,11 @@ for seed in $seeds; do
     stage "pre-training arm ($arm), seed $seed: ${layers}x$hidden, $steps steps of $batch x $max_len"
     "$bin/pretrain" --data "$out/$arm.h5" --layers "$layers" --hidden "$hidden" --heads "$heads" --ffn "$ffn" \
       --batch "$batch" --steps "$steps" --lr "$lr" --warmup $((steps / 10)) --eval-fraction 0.02 --seed "$seed" \
+      --kmlm-alpha "$alpha" \
       --out "$out/model-$arm-$seed" --stats "$out/pretrain-$arm-$seed.json" "${q[@]}"
     stage "probing arm ($arm), seed $seed on $probed and the control $control in $langs"
     "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
-      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" \
+      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" --max-facts "$facts" \
       --method "$methods" -o "$out/probe-$arm-$seed" --predictions "$out/probe-$arm-$seed.jsonl" \
       --stats "$out/probe-$arm-$seed.stats.json" "${q[@]}"
   done
