@@ -36,6 +36,8 @@ int probe_main(int argc, char** argv) {
       ("num-mask", po::value(&o.num_mask)->default_value(5), "the most mask tokens an answer may take")
       ("max-iter", po::value(&o.max_iter)->default_value(10), "confidence: the most tokens refinement replaces")
       ("norm", po::bool_switch(&o.norm), "choose the mask count by mean log-probability (default: the sum)")
+      ("skip-short-aliases", po::bool_switch(&o.skip_short_aliases),
+       "do not accept aliases of at most 3 characters without a capital (language codes: de, en)")
       ("predictions", po::value(&o.predictions), "write every fact's prediction as JSONL here")
       ("batch", po::value(&o.batch)->default_value(64), "sequences per forward pass")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");

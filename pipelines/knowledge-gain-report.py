@@ -6,7 +6,8 @@ accuracy (mean over seeds) per method, language and relation, the gain b − a, 
 relation (every arm and seed keeps its verdict on the fact), and the gain of the macro average over
 relations is recomputed each time. Writes PREFIX.tsv and prints the table.
 
-Usage: knowledge-gain-report.py --probed P30,P37 --control P1412 --seeds "1 2" [--bootstrap 2000] --out PREFIX DIR
+Usage: knowledge-gain-report.py --probed P30,P37 --control P1412 --seeds "1 2" [--bootstrap 2000] [--runs probe]
+                               --out PREFIX DIR
 """
 import argparse
 import json
@@ -21,6 +22,7 @@ def main():
     ap.add_argument("--seeds", required=True)
     ap.add_argument("--bootstrap", type=int, default=2000)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", default="probe", help="the predictions are RUNS-{a,b}-SEED.jsonl")
     ap.add_argument("dir")
     a = ap.parse_args()
     seeds = a.seeds.split()
@@ -29,7 +31,7 @@ def main():
     verdicts = {}
     for arm in "ab":
         for seed in seeds:
-            for line in open(os.path.join(a.dir, f"probe-{arm}-{seed}.jsonl"), encoding="utf-8"):
+            for line in open(os.path.join(a.dir, f"{a.runs}-{arm}-{seed}.jsonl"), encoding="utf-8"):
                 p = json.loads(line)
                 cell = verdicts.setdefault((p["method"], p["lang"], p["relation"]), {})
                 cell.setdefault((p["sub_uri"], p["obj_uri"]), {})[(arm, seed)] = p["correct"]

@@ -18,7 +18,7 @@
 # LAYERS (2), HIDDEN (128), HEADS (4), FFN (512), MAX_LEN (64), LR (2e-3), VOCAB (4000), THREADS (all),
 # FACTS (200: the X-FACTR facts probed per relation, the first of each file; arm (b)'s knowledge is
 # the store's statements of the probed relations between their subjects and objects), OTHER_MAX
-# (15000: template sentences of the other relations), DRAWS (3: code-switched draws of each
+# (3000: template sentences of the other relations), DRAWS (5: code-switched draws of each
 # knowledge triple), ALPHA (0.5: KMLM's knowledge-loss weight α), METHODS (independent,confidence),
 # BOOTSTRAP (2000).
 set -euo pipefail
@@ -30,7 +30,7 @@ out=${1:-$here/out/knowledge-gain}
 probed=${PROBED:-P30,P37,P36} control=${CONTROL:-P1412} langs=${LANGS:-en,fr,es} seeds=${SEEDS:-1 2}
 steps=${STEPS:-3000} batch=${BATCH:-32} layers=${LAYERS:-2} hidden=${HIDDEN:-128} heads=${HEADS:-4} ffn=${FFN:-512}
 max_len=${MAX_LEN:-64} lr=${LR:-2e-3} vocab=${VOCAB:-4000} methods=${METHODS:-independent,confidence}
-threads=${THREADS:-$(nproc)} bootstrap=${BOOTSTRAP:-2000} other_max=${OTHER_MAX:-15000} draws=${DRAWS:-3}
+threads=${THREADS:-$(nproc)} bootstrap=${BOOTSTRAP:-2000} other_max=${OTHER_MAX:-3000} draws=${DRAWS:-5}
 facts=${FACTS:-200} alpha=${ALPHA:-0.5}
 for f in xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 xfactr/facts xfactr/templates xfactr/alias; do
   [ -e "$fx/$f" ] || { echo "knowledge-gain: $fx/$f is missing (KGLM_FIXTURES)" >&2; exit 1; }
@@ -126,10 +126,19 @@ for seed in $seeds; do
       --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" --max-facts "$facts" \
       --method "$methods" -o "$out/probe-$arm-$seed" --predictions "$out/probe-$arm-$seed.jsonl" \
       --stats "$out/probe-$arm-$seed.stats.json" "${q[@]}"
+    # Again without the short lower-case aliases (language codes such as "de", "en", which a
+    # model says as words): what is left is what the model says about the entity.
+    "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
+      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" --max-facts "$facts" \
+      --method "$methods" --skip-short-aliases -o "$out/strict-$arm-$seed" --predictions "$out/strict-$arm-$seed.jsonl" \
+      "${q[@]}"
   done
 done
 
 stage "the report: accuracy of each arm, the gain and its paired bootstrap 95% interval over facts"
 python3 "$here/pipelines/knowledge-gain-report.py" --probed "$probed" --control "$control" --seeds "$seeds" \
   --bootstrap "$bootstrap" --out "$out/knowledge-gain" "$out"
+stage "the same without short lower-case aliases (probe --skip-short-aliases)"
+python3 "$here/pipelines/knowledge-gain-report.py" --probed "$probed" --control "$control" --seeds "$seeds" \
+  --bootstrap "$bootstrap" --runs strict --out "$out/knowledge-gain-strict" "$out"
 stage "done"

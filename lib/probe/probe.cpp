@@ -25,6 +25,7 @@
 #include "probe/masked_lm.hpp"
 #include "probe/probe_facts.hpp"
 #include "probe/probe_scores.hpp"
+#include "text/case_fold.hpp"
 
 namespace kglm::probe {
 
@@ -59,6 +60,11 @@ struct Query {
   std::unordered_set<std::string> answers;  // normalised
 };
 
+struct RelationQueries {
+  uint64_t relation = 0;
+  std::vector<Query> queries;
+};
+
 class Prober {
  public:
   explicit Prober(const ProbeOptions& o) : o_(o), model_(o.model, o.device, o.batch), errors_(o.max_errors) {
@@ -86,6 +92,9 @@ class Prober {
         stats_.add("languages_without_templates");
         continue;
       }
+      // Every relation's clozes of the language are decoded together: full batches whatever the
+      // number of facts per relation.
+      std::vector<RelationQueries> groups;
       for (const auto& [relation, facts] : by_relation_) {
         const gen::ParsedTemplate* tpl = templates_.find(lang, relation);
         if (tpl == nullptr) {
@@ -93,14 +102,13 @@ class Prober {
           stats_.add("relations_without_template");
           continue;
         }
-        const std::vector<Query> queries = make_queries(lang, *tpl, facts);
-        for (DecodeMethod method : o_.methods) {
-          RelationScore score{decode_method_name(method), lang, relation};
-          probe(method, queries, score, predictions ? &*predictions : nullptr);
+        groups.push_back({relation, make_queries(lang, *tpl, facts)});
+      }
+      for (DecodeMethod method : o_.methods)
+        for (RelationScore& score : probe(method, lang, groups, predictions ? &*predictions : nullptr)) {
           if (!o_.quiet) log_info(summary(score));
           scores.push_back(std::move(score));
         }
-      }
     }
     if (predictions) predictions->close();
     errors_.finish(inputs_);
@@ -118,6 +126,7 @@ class Prober {
     stats_.set("forward_passes", model_.forward_passes());
     stats_.set("sequences", model_.sequences_run());
     stats_.set("bad_records", static_cast<int64_t>(errors_.count()));
+    if (o_.skip_short_aliases) stats_.set("short_aliases_skipped", short_aliases_skipped_);
     if (!o_.stats_file.empty()) stats_.write_json(o_.stats_file);
     if (!o_.quiet) stats_.print();
     return 0;
@@ -208,6 +217,13 @@ class Prober {
             objects.push_back(kg_->text.entity_id(kg_->facts.object(fact)));
     }
     std::unordered_set<std::string> out;
+    auto add_alias = [&](std::string_view alias) {
+      if (o_.skip_short_aliases && text::classify_name(alias) == text::NameMatch::unused) {
+        ++short_aliases_skipped_;
+        return;
+      }
+      out.insert(normalize_answer(alias));
+    };
     const AliasTable* alias_file = nullptr;
     if (auto it = aliases_.find(lang); it != aliases_.end()) alias_file = &it->second;
     const int l = kg_ ? kg_->labels.find(lang) : -1;
@@ -215,12 +231,11 @@ class Prober {
       if (auto text = label(lang, id)) out.insert(normalize_answer(*text));
       if (alias_file)
         if (const auto* list = alias_file->find(id))
-          for (const std::string& a : *list) out.insert(normalize_answer(a));
+          for (const std::string& a : *list) add_alias(a);
       if (l >= 0)
         if (const int64_t row = kg_->text.item_row(id); row >= 0) {
           const auto [first, last] = kg_->labels.aliases(static_cast<size_t>(l), static_cast<uint32_t>(row));
-          for (size_t i = first; i < last; ++i)
-            out.insert(normalize_answer(kg_->labels.alias(static_cast<size_t>(l), i)));
+          for (size_t i = first; i < last; ++i) add_alias(kg_->labels.alias(static_cast<size_t>(l), i));
         }
     }
     out.erase("");
@@ -280,46 +295,52 @@ class Prober {
     return queries;
   }
 
-  void probe(DecodeMethod method, const std::vector<Query>& queries, RelationScore& score, OutputStream* predictions) {
-    if (queries.empty()) return;
+  std::vector<RelationScore> probe(DecodeMethod method, const std::string& lang,
+                                   const std::vector<RelationQueries>& groups, OutputStream* predictions) {
     const auto start = std::chrono::steady_clock::now();
     const tok::SpecialTokens& special = model_.tokenizer().special();
     const auto masks = static_cast<size_t>(o_.num_mask);
     std::vector<ClozeCandidate> candidates;
-    candidates.reserve(queries.size() * masks);
-    for (const Query& q : queries)
-      for (int32_t m = 1; m <= o_.num_mask; ++m) {
-        ClozeCandidate c;
-        c.ids.push_back(special.bos);
-        c.ids.insert(c.ids.end(), q.prefix_ids.begin(), q.prefix_ids.end());
-        c.first = static_cast<int32_t>(c.ids.size());
-        c.masks = m;
-        c.ids.insert(c.ids.end(), static_cast<size_t>(m), special.mask);
-        c.ids.insert(c.ids.end(), q.suffix_ids.begin(), q.suffix_ids.end());
-        c.ids.push_back(special.eos);
-        candidates.push_back(std::move(c));
-      }
+    for (const RelationQueries& group : groups)
+      for (const Query& q : group.queries)
+        for (int32_t m = 1; m <= o_.num_mask; ++m) {
+          ClozeCandidate c;
+          c.ids.push_back(special.bos);
+          c.ids.insert(c.ids.end(), q.prefix_ids.begin(), q.prefix_ids.end());
+          c.first = static_cast<int32_t>(c.ids.size());
+          c.masks = m;
+          c.ids.insert(c.ids.end(), static_cast<size_t>(m), special.mask);
+          c.ids.insert(c.ids.end(), q.suffix_ids.begin(), q.suffix_ids.end());
+          c.ids.push_back(special.eos);
+          candidates.push_back(std::move(c));
+        }
     decode(method, model_, candidates, o_.max_iter);
     const std::string method_name = decode_method_name(method);
+    std::vector<RelationScore> scores;
     std::string lines;
-    for (size_t i = 0; i < queries.size(); ++i) {
-      const Query& q = queries[i];
-      size_t best = i * masks;
-      for (size_t k = best + 1; k < (i + 1) * masks; ++k)
-        if (candidates[k].score(o_.norm) > candidates[best].score(o_.norm)) best = k;
-      const ClozeCandidate& c = candidates[best];
-      const std::string prediction = text_of(c.tokens);
-      const bool correct = q.answers.contains(normalize_answer(prediction));
-      score.add(q.gold_tokens == 1, correct);
-      if (method == DecodeMethod::confidence) stats_.add("refinements", c.refinements);
-      if (predictions) append_prediction(lines, method_name, score.lang, q, candidates, i * masks, best, correct);
+    size_t first = 0;  // the first candidate of the fact
+    for (const RelationQueries& group : groups) {
+      RelationScore score{method_name, lang, group.relation};
+      for (const Query& q : group.queries) {
+        size_t best = first;
+        for (size_t k = first + 1; k < first + masks; ++k)
+          if (candidates[k].score(o_.norm) > candidates[best].score(o_.norm)) best = k;
+        const ClozeCandidate& c = candidates[best];
+        const bool correct = q.answers.contains(normalize_answer(text_of(c.tokens)));
+        score.add(q.gold_tokens == 1, correct);
+        if (method == DecodeMethod::confidence) stats_.add("refinements", c.refinements);
+        if (predictions) append_prediction(lines, method_name, lang, q, candidates, first, best, correct);
+        first += masks;
+      }
+      stats_.add("facts_probed", score.facts);
+      stats_.add("facts_probed." + method_name, score.facts);
+      scores.push_back(std::move(score));
     }
     if (predictions) predictions->write(lines);
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    stats_.add("facts_probed", static_cast<int64_t>(queries.size()));
-    stats_.add("facts_probed." + method_name, static_cast<int64_t>(queries.size()));
     stats_.add("decode_milliseconds." + method_name, ms);
+    return scores;
   }
 
   // The prediction's text; a token the tokenizer does not have (a model vocabulary larger than the
@@ -394,6 +415,7 @@ class Prober {
   std::unordered_map<std::string, std::vector<std::string>> objects_;  // subject|relation -> objects
   std::unordered_map<std::string, std::string> english_;               // the fact files' labels
   std::vector<std::string> inputs_;
+  int64_t short_aliases_skipped_ = 0;
   Stats stats_;
 };
 

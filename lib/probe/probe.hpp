@@ -29,6 +29,9 @@ struct ProbeOptions {
   int32_t num_mask = 5;
   int32_t max_iter = 10;
   bool norm = false;
+  // Aliases of at most 3 code points without an upper-case letter are not accepted (Wikidata and
+  // X-FACTR list language codes such as "de", "en" as aliases, and they collide with words).
+  bool skip_short_aliases = false;
   std::string predictions;  // JSONL of every fact's prediction, optional
   std::string out;          // PREFIX of PREFIX.tsv and PREFIX.json
   int64_t batch = 64;       // sequences per forward pass

@@ -6,7 +6,7 @@
       so the logits at every position are lm_head.bias itself, and the best token and its
       log-probability are known by hand: BIAS - log(exp(BIAS) + V - 1).
   make_tiny_mlm.py OUT_DIR SPM_MODEL random SEED
-      weights drawn N(0, 0.4) (LayerNorm weights 1 + N(0, 0.1)) from SEED: a context-dependent
+      weights drawn N(0, --std) (LayerNorm weights 1 + N(0, --std / 4)) from SEED: a context-dependent
       model for comparing decoders with an independent implementation.
 Prints the id of PIECE (bias) or the vocabulary size (random)."""
 import argparse
@@ -76,6 +76,8 @@ def main():
     ap.add_argument("--heads", type=int, default=2)
     ap.add_argument("--ffn", type=int, default=32)
     ap.add_argument("--positions", type=int, default=64)
+    ap.add_argument("--std", type=float, default=0.4,
+                    help="random: the weights' standard deviation (LayerNorm weights 1 + N(0, std / 4))")
     ap.add_argument("--vocab", type=int, default=0,
                     help="random: the model's vocabulary when larger than the tokenizer's (as XLM-R's 250,002); "
                          "the extra rows repeat the tokenizer's rows, their bias 10 lower")
@@ -98,11 +100,11 @@ def main():
         for d in shape:
             n *= d
         if kind == 'ones':
-            values = [1.0] * n if mode == 'bias' else [1.0 + rng.gauss(0, 0.1) for _ in range(n)]
+            values = [1.0] * n if mode == 'bias' else [1.0 + rng.gauss(0, a.std / 4) for _ in range(n)]
         elif mode == 'bias':
             values = [0.0] * n
         else:
-            values = [rng.gauss(0, 0.4) for _ in range(n)]
+            values = [rng.gauss(0, a.std) for _ in range(n)]
         return shape, values
 
     def tiled(t, n):

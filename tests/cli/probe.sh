@@ -57,7 +57,12 @@ PY
 probe --model "$tmp/bias" --facts "$h/facts" --templates "$h/templates" --norm -o "$h/r2" --predictions "$h/p2.jsonl"
 [ "$(col "$h/r2.tsv" independent P9001 all)" = 60.00 ] || fail "without aliases: $(col "$h/r2.tsv" independent P9001 all)"
 grep -c '"num_mask": 1, "prediction": "the"' "$h/p2.jsonl" | grep -qx 5 || fail "--norm: the fewest masks should win a tie"
-ok "hand-built model: known answer and log-probability; case, alias and other-object matching; --norm"
+# --skip-short-aliases: "the" (three lower-case letters, like the language codes "de", "en") no longer counts.
+probe --model "$tmp/bias" --facts "$h/facts" --templates "$h/templates" --aliases "$h/alias" --skip-short-aliases \
+  -o "$h/r3" --stats "$h/s3.json"
+[ "$(col "$h/r3.tsv" independent P9001 all)" = 60.00 ] || fail "--skip-short-aliases: $(col "$h/r3.tsv" independent P9001 all)"
+[ "$(stat_of "$h/s3.json" short_aliases_skipped)" -ge 1 ] || fail "short_aliases_skipped"
+ok "hand-built model: known answer and log-probability; case, alias and other-object matching; --norm; --skip-short-aliases"
 
 # 2. A random 2-layer model on the fixtures: four languages, four relations, three methods, checked
 # independently; --threads 2 gives identical files.
