@@ -4,8 +4,6 @@
 // compressed stream is an Error, never a crash), as a --max-errors value (a parsed limit prints
 // back to itself) and as a language code (an accepted code has no separators; a suggestion is
 // itself accepted). Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/input-corpus.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -13,17 +11,16 @@
 #include "core/error.hpp"
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
+#include "fuzz_file.hpp"
 #include "gen/language_codes.hpp"
 
 namespace {
 
 // The bytes as a file, read with peek() first and then read() to the end.
 void check_stream(std::string_view bytes) {
-  char path[] = "/tmp/kglm-fuzz-XXXXXX";
-  int fd = ::mkstemp(path);
-  if (fd < 0) return;
-  if (::write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) std::abort();
-  ::close(fd);
+  const kglm::fuzz::FuzzFile file(bytes.data(), bytes.size());
+  if (!file.made()) return;
+  const char* path = file.path();
   try {
     kglm::InputStream in(path);
     const std::string head(in.peek(4096));
@@ -35,7 +32,6 @@ void check_stream(std::string_view bytes) {
   } catch (const kglm::Error&) {
     // a corrupt compressed stream: reported, not a crash
   }
-  ::unlink(path);
 }
 
 }  // namespace

@@ -3,14 +3,13 @@
 // as a relation template realised as a cloze in several languages and genders (a template is
 // refused with an Error, or gives a prefix without trailing and a suffix without leading spaces).
 // Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/probe-corpus.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "core/error.hpp"
+#include "fuzz_file.hpp"
 #include "gen/relation_templates.hpp"
 #include "probe/cloze_text.hpp"
 #include "probe/probe_facts.hpp"
@@ -53,17 +52,15 @@ void check_template(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  char path[] = "/tmp/kglm-fuzz-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return 0;
-  if (::write(fd, data, size) != static_cast<ssize_t>(size)) std::abort();
-  ::close(fd);
-  try {
-    check_facts(path);
-  } catch (const kglm::Error&) {
-    // a stream that cannot be read (a corrupt compressed file): refused, not a crash
+  {
+    const kglm::fuzz::FuzzFile file(data, size);
+    if (!file.made()) return 0;
+    try {
+      check_facts(file.path());
+    } catch (const kglm::Error&) {
+      // a stream that cannot be read (a corrupt compressed file): refused, not a crash
+    }
   }
-  ::unlink(path);
   check_template(std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

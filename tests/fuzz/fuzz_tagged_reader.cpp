@@ -3,13 +3,12 @@
 // as many tags as words, none empty or holding whitespace; its tags through entities(): each
 // entity lies inside the sentences' positions, first <= last, or the tag is refused with an
 // Error. Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/tagged-corpus.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
+#include "fuzz_file.hpp"
 #include "train/tasks/scores.hpp"
 #include "train/tasks/tagged_reader.hpp"
 
@@ -40,11 +39,9 @@ void check(const std::vector<TaggedSentence>& sentences) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  char path[] = "/tmp/kglm-fuzz-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return 0;
-  if (::write(fd, data, size) != static_cast<ssize_t>(size)) std::abort();
-  ::close(fd);
+  const kglm::fuzz::FuzzFile file(data, size);
+  if (!file.made()) return 0;
+  const char* path = file.path();
   for (int variant = 0; variant < 3; ++variant) {
     TaggedReadOptions o;
     o.format = variant == 0 ? TaggedFormat::panx : TaggedFormat::conll;
@@ -56,6 +53,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // not text, or no valid sentence: refused, not a crash
     }
   }
-  ::unlink(path);
   return 0;
 }
