@@ -51,24 +51,25 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # The tools: name | input kind (text: a stream of records; hdf5: a store) | valid input | the
-# command with IN and OUT in place of the paths.
+# command with {IN} and {OUT} in place of the paths (braces: a temporary directory's random name
+# may hold "IN" or "OUT").
 tools=(
-  "wd-extract|text|$src/data/wikidata-sample.json|wd-extract IN -o OUT"
-  "wiki-extract|text|$src/data/enwiki-sample.xml|wiki-extract IN -o OUT"
-  "wiki-extract-wikiextractor|text|$d/wikiextractor.jsonl|wiki-extract --input-format wikiextractor IN -o OUT"
-  "cs-gen-entitycs|text|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o OUT IN"
-  "kg-align|text|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o OUT IN"
-  "kg-align-ner|text|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o OUT IN"
-  "verbalize-render|text|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o OUT IN"
-  "sample-lang|text|$d/docs.jsonl|sample-lang en=IN -o OUT"
-  "cs-gen-kmlm|hdf5|$d/kg.h5|cs-gen kmlm --kg IN --langs fr -o OUT"
-  "kg-cycles|hdf5|$d/kg.h5|kg-cycles --kg IN -o OUT"
-  "kg-cycles-xlr|hdf5|$d/cycles.h5|kg-cycles xlr --kg $d/kg.h5 --cycles IN --langs en,fr -o OUT"
-  "verbalize-subgraphs|hdf5|$d/kg.h5|verbalize subgraphs --kg IN --cooc $d/cooc.tsv -o OUT"
+  "wd-extract|text|$src/data/wikidata-sample.json|wd-extract {IN} -o {OUT}"
+  "wiki-extract|text|$src/data/enwiki-sample.xml|wiki-extract {IN} -o {OUT}"
+  "wiki-extract-wikiextractor|text|$d/wikiextractor.jsonl|wiki-extract --input-format wikiextractor {IN} -o {OUT}"
+  "cs-gen-entitycs|text|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o {OUT} {IN}"
+  "kg-align|text|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o {OUT} {IN}"
+  "kg-align-ner|text|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o {OUT} {IN}"
+  "verbalize-render|text|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o {OUT} {IN}"
+  "sample-lang|text|$d/docs.jsonl|sample-lang en={IN} -o {OUT}"
+  "cs-gen-kmlm|hdf5|$d/kg.h5|cs-gen kmlm --kg {IN} --langs fr -o {OUT}"
+  "kg-cycles|hdf5|$d/kg.h5|kg-cycles --kg {IN} -o {OUT}"
+  "kg-cycles-xlr|hdf5|$d/cycles.h5|kg-cycles xlr --kg $d/kg.h5 --cycles {IN} --langs en,fr -o {OUT}"
+  "verbalize-subgraphs|hdf5|$d/kg.h5|verbalize subgraphs --kg {IN} --cooc $d/cooc.tsv -o {OUT}"
 )
 if [ -n "$spm" ]; then
-  tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o OUT IN")
-  tools+=("pretrain|hdf5|$d/tokens.h5|pretrain --data IN --layers 1 --hidden 16 --heads 2 --ffn 32 --batch 2 --steps 1 --out OUT")
+  tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o {OUT} {IN}")
+  tools+=("pretrain|hdf5|$d/tokens.h5|pretrain --data {IN} --layers 1 --hidden 16 --heads 2 --ffn 32 --batch 2 --steps 1 --out {OUT}")
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -100,9 +101,9 @@ make_inputs() {  # TOOL VALID KIND -> files in $in/
 }
 
 # Runs a tool command; sets rc, err (stderr file).
-run_tool() {  # COMMAND IN OUT
-  local cmd=${1//IN/$2}
-  cmd=${cmd//OUT/$3}
+run_tool() {  # COMMAND INPUT OUTPUT
+  local cmd=${1//"{IN}"/$2}
+  cmd=${cmd//"{OUT}"/$3}
   err=$tmp/stderr
   # shellcheck disable=SC2086
   "$bin"/$cmd -q --threads 2 2> "$err" > "$tmp/stdout"
@@ -265,9 +266,9 @@ for entry in "${tools[@]}"; do
   check
   [ "$rc" = 0 ] && [ -p "$out_dir/fifo" ] || fail "$name: -o FIFO: rc $rc, $(ls -l "$out_dir/fifo")"
   # Process substitution: the output path is /dev/fd/N, a pipe.
-  line=${cmd//IN/$valid}
+  line=${cmd//"{IN}"/$valid}
   # shellcheck disable=SC2086
-  "$bin"/${line%%OUT*} >(cat > "$out_dir/from-fd") ${line#*OUT} -q --threads 2 2> "$err"
+  "$bin"/${line%%"{OUT}"*} >(cat > "$out_dir/from-fd") ${line#*"{OUT}"} -q --threads 2 2> "$err"
   rc=$?
   wait $!
   check
@@ -290,15 +291,15 @@ echo "outputs: $((checks - before)) checks"
 # output untouched (and for HDF5 outputs the named temporary was there before the signal).
 before=$checks
 streaming=(
-  "wd-extract|$src/data/wikidata-sample.json|wd-extract IN -o OUT.h5"
-  "wiki-extract|$src/data/enwiki-sample.xml|wiki-extract IN -o OUT"
-  "cs-gen-entitycs|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o OUT IN"
-  "kg-align|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o OUT IN"
-  "kg-align-ner|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o OUT IN"
-  "verbalize-render|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o OUT IN"
-  "sample-lang|$d/docs.jsonl|sample-lang en=IN -o OUT"
+  "wd-extract|$src/data/wikidata-sample.json|wd-extract {IN} -o {OUT}.h5"
+  "wiki-extract|$src/data/enwiki-sample.xml|wiki-extract {IN} -o {OUT}"
+  "cs-gen-entitycs|$d/docs.jsonl|cs-gen entitycs --kg $d/kg.h5 --langs fr,de -o {OUT} {IN}"
+  "kg-align|$d/docs.jsonl|kg-align --kg $d/kg.h5 -o {OUT} {IN}"
+  "kg-align-ner|$d/docs.jsonl|kg-align ner --kg $d/kg.h5 -o {OUT} {IN}"
+  "verbalize-render|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o {OUT} {IN}"
+  "sample-lang|$d/docs.jsonl|sample-lang en={IN} -o {OUT}"
 )
-[ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o OUT.h5 IN")
+[ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o {OUT}.h5 {IN}")
 signal=TERM
 for entry in "${streaming[@]}" "${streaming[0]}"; do
   IFS='|' read -r name valid cmd <<< "$entry"
@@ -308,11 +309,11 @@ for entry in "${streaming[@]}" "${streaming[0]}"; do
   mkdir -p "$dir"
   mkfifo "$dir/input"
   out=$dir/result
-  [[ "$cmd" == *OUT.h5* ]] && out=$dir/result.h5
+  [[ "$cmd" == *"{OUT}.h5"* ]] && out=$dir/result.h5
   printf 'precious\n' > "$out"
-  line=${cmd//IN/$dir/input}
-  line=${line//OUT.h5/$out}
-  line=${line//OUT/$out}
+  line=${cmd//"{IN}"/$dir/input}
+  line=${line//"{OUT}.h5"/$out}
+  line=${line//"{OUT}"/$out}
   # shellcheck disable=SC2086
   "$bin"/$line -q --threads 2 2> "$dir/err" &
   pid=$!
