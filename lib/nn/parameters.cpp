@@ -33,7 +33,7 @@ void ParameterStore::refresh_compute() {
   if (compute_.defined()) convert(values_, compute_);
 }
 
-void ParameterStore::allocate(int64_t shards) {
+void ParameterStore::allocate(int64_t shards, bool gradients) {
   if (shards < 1) throw Error("parameters: allocate() into " + std::to_string(shards) + " shards");
   int64_t total = 0;
   std::vector<int64_t> offsets;
@@ -45,7 +45,7 @@ void ParameterStore::allocate(int64_t shards) {
   }
   total = (total + 16 * shards - 1) / (16 * shards) * (16 * shards);
   values_ = Tensor::zeros({total}, DType::F32, device_);
-  grads_ = Tensor::zeros({total}, DType::F32, device_);
+  if (gradients) grads_ = Tensor::zeros({total}, DType::F32, device_);
   if (compute_dtype_ != DType::F32) compute_ = Tensor::zeros({total}, compute_dtype_, device_);
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = params_[i];
@@ -53,7 +53,11 @@ void ParameterStore::allocate(int64_t shards) {
     for (int64_t d : p.shape) n *= d;
     p.offset = offsets[i];
     p.value = values_.rows(offsets[i], offsets[i] + n).view(p.shape);
-    p.grad = grads_.rows(offsets[i], offsets[i] + n).view(p.shape);
+    if (gradients) {
+      p.grad = grads_.rows(offsets[i], offsets[i] + n).view(p.shape);
+    } else {
+      p.trainable = false;  // as frozen: every op skips the absent gradient
+    }
     p.compute = compute_.defined() ? compute_.rows(offsets[i], offsets[i] + n).view(p.shape) : p.value;
   }
 }

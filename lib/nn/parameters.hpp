@@ -46,8 +46,9 @@ class ParameterStore {
   size_t add(std::string name, Shape shape, Parameter::Init init, bool weight_decay,
              std::vector<HfTensorName> hf_names = {});
   // Allocates the value and gradient buffers (gradients zeroed, values uninitialised), their
-  // length a multiple of 16 · `shards`, so that ZeRO's ranks get equal, aligned shards.
-  void allocate(int64_t shards = 1);
+  // length a multiple of 16 · `shards`, so that ZeRO's ranks get equal, aligned shards. Without
+  // gradients (a model that only predicts) every parameter is frozen and grads() is undefined.
+  void allocate(int64_t shards = 1, bool gradients = true);
   // Fills values per each parameter's Init: normal(0, std) from (seed, parameter index), so the
   // initial model depends on the seed only.
   void initialize(uint64_t seed, double std);

@@ -23,7 +23,7 @@ MaskedLm::MaskedLm(const fs::path& dir, nn::Device device, int64_t batch)
                 " tokens do not fit the model's vocabulary of " + std::to_string(config_.vocab_size));
   encoder_.emplace(config_, params_);
   head_.emplace(config_, params_, encoder_->word_embeddings());
-  params_.allocate();
+  params_.allocate(1, false);  // forward passes only: no gradient buffers
   const fs::path weights = dir / "model.safetensors";
   try {
     nn::load_parameters(nn::SafetensorsFile::open(weights), params_, false);

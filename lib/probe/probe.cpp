@@ -71,7 +71,7 @@ class Prober {
     if (!o.kg.empty()) kg_.emplace(o.kg, o.langs);
     templates_ = gen::RelationTemplates::load_dir(o.templates, o.langs);
     if (templates_.size() == 0)
-      throw Error(location(o.templates) + "no templates for " + join(o.langs) + " (<lang>.jsonl)");
+      throw Error(location(o.templates) + "no templates for the --lang languages (<lang>.jsonl)");
     if (!o.aliases.empty()) {
       if (!fs::is_directory(o.aliases)) throw Error(location(o.aliases) + "not a directory");
       for (const std::string& lang : o.langs) {
@@ -110,10 +110,11 @@ class Prober {
           scores.push_back(std::move(score));
         }
     }
-    if (predictions) predictions->close();
     errors_.finish(inputs_);
     if (stats_.get("facts_probed") == 0)
       throw Error("no fact could be probed (see the counts: labels, templates, tokens)");
+    // The predictions are committed with the results, never after a failed run.
+    if (predictions) predictions->close();
     const std::string tsv = write_probe_results(o_.out, scores);
     if (!o_.quiet) {
       for (size_t line = 0, start = 0; start < tsv.size(); ++line) {
@@ -133,12 +134,6 @@ class Prober {
   }
 
  private:
-  static std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
-    return s;
-  }
-
   void load_facts() {
     if (!o_.facts.empty()) {
       std::map<uint64_t, std::vector<ProbeFact>> grouped;
@@ -165,14 +160,8 @@ class Prober {
       if (!kg_) throw UsageError("probe needs --facts DIR, or --kg STORE to draw facts from");
       if (o_.relations.empty()) throw UsageError("facts drawn from --kg need --relations");
       inputs_.push_back(o_.kg);
-      std::vector<ProbeFact> drawn = draw_kg_facts(kg_->facts, kg_->text, o_.relations, o_.max_facts, o_.seed);
-      for (uint64_t relation : o_.relations) {
-        std::vector<ProbeFact> facts;
-        for (const ProbeFact& f : drawn)
-          if (f.relation == relation) facts.push_back(f);
-        by_relation_.emplace_back(relation, std::move(facts));
-      }
-      errors_.add_valid(drawn.size());
+      by_relation_ = draw_kg_facts(kg_->facts, kg_->text, o_.relations, o_.max_facts, o_.seed);
+      for (const auto& [relation, facts] : by_relation_) errors_.add_valid(facts.size());
     }
     size_t n = 0;
     for (const auto& [relation, facts] : by_relation_) n += facts.size();
@@ -326,10 +315,11 @@ class Prober {
         for (size_t k = first + 1; k < first + masks; ++k)
           if (candidates[k].score(o_.norm) > candidates[best].score(o_.norm)) best = k;
         const ClozeCandidate& c = candidates[best];
-        const bool correct = q.answers.contains(normalize_answer(text_of(c.tokens)));
+        const std::string prediction = text_of(c.tokens);
+        const bool correct = q.answers.contains(normalize_answer(prediction));
         score.add(q.gold_tokens == 1, correct);
         if (method == DecodeMethod::confidence) stats_.add("refinements", c.refinements);
-        if (predictions) append_prediction(lines, method_name, lang, q, candidates, first, best, correct);
+        if (predictions) append_prediction(lines, method_name, lang, q, prediction, candidates, first, best, correct);
         first += masks;
       }
       stats_.add("facts_probed", score.facts);
@@ -355,7 +345,8 @@ class Prober {
   }
 
   void append_prediction(std::string& out, const std::string& method, const std::string& lang, const Query& q,
-                         const std::vector<ClozeCandidate>& candidates, size_t first, size_t best, bool correct) const {
+                         const std::string& prediction, const std::vector<ClozeCandidate>& candidates, size_t first,
+                         size_t best, bool correct) const {
     const ClozeCandidate& c = candidates[best];
     const tok::Tokenizer& tokenizer = model_.tokenizer();
     std::string sentence = q.prefix;
@@ -372,7 +363,7 @@ class Prober {
            ", \"obj_uri\": " + json_string(q.fact->object) + ", \"sub_label\": " + json_string(q.subject_label) +
            ", \"obj_label\": " + json_string(q.object_label) + ", \"sentence\": " + json_string(sentence) +
            ", \"gold_tokens\": " + std::to_string(q.gold_tokens) + ", \"num_mask\": " + std::to_string(c.masks) +
-           ", \"prediction\": " + json_string(text_of(c.tokens)) + ", \"tokens\": [";
+           ", \"prediction\": " + json_string(prediction) + ", \"tokens\": [";
     for (size_t k = 0; k < c.tokens.size(); ++k) {
       if (k) out += ", ";
       const int32_t t = c.tokens[k];

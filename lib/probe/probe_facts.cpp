@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 
 #include "core/comma_list.hpp"
 #include "core/line_batcher.hpp"
@@ -104,31 +105,39 @@ std::vector<std::pair<uint64_t, std::string>> fact_files(const std::string& dir,
   return files;
 }
 
-std::vector<ProbeFact> draw_kg_facts(const kg::FactStore& facts, const gen::FactText& text,
-                                     const std::vector<uint64_t>& relations, uint64_t max_per_relation, uint64_t seed) {
-  std::vector<ProbeFact> drawn;
-  for (uint64_t number : relations) {
-    const int64_t relation = text.relation_row("P" + std::to_string(number));
-    if (relation < 0) throw Error("the KG store has no relation P" + std::to_string(number));
-    std::vector<std::pair<uint32_t, const kg::Fact*>> statements;
-    for (uint64_t s = 0; s < facts.entity_count(); ++s)
-      for (const kg::Fact& f : facts.facts(static_cast<uint32_t>(s)))
-        if (f.kind == kg::FactKind::item && f.relation == static_cast<uint32_t>(relation))
-          statements.emplace_back(static_cast<uint32_t>(s), &f);
-    if (max_per_relation > 0 && statements.size() > max_per_relation) {
+std::vector<std::pair<uint64_t, std::vector<ProbeFact>>> draw_kg_facts(const kg::FactStore& facts,
+                                                                       const gen::FactText& text,
+                                                                       const std::vector<uint64_t>& relations,
+                                                                       uint64_t max_per_relation, uint64_t seed) {
+  // The wanted relations' rows, then one pass over the store collecting (subject, fact) per relation.
+  std::unordered_map<uint32_t, size_t> slot;  // relation row -> index in relations
+  for (size_t i = 0; i < relations.size(); ++i) {
+    const int64_t row = text.relation_row("P" + std::to_string(relations[i]));
+    if (row < 0) throw Error("the KG store has no relation P" + std::to_string(relations[i]));
+    slot.emplace(static_cast<uint32_t>(row), i);
+  }
+  std::vector<std::vector<std::pair<uint32_t, const kg::Fact*>>> statements(relations.size());
+  for (uint64_t s = 0; s < facts.entity_count(); ++s)
+    for (const kg::Fact& f : facts.facts(static_cast<uint32_t>(s)))
+      if (auto it = slot.find(f.relation); f.kind == kg::FactKind::item && it != slot.end())
+        statements[it->second].emplace_back(static_cast<uint32_t>(s), &f);
+  std::vector<std::pair<uint64_t, std::vector<ProbeFact>>> drawn;
+  for (size_t i = 0; i < relations.size(); ++i) {
+    auto& all = statements[i];
+    std::vector<size_t> keep(all.size());
+    for (size_t k = 0; k < keep.size(); ++k) keep[k] = k;
+    if (max_per_relation > 0 && all.size() > max_per_relation) {
       // A seeded sample, kept in store order.
-      Rng rng(seed, number);
-      std::vector<size_t> keep(statements.size());
-      for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
-      for (size_t i = 0; i < max_per_relation; ++i) std::swap(keep[i], keep[i + rng.below(keep.size() - i)]);
+      Rng rng(seed, relations[i]);
+      for (size_t k = 0; k < max_per_relation; ++k) std::swap(keep[k], keep[k + rng.below(keep.size() - k)]);
       keep.resize(max_per_relation);
       std::sort(keep.begin(), keep.end());
-      std::vector<std::pair<uint32_t, const kg::Fact*>> sample;
-      for (size_t i : keep) sample.push_back(statements[i]);
-      statements = std::move(sample);
     }
-    for (const auto& [subject, f] : statements)
-      drawn.push_back({number, text.entity_id(subject), text.entity_id(facts.object(*f)), {}, {}});
+    std::vector<ProbeFact> group;
+    for (size_t k : keep)
+      group.push_back(
+          {relations[i], text.entity_id(all[k].first), text.entity_id(facts.object(*all[k].second)), {}, {}});
+    drawn.emplace_back(relations[i], std::move(group));
   }
   return drawn;
 }

@@ -42,10 +42,12 @@ std::vector<std::pair<uint64_t, std::string>> fact_files(const std::string& dir,
                                                          const std::vector<uint64_t>& relations);
 
 // Up to max_per_relation item statements of each relation drawn from the store (all when 0; a
-// seeded sample otherwise, in store order), as facts without labels. Error for a relation the
-// store does not have.
-std::vector<ProbeFact> draw_kg_facts(const kg::FactStore& facts, const gen::FactText& text,
-                                     const std::vector<uint64_t>& relations, uint64_t max_per_relation, uint64_t seed);
+// seeded sample otherwise, in store order), as facts without labels, grouped by relation in the
+// order given. Error for a relation the store does not have.
+std::vector<std::pair<uint64_t, std::vector<ProbeFact>>> draw_kg_facts(const kg::FactStore& facts,
+                                                                       const gen::FactText& text,
+                                                                       const std::vector<uint64_t>& relations,
+                                                                       uint64_t max_per_relation, uint64_t seed);
 
 // "P19,P20" or "19,20" into P numbers (UsageError on anything else).
 std::vector<uint64_t> parse_relation_list(const std::string& list);
