@@ -15,6 +15,7 @@ packages=(
   libgtest-dev librandom123-dev libabsl-dev
   libsentencepiece-dev sentencepiece libopenblas-dev
   libopenmpi-dev openmpi-bin
+  slurm-wlm munge
   python3 python3-networkx
   "$@"
 )

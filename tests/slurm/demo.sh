@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# pipelines/demo.sh --submit on a real one-node Slurm (tests/slurm/cluster.sh): every stage becomes a
+# batch job chained by afterok; the outputs equal those of the local run, the logs are in the run's
+# logs/, and a second --submit finds every stage complete and submits nothing.
+set -euo pipefail
+bin=$1 src=$2
+source "$src/tests/slurm/common.sh"
+export KGLM_BIN=$bin
+
+"$src/pipelines/demo.sh" "$tmp/local" > "$tmp/local.out" 2>&1 || fail "the local demo: $(tail "$tmp/local.out")"
+"$src/pipelines/demo.sh" --submit --sbatch-args "--mem=1G" "$tmp/slurm" > "$tmp/submit.out" 2>&1 ||
+  fail "--submit: $(cat "$tmp/submit.out")"
+stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
+[ "$stages" = 9 ] || fail "expected 9 jobs: $(cat "$tmp/submit.out")"
+grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
+jobs=$(run_jobs "$tmp/slurm")
+wait_jobs 600 $jobs
+expect_completed $jobs
+ok "demo --submit: $stages jobs chained by afterok, all completed"
+
+for stage in wd-extract kg-align pretrain finetune; do
+  grep -q "stage $stage: done" "$tmp/slurm/logs/$stage.log" || fail "log of $stage: $(cat "$tmp/slurm/logs/$stage.log")"
+done
+grep -q "token     f1 en" "$tmp/slurm/logs/finetune.log" || fail "the finetune stage's report is not in its log"
+ok "one log per stage in the run's logs/"
+
+python3 "$src/tests/slurm/same_outputs.py" "$tmp/local" "$tmp/slurm" || fail "the outputs differ"
+ok "the outputs under Slurm equal the local run's"
+
+"$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/again.out" 2>&1 || fail "second --submit: $(cat "$tmp/again.out")"
+[ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 9 ] || fail "resubmitted: $(cat "$tmp/again.out")"
+ok "a second --submit finds every stage complete by its record and submits nothing"
+echo "$pass checks passed"
