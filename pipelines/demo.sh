@@ -9,6 +9,7 @@
 set -euo pipefail
 here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
 source "$here/pipelines/lib/pipeline.sh"
+source "$here/pipelines/lib/tokenizer.sh"
 demo_langs=de,fr,es,it,nl,vi,ja,zh,ko,ru,ar
 
 stage_wd_extract() {
@@ -91,17 +92,9 @@ stage_sample_lang() {
 stage_pretrain() {
   echo "== pretrain: a SentencePiece model of the demo corpus, a token dataset of every generator's output, a tiny"
   echo "   XLM-R pre-trained with all objectives mixed (MLM, KMLM knowledge + reasoning, EntityCS PEP_MS+MLM) -> $RUN/ckpt/"
-  # The tokenizer is trained here (Debian's spm_train) on the generated text, so the demo needs no download.
-  python3 -c "
-import json, sys
-with open(sys.argv[1], 'w') as out:
-    for path in sys.argv[2:]:
-        for line in open(path, encoding='utf-8'):
-            out.write(json.loads(line)['text'].replace('\\n', ' ') + '\\n')
-" "$RUN/spm-corpus.txt" "$RUN/kmlm-cs.jsonl" "$RUN/kmlm-parallel.jsonl" "$RUN/entitycs.jsonl" "$RUN/kelm-balanced.jsonl" \
-    "$RUN/reasoning/en.jsonl"
-  spm_train --input="$RUN/spm-corpus.txt" --model_prefix="$RUN/spm" --vocab_size=2000 --hard_vocab_limit=false \
-    --character_coverage=1.0 --num_threads=2 --minloglevel=2 > /dev/null 2>&1
+  # The tokenizer is trained here on the generated text, so the demo needs no download.
+  train_tokenizer "$RUN/spm" 2000 "$RUN/kmlm-cs.jsonl" "$RUN/kmlm-parallel.jsonl" "$RUN/entitycs.jsonl" \
+    "$RUN/kelm-balanced.jsonl" "$RUN/reasoning/en.jsonl"
   # --max-len 192 keeps every reasoning sample (up to five sentences) whole.
   "$bin/pretrain" prepare --tokenizer "$RUN/spm.model" --max-len 192 -o "$RUN/tokens.h5" --stats "$RUN/prepare.stats.json" \
     --quiet "$RUN/kmlm-cs.jsonl" "$RUN/entitycs.jsonl" "$RUN/kelm-balanced.jsonl" "$RUN/kmlm-balanced" "$RUN/reasoning"

@@ -62,6 +62,7 @@ Scheduling:
   --signal-seconds S       SIGUSR1 this long before a training stage's time limit (default 120): it
                            checkpoints, requeues itself and resumes ($KGLM_SIGNAL_SECONDS)
   --force                  run or submit every stage, even those whose record is complete
+  --until STAGE            stop after STAGE (the stages before it run or are submitted as usual)
   --stage NAME             run one stage (what a submitted job runs; array task $SLURM_ARRAY_TASK_ID)
   -h, --help               this help
 Run directory: outputs, logs/ (one log per stage, or per array task), .stages/ (records), .pipeline/.
@@ -73,6 +74,8 @@ pipeline_start() {
   pipeline_mode=local
   pipeline_force=0
   pipeline_only=""
+  pipeline_until=""
+  pipeline_past_until=0
   local name var run=""
   : "${KGLM_PARTITION:=}" "${KGLM_ACCOUNT:=}" "${KGLM_QOS:=}" "${KGLM_SBATCH_ARGS:=}" "${KGLM_SIGNAL_SECONDS:=120}"
   while [[ $# -gt 0 ]]; do
@@ -81,6 +84,7 @@ pipeline_start() {
       --submit) pipeline_mode=submit ;;
       --dry-run) pipeline_mode=dry-run ;;
       --force) pipeline_force=1 ;;
+      --until) pipeline_until=${2:?--until needs a stage name}; shift ;;
       --stage) pipeline_mode=job pipeline_only=${2:?--stage needs a stage name}; shift ;;
       --partition) KGLM_PARTITION=${2:?}; shift ;;
       --account) KGLM_ACCOUNT=${2:?}; shift ;;
@@ -256,7 +260,9 @@ stage_parse() {
 }
 
 stage() {
+  [[ $pipeline_past_until == 0 ]] || return 0
   stage_parse "$@"
+  [[ "$stage_name" == "$pipeline_until" ]] && pipeline_past_until=1
   case $pipeline_mode in
     local) stage_local ;;
     job) [[ "$stage_name" == "$pipeline_only" ]] && stage_job ;;

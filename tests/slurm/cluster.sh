@@ -2,7 +2,8 @@
 # A one-node Slurm cluster for the tests, private to a temporary directory: munged, slurmctld and
 # slurmd run in the foreground (as children of the test, stopped by pid on exit, even on failure)
 # from a generated slurm.conf, with their state, spool, logs, sockets and ports (picked free) under
-# the directory. Source it, then `slurm_cluster_start DIR`; SLURM_CONF points the clients at it.
+# the directory. A requeued job waits cred_expire (10 s here, 120 s by default) before it starts again.
+# Source it, then `slurm_cluster_start DIR`; SLURM_CONF points the clients at it.
 # Returns 77 (skip) with the reason on stdout when the daemons are missing or cannot start.
 
 slurm_daemon_pids=()
@@ -52,7 +53,7 @@ SlurmdPort=$(slurm_free_port)
 SlurmUser=$user
 SlurmdUser=$user
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge/socket
+AuthInfo=socket=$dir/munge/socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool

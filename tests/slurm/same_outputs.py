@@ -3,7 +3,9 @@
 .stages/ and .pipeline/) is in B and the reverse; the files are byte-equal once A's path is written as
 B's (give the two runs directories whose paths have the same length: a model stores its
 tokenizer's path), except for what differs between any two runs: timings and peak memory in JSON statistics and metrics logs, and
-the creation time of HDF5 stores (compared through h5dump without their "created" attribute)."""
+the creation time of HDF5 stores (compared through h5dump without their "created" attribute).
+same_outputs.py --store A.h5 B.h5: two HDF5 stores hold the same data, whatever their provenance
+(tool, command line, inputs, creation time): a merged store against one written in one run."""
 import json
 import os
 import re
@@ -31,9 +33,13 @@ def untimed(value):
     return value
 
 
-def h5_text(path, a, b):
+PROVENANCE = ("created", "command_line", "input_names", "input_sizes", "tool")
+
+
+def h5_text(path, a, b, drop=("created",)):
     text = subprocess.run(["h5dump", path], check=True, capture_output=True, text=True).stdout
-    text = re.sub(r'ATTRIBUTE "created" \{.*?\n\s*\}\n\s*\}', "", text, flags=re.S)
+    for name in drop:  # a root attribute's block ends with its indentation's closing brace
+        text = re.sub(r'\n(\s*)ATTRIBUTE "%s" \{.*?\n\1\}' % name, "", text, flags=re.S)
     return text.replace(path, "FILE").replace(a, b)
 
 
@@ -54,6 +60,12 @@ def same(rel, a, b):
 
 
 def main():
+    if sys.argv[1] == "--store":
+        a, b = sys.argv[2:4]
+        if h5_text(a, a, b, PROVENANCE) != h5_text(b, b, b, PROVENANCE):
+            sys.exit("%s and %s hold different data" % (a, b))
+        print("the stores hold the same data")
+        return
     a, b = (os.path.realpath(p) for p in sys.argv[1:3])
     fa, fb = files(a), files(b)
     problems = ["only in %s: %s" % (a, f) for f in sorted(fa - fb)] + ["only in %s: %s" % (b, f) for f in sorted(fb - fa)]

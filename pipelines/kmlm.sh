@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# KMLM (Liu et al., EMNLP 2022): a Wikidata dump -> the KG store (wd-extract, one array task per
+# shard, then the merge) -> code-switched, alias-replaced and parallel knowledge sentences (cs-gen
+# kmlm) and reasoning samples from 3- and 4-cycles (kg-cycles) -> a token dataset -> pre-training
+# with L = L_MLM + α(L_K + L_R). Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
+#SBATCH --cpus-per-task=8
+#SBATCH --mem=32G
+#SBATCH --time=04:00:00
+set -euo pipefail
+here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
+source "$here/pipelines/lib/pipeline.sh"
+source "$here/pipelines/lib/train.sh"
+
+pipeline_option dump KGLM_DUMP "$here/data/wikidata-sample.json" "Wikidata JSON dump (gz, bz2, zst or plain)"
+pipeline_option langs KGLM_LANGS de,fr,es,it,nl,vi,ja,zh,ko,ru,ar "target languages of the code-switched text"
+pipeline_option shards KGLM_SHARDS 4 "wd-extract array tasks (each parses every N-th entity)"
+pipeline_option extract-args KGLM_EXTRACT_ARGS "" "more wd-extract options (e.g. --min-sitelinks 5)"
+pipeline_option cycles-args KGLM_CYCLES_ARGS "--max-degree 1000" "more kg-cycles options"
+pipeline_option text KGLM_TEXT "" "Wikipedia text for L_MLM: LANG=FILE ... (none: knowledge and reasoning only)"
+train_options
+
+stage_kg_shard() {
+  local extra=()
+  read -r -a extra <<< "$KGLM_EXTRACT_ARGS"
+  mkdir -p "$RUN/kg"
+  echo "== wd-extract shard $TASK/$TASKS: $KGLM_DUMP -> $RUN/kg/part-$task_id.h5"
+  "$bin/wd-extract" "$KGLM_DUMP" --shard "$TASK/$TASKS" --langs "en,$KGLM_LANGS" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
+    -o "$RUN/kg/part-$task_id.h5" --stats "$RUN/kg/part-$task_id.stats.json" --quiet "${extra[@]}"
+}
+
+stage_kg_merge() {
+  local parts=() i
+  for ((i = 0; i < KGLM_SHARDS; i++)); do parts+=("$RUN/kg/part-$(printf %04d "$i").h5"); done
+  echo "== wd-extract merge: $KGLM_SHARDS shards -> $RUN/kg.h5"
+  "$bin/wd-extract" merge "${parts[@]}" -o "$RUN/kg.h5" --stats "$RUN/kg.stats.json" --quiet
+}
+
+stage_kmlm_text() {
+  local threads=${SLURM_CPUS_PER_TASK:-$(nproc)}
+  echo "== cs-gen kmlm: code-switched (+ alias) and parallel sentences -> $RUN/kmlm-cs/, $RUN/kmlm-parallel/"
+  "$bin/cs-gen" kmlm --kg "$RUN/kg.h5" --langs "$KGLM_LANGS" --alias --split-by-lang "$RUN/kmlm-cs" \
+    --threads "$threads" --stats "$RUN/kmlm-cs.stats.json" --quiet
+  "$bin/cs-gen" kmlm --kg "$RUN/kg.h5" --langs "$KGLM_LANGS" --mode parallel --split-by-lang "$RUN/kmlm-parallel" \
+    --threads "$threads" --stats "$RUN/kmlm-parallel.stats.json" --quiet
+}
+
+stage_cycles() {
+  local extra=()
+  read -r -a extra <<< "$KGLM_CYCLES_ARGS"
+  echo "== kg-cycles: 3-cycles and 4-cycles with a diagonal -> $RUN/cycles.h5, reasoning samples -> $RUN/reasoning/"
+  "$bin/kg-cycles" --kg "$RUN/kg.h5" -o "$RUN/cycles.h5" --text "$RUN/reasoning" --langs "en,$KGLM_LANGS" \
+    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$RUN/cycles.stats.json" --quiet "${extra[@]}"
+}
+
+stage_kmlm_tokens() {
+  local text=()
+  read -r -a text <<< "$KGLM_TEXT"
+  stage_tokens "$RUN/kmlm-cs" "$RUN/kmlm-parallel" "$RUN/reasoning" "${text[@]}"
+}
+
+pipeline_start "$@"
+stage kg-shard --array "$KGLM_SHARDS" --in "$KGLM_DUMP" --out "$RUN/kg/part-{task}.h5" -- stage_kg_shard
+stage kg --after kg-shard --out "$RUN/kg.h5" -- stage_kg_merge
+stage kmlm-text --after kg --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
+stage cycles --after kg --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
+stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens
+stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
+  -- stage_pretrain
+pipeline_end
