@@ -10,30 +10,13 @@ set -euo pipefail
 here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
 source "$here/pipelines/lib/pipeline.sh"
 source "$here/pipelines/lib/train.sh"
+source "$here/pipelines/lib/wikidata.sh"
 
-pipeline_option dump KGLM_DUMP "$here/data/wikidata-sample.json" "Wikidata JSON dump (gz, bz2, zst or plain)"
+wikidata_options
 pipeline_option langs KGLM_LANGS de,fr,es,it,nl,vi,ja,zh,ko,ru,ar "target languages of the code-switched text"
-pipeline_option shards KGLM_SHARDS 4 "wd-extract array tasks (each parses every N-th entity)"
-pipeline_option extract-args KGLM_EXTRACT_ARGS "" "more wd-extract options (e.g. --min-sitelinks 5)"
 pipeline_option cycles-args KGLM_CYCLES_ARGS "--max-degree 1000" "more kg-cycles options"
 pipeline_option text KGLM_TEXT "" "Wikipedia text for L_MLM: LANG=FILE ... (none: knowledge and reasoning only)"
 train_options
-
-stage_kg_shard() {
-  local extra=()
-  read -r -a extra <<< "$KGLM_EXTRACT_ARGS"
-  mkdir -p "$RUN/kg"
-  echo "== wd-extract shard $TASK/$TASKS: $KGLM_DUMP -> $RUN/kg/part-$task_id.h5"
-  "$bin/wd-extract" "$KGLM_DUMP" --shard "$TASK/$TASKS" --langs "en,$KGLM_LANGS" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    -o "$RUN/kg/part-$task_id.h5" --stats "$RUN/kg/part-$task_id.stats.json" --quiet "${extra[@]}"
-}
-
-stage_kg_merge() {
-  local parts=() i
-  for ((i = 0; i < KGLM_SHARDS; i++)); do parts+=("$RUN/kg/part-$(printf %04d "$i").h5"); done
-  echo "== wd-extract merge: $KGLM_SHARDS shards -> $RUN/kg.h5"
-  "$bin/wd-extract" merge "${parts[@]}" -o "$RUN/kg.h5" --stats "$RUN/kg.stats.json" --quiet
-}
 
 stage_kmlm_text() {
   local threads=${SLURM_CPUS_PER_TASK:-$(nproc)}
@@ -59,8 +42,7 @@ stage_kmlm_tokens() {
 }
 
 pipeline_start "$@"
-stage kg-shard --array "$KGLM_SHARDS" --in "$KGLM_DUMP" --out "$RUN/kg/part-{task}.h5" -- stage_kg_shard
-stage kg --after kg-shard --out "$RUN/kg.h5" -- stage_kg_merge
+wikidata_stages
 stage kmlm-text --after kg --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
 stage cycles --after kg --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
 stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens

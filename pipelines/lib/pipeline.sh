@@ -23,7 +23,9 @@
 # existence alone never counts as done.
 #
 # Inside a stage function: TASK (the array index, 0 when not an array) and TASKS (the array size),
-# RUN (the run directory), bin (the tools) and kglm_home are set; `task_id` is TASK as %04d.
+# RUN (the run directory), bin (the tools) and kglm_home are set; `task_id` is TASK as %04d;
+# STAGE_CONTINUES is 1 when the task starts again from the same inputs and definition after it was
+# interrupted (requeued, stopped by SIGUSR1), so that a checkpoint it left may be resumed.
 
 pipeline_name=$(basename "$0" .sh)
 [[ -n "${KGLM_PIPELINE:-}" ]] && pipeline_name=$KGLM_PIPELINE # the spooled copy of a batch job is not named
@@ -194,12 +196,18 @@ stage_run_task() {
     return 0
   fi
   rm -f "$record"
+  # RECORD.started holds what the stage started from: the same again (a requeued job, a run stopped
+  # by SIGUSR1) continues its work (STAGE_CONTINUES=1: resume the checkpoint); anything else starts over.
+  local intent continues=0
+  intent=$(stage_record "$task" | grep -v '^output ')
+  [[ $pipeline_force == 0 && -f "$record.started" && "$(cat "$record.started")" == "$intent" ]] && continues=1
+  echo "$intent" > "$record.started"
   # The stage runs in the background so that this shell can hand it SIGUSR1 (Slurm's
   # --signal=B:USR1 reaches only the batch shell): the stage's `checkpointing` passes it on.
   (
     set -euo pipefail
     trap : USR1 # survive a SIGUSR1 outside `checkpointing`; the tools get the default action back
-    export TASK=$task TASKS=${stage_tasks[$stage_name]} RUN bin kglm_home
+    export TASK=$task TASKS=${stage_tasks[$stage_name]} RUN bin kglm_home STAGE_CONTINUES=$continues
     task_id=$(printf %04d "$task")
     "${stage_command[@]}"
   ) &
@@ -210,6 +218,7 @@ stage_run_task() {
   [[ $status == 0 ]] || return "$status"
   stage_record "$task" > "$record.tmp"
   mv "$record.tmp" "$record"
+  rm -f "$record.started"
 }
 
 # Waits for the child $1 through any number of trapped signals; returns its exit status.
@@ -378,4 +387,16 @@ pipeline_check_previous_jobs() {
     fi
   done < <(squeue -h -o '%F %i %T %r' 2> /dev/null || true)
   return 0
+}
+
+# words VAR STRING: the array VAR of STRING's words, each a path glob expanded when it matches (an
+# option that lists input files, e.g. the parts of a dump, as one string).
+words() {
+  local -n into=$1
+  local word matches
+  into=()
+  for word in $2; do
+    mapfile -t matches < <(compgen -G "$word" | sort -V)
+    if [[ ${#matches[@]} -gt 0 ]]; then into+=("${matches[@]}"); else into+=("$word"); fi
+  done
 }

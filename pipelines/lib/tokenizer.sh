@@ -8,7 +8,7 @@ train_tokenizer() {
 import json, os, sys
 with open(sys.argv[1], "w", encoding="utf-8") as out:
     for source in sys.argv[2:]:
-        paths = sorted(os.path.join(source, n) for n in os.listdir(source)) if os.path.isdir(source) else [source]
+        paths = sorted(os.path.join(source, n) for n in os.listdir(source) if n.endswith(".jsonl")) if os.path.isdir(source) else [source]
         for path in paths:
             for line in open(path, encoding="utf-8"):
                 out.write(json.loads(line)["text"].replace("\n", " ") + "\n")

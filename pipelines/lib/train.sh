@@ -15,37 +15,39 @@ train_options() {
   pipeline_option pretrain-args KGLM_PRETRAIN_ARGS "--batch 32 --lr 1e-4 --warmup 500" "more pretrain options"
 }
 
-# stage_tokens OBJECTIVE_ARGS -- CORPUS...: RUN/tokens.h5 (+ RUN/spm.model when no tokenizer is given).
+# stage_tokens CORPUS...: TRAIN_DIR/tokens.h5 (+ TRAIN_DIR/spm.model when no tokenizer is given).
+# TRAIN_DIR is RUN unless a stage trains several models (one per array task).
 stage_tokens() {
-  local tokenizer=$KGLM_TOKENIZER
+  local tokenizer=$KGLM_TOKENIZER out=${TRAIN_DIR:-$RUN}
+  mkdir -p "$out"
   if [[ -z "$tokenizer" ]]; then
-    echo "== tokenizer: SentencePiece, $KGLM_VOCAB pieces, trained on $* -> $RUN/spm.model"
-    train_tokenizer "$RUN/spm" "$KGLM_VOCAB" "$@"
-    tokenizer=$RUN/spm.model
+    echo "== tokenizer: SentencePiece, $KGLM_VOCAB pieces, trained on $* -> $out/spm.model"
+    train_tokenizer "$out/spm" "$KGLM_VOCAB" "$@"
+    tokenizer=$out/spm.model
   fi
-  echo "== pretrain prepare: $* -> $RUN/tokens.h5"
+  echo "== pretrain prepare: $* -> $out/tokens.h5"
   "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_MAX_LEN" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    -o "$RUN/tokens.h5" --stats "$RUN/prepare.stats.json" --quiet "$@"
+    -o "$out/tokens.h5" --stats "$out/prepare.stats.json" --quiet "$@"
 }
 
-# stage_pretrain [PRETRAIN_OPTION...]: trains RUN/ckpt from RUN/tokens.h5; continues the checkpoint a
-# stopped or requeued run left (--resume keeps the original settings).
+# stage_pretrain [PRETRAIN_OPTION...]: trains TRAIN_DIR/ckpt from TRAIN_DIR/tokens.h5; continues the
+# checkpoint that this stage left when it was stopped or requeued (--resume keeps the original
+# settings), and starts over from anything else.
 stage_pretrain() {
-  local start=() model
-  if [[ -f "$RUN/ckpt/trainer_state.json" ]]; then
-    start=(--resume "$RUN/ckpt")
-    echo "== pretrain: resuming $RUN/ckpt at step $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' \
-      "$RUN/ckpt/trainer_state.json")"
-  elif [[ -n "$KGLM_INIT" ]]; then
-    start=(--init "$KGLM_INIT")
-  else
-    read -r -a model <<< "$KGLM_MODEL"
-    start=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
-  fi
-  [[ ${#start[@]} == 2 && ${start[0]} == --resume ]] || echo "== pretrain: $KGLM_STEPS steps -> $RUN/ckpt"
-  local extra=()
+  local start=() model=() extra=() out=${TRAIN_DIR:-$RUN}
+  read -r -a model <<< "$KGLM_MODEL"
   read -r -a extra <<< "$KGLM_PRETRAIN_ARGS"
-  checkpointing "$bin/pretrain" --data "$RUN/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
-    --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$RUN/metrics.jsonl" \
-    --out "$RUN/ckpt" --stats "$RUN/pretrain.stats.json" --quiet "${extra[@]}" "$@"
+  if [[ ${STAGE_CONTINUES:-0} == 1 && -f "$out/ckpt/trainer_state.json" ]]; then
+    start=(--resume "$out/ckpt")
+    echo "== pretrain: resuming $out/ckpt at step $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' \
+      "$out/ckpt/trainer_state.json")"
+  else
+    rm -rf "$out/ckpt" "$out/metrics.jsonl" # another run's: its data or settings differ
+    start=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
+    [[ -n "$KGLM_INIT" ]] && start=(--init "$KGLM_INIT")
+    echo "== pretrain: $KGLM_STEPS steps -> $out/ckpt"
+  fi
+  checkpointing "$bin/pretrain" --data "$out/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
+    --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
+    --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }

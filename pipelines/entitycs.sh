@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# EntityCS (Whitehouse et al., 2022): a Wikidata dump -> the KG store (wd-extract shards + merge), a
+# Wikipedia dump -> documents with wikilinks (wiki-extract, one array task per dump part) -> English
+# sentences with every linked entity switched to a target language, <e>…</e> marked (cs-gen
+# entitycs, one task per part) -> a token dataset -> pre-training with an entity-prediction
+# objective (PEP_MS + MLM by default), the embeddings and the last two layers trained, one language
+# per batch. Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
+#SBATCH --cpus-per-task=8
+#SBATCH --mem=32G
+#SBATCH --time=04:00:00
+set -euo pipefail
+here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
+source "$here/pipelines/lib/pipeline.sh"
+source "$here/pipelines/lib/train.sh"
+source "$here/pipelines/lib/wikidata.sh"
+
+wikidata_options
+wikipedia_options
+pipeline_option langs KGLM_LANGS de,fr,es,it,nl,vi,ja,zh,ko,ru,ar "candidate target languages of the switch"
+pipeline_option entity-objective KGLM_ENTITY_OBJECTIVE pep-ms+mlm "pretrain --entity-objective"
+pipeline_option train-layers KGLM_TRAIN_LAYERS last:2 "pretrain --train-layers (the paper: embeddings + last two)"
+train_options
+
+stage_entitycs_part() {
+  mkdir -p "$RUN/entitycs"
+  echo "== cs-gen entitycs part $TASK/$TASKS: $RUN/wiki/docs-$task_id.jsonl -> $RUN/entitycs/part-$task_id.jsonl"
+  "$bin/cs-gen" entitycs --kg "$RUN/kg.h5" --redirects <(all_redirects) --langs "$KGLM_LANGS" \
+    -o "$RUN/entitycs/part-$task_id.jsonl" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
+    --stats "$RUN/entitycs-$task_id.stats.json" --quiet "$RUN/wiki/docs-$task_id.jsonl"
+}
+
+stage_entitycs_pretrain() {
+  stage_pretrain --entity-objective "$KGLM_ENTITY_OBJECTIVE" --train-layers "$KGLM_TRAIN_LAYERS" --lang-alpha 1
+}
+
+pipeline_start "$@"
+words wiki_parts "$KGLM_WIKI"
+wikidata_stages
+wikipedia_stages
+stage entitycs --array "${#wiki_parts[@]}" --after "kg wiki" --out "$RUN/entitycs/part-{task}.jsonl" -- stage_entitycs_part
+stage tokens --after entitycs --out "$RUN/tokens.h5" -- stage_tokens "$RUN/entitycs"
+stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
+  -- stage_entitycs_pretrain
+pipeline_end

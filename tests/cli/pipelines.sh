@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The paper pipelines run here on data/ (tiny settings): kmlm, entitycs, kelm, then melmo on kelm's
+# per-language output. Each finishes with its outputs; a second run skips every stage by its
+# provenance record; a changed input reruns the stages that read it and the stages after them, and
+# only those; --dry-run prints afterok-chained sbatch commands with job arrays and writes nothing.
+set -euo pipefail
+bin=$1 src=$2
+source "$src/tests/cli/common.sh" "$src/data/wikidata-sample.json"
+export KGLM_BIN=$bin
+train=(--vocab 800 --model "2 32 4 64" --steps 20 --save-every 10 --pretrain-args "--batch 8")
+
+"$src/pipelines/kmlm.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/kmlm" > "$tmp/kmlm.out" 2>&1 ||
+  fail "kmlm: $(tail "$tmp/kmlm.out")"
+[ -s "$tmp/kmlm/kmlm-cs/de.jsonl" ] && [ -s "$tmp/kmlm/reasoning/en.jsonl" ] && [ -f "$tmp/kmlm/ckpt/model.safetensors" ] ||
+  fail "kmlm outputs: $(ls -R "$tmp/kmlm")"
+[ "$(grep -c '"loss"' "$tmp/kmlm/metrics.jsonl")" = 20 ] || fail "kmlm: 20 steps expected"
+ok "kmlm: 2 shards merged, code-switched and reasoning text, 20 steps of pre-training"
+
+"$src/pipelines/entitycs.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/entitycs" > "$tmp/entitycs.out" 2>&1 ||
+  fail "entitycs: $(tail "$tmp/entitycs.out")"
+grep -q '<e>' "$tmp/entitycs/entitycs/part-0000.jsonl" || fail "entitycs: no marked entities"
+grep -q '"train_layers": "last:2"' "$tmp/entitycs/ckpt/trainer_state.json" || fail "entitycs: not last:2"
+ok "entitycs: code-switched entity sentences, pre-training of the last two layers"
+
+"$src/pipelines/kelm.sh" --shards 3 --langs en,de,fr "$tmp/kelm" > "$tmp/kelm.out" 2>&1 || fail "kelm: $(tail "$tmp/kelm.out")"
+for l in en de fr; do [ -s "$tmp/kelm/kelm/$l.jsonl" ] || fail "kelm: no $l text"; done
+ok "kelm: aligned statements, subgraphs, verbalized in en, de, fr"
+
+"$src/pipelines/melmo.sh" --corpora "$tmp/kelm/kelm" "${train[@]}" "$tmp/melmo" > "$tmp/melmo.out" 2>&1 ||
+  fail "melmo: $(tail "$tmp/melmo.out")"
+python3 - "$tmp/melmo" << 'PY' || fail "melmo plans"
+import sys
+def plan(i):
+    rows = [l.rstrip("\n").split("\t") for l in open("%s/scheme-%04d/plan.tsv" % (sys.argv[1], i)) if not l.startswith("#")]
+    return {r[0]: (int(r[2]), int(r[5])) for r in rows}
+smallest = min(lines for lines, _ in plan(2).values())
+assert all(target == smallest for _, target in plan(2).values()), plan(2)  # truncate
+for i, alpha in ((0, 0.4), (1, 0.2)):
+    p = plan(i)
+    total = sum(l ** alpha for l, _ in p.values())
+    s = min(p, key=lambda l: p[l][0])
+    assert p[s][1] == p[s][0], p  # --keep-smallest
+    for l, (lines, target) in p.items():  # q ∝ p^α, scaled to keep the smallest whole
+        assert abs(target - p[s][0] * (lines / p[s][0]) ** alpha) <= 1, (l, lines, target)
+PY
+[ -f "$tmp/melmo/scheme-0002/ckpt/model.safetensors" ] || fail "melmo: no model of the third scheme"
+ok "melmo: α 0.4, α 0.2 and truncation plans follow q ∝ p^α; a model per scheme"
+
+"$src/pipelines/kmlm.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/kmlm" > "$tmp/again.out" 2>&1 || fail "rerun"
+[ "$(grep -c ': complete (.stages/.*), skipped' "$tmp/again.out")" = 7 ] || fail "rerun ran stages: $(cat "$tmp/again.out")"
+ok "a second kmlm run skips its 7 stage tasks by their records"
+
+touch "$tmp/kmlm/reasoning/en.jsonl"
+"$src/pipelines/kmlm.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/kmlm" > "$tmp/third.out" 2>&1 || fail "third run"
+ran=$(grep '^== ' "$tmp/third.out" | grep -v skipped | cut -d: -f1 | tr '\n' ' ')
+[ "$ran" = "== kg-cycles == tokenizer == pretrain prepare == pretrain " ] || fail "a touched output reran: $ran"
+grep -q "== pretrain: 20 steps" "$tmp/third.out" || fail "pretrain resumed a checkpoint of other data"
+ok "a changed output of the cycles stage reruns it and the stages after it only (pretrain from scratch)"
+
+"$src/pipelines/kmlm.sh" --dry-run --shards 5 --partition cpu --account nlp "$tmp/dry" > "$tmp/dry.out" || fail "--dry-run"
+[ ! -e "$tmp/dry" ] || fail "--dry-run wrote $tmp/dry"
+grep -q -- "--array=0-4 .*--partition=cpu --account=nlp .*kmlm.sh --stage kg-shard $tmp/dry" "$tmp/dry.out" ||
+  fail "dry-run array: $(cat "$tmp/dry.out")"
+grep -q -- '--dependency=afterok:$kg_shard_job ' "$tmp/dry.out" || fail "dry-run chain: $(cat "$tmp/dry.out")"
+grep -q -- '--requeue --signal=B:USR1@120 .*--cpus-per-task=16 --time=24:00:00' "$tmp/dry.out" || fail "pretrain job"
+ok "--dry-run: the sbatch commands, a job array of 5 shards, afterok chains, pretrain with --requeue"
+echo "$pass checks passed"
