@@ -29,7 +29,7 @@ submit() {
   sbatch --parsable --nodes=1 --ntasks=2 --ntasks-per-node=2 --cpus-per-task=1 --gpus-per-node=0 --mem=0 \
     --time=00:10:00 --output="$tmp/$1.log" \
     --export="ALL,KGLM_BIN=$bin,LAUNCH=$1,DEVICE=cpu,SAVE_EVERY=0,EVAL_EVERY=0" \
-    "$src/slurm/pretrain-multinode.sbatch" "$tmp/run" -- "${model[@]}" --stats "$tmp/run/pretrain.stats.json" --quiet
+    "$src/slurm/pretrain-multinode.sbatch" "$tmp/run" -- "${model[@]}" --quiet
 }
 job=$(submit mpirun) || fail "sbatch refused the job"
 wait_jobs 300 "$job"
