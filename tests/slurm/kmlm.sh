@@ -59,7 +59,7 @@ steps_logged() {
   echo "${n:-0}"
 }
 wait_for_step() {
-  for _ in $(seq 1200); do
+  for _ in $(seq 6000); do
     [ "$(steps_logged)" -ge "$1" ] && return 0
     sleep 0.1
   done
@@ -68,12 +68,12 @@ wait_for_step() {
 wait_for_step 70
 scontrol requeue "$pretrain_job" || fail "scontrol requeue $pretrain_job"
 ok "pretrain job $pretrain_job requeued by scontrol at step $(steps_logged)"
-for _ in $(seq 1200); do grep -q "resuming" "$tmp/queued/logs/pretrain.log" 2> /dev/null && break; sleep 0.1; done
+for _ in $(seq 3000); do grep -q "resuming" "$tmp/queued/logs/pretrain.log" 2> /dev/null && break; sleep 0.1; done
 grep -q "resuming .* at step" "$tmp/queued/logs/pretrain.log" || fail "no resume: $(cat "$tmp/queued/logs/pretrain.log")"
 wait_for_step 250
 scancel --batch --signal=USR1 "$pretrain_job" || fail "scancel --signal=USR1"
 ok "SIGUSR1 to the batch shell at step $(steps_logged)"
-wait_jobs 300 $(run_jobs "$tmp/queued")
+wait_jobs 900 $(run_jobs "$tmp/queued")
 expect_completed $(run_jobs "$tmp/queued")
 grep -q "stopped after a checkpoint: requeueing job $pretrain_job" "$tmp/queued/logs/pretrain.log" ||
   fail "no self-requeue: $(cat "$tmp/queued/logs/pretrain.log")"
