@@ -9,7 +9,7 @@
 set -euo pipefail
 here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
 source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/tokenizer.sh"
+source "$here/pipelines/lib/train.sh"
 demo_langs=de,fr,es,it,nl,vi,ja,zh,ko,ru,ar
 
 stage_wd_extract() {
@@ -124,16 +124,15 @@ print('   masked tokens (entity/relation/link slot/other): ' + ', '.join(
 stage_finetune() {
   echo "== finetune: the pre-trained model on silver NER, relation classification and XLR; XLR tested zero-shot"
   echo "   in the other languages -> $RUN/finetune-*/results.tsv"
-  rm -rf "$RUN"/finetune-*  # a run directory is continued only with --resume
-  "$bin/finetune" --task token --init "$RUN/ckpt" --train "en=$RUN/ner/train.panx" --dev "en=$RUN/ner/dev.panx" \
-    --test "en=$RUN/ner/test.panx" --epochs 20 --batch 16 --lr 3e-3 --max-len 96 --seeds 11,22 \
-    -o "$RUN/finetune-ner" --quiet
-  "$bin/finetune" --task relation --init "$RUN/ckpt" --train "$RUN/relations.jsonl" --test "en=$RUN/relations.jsonl" \
-    --epochs 30 --batch 8 --lr 3e-3 -o "$RUN/finetune-relation" --quiet
+  finetune_run "$RUN/finetune-ner" --task token --init "$RUN/ckpt" --train "en=$RUN/ner/train.panx" \
+    --dev "en=$RUN/ner/dev.panx" --test "en=$RUN/ner/test.panx" --epochs 20 --batch 16 --lr 3e-3 --max-len 96 \
+    --seeds 11,22 --quiet
+  finetune_run "$RUN/finetune-relation" --task relation --init "$RUN/ckpt" --train "$RUN/relations.jsonl" \
+    --test "en=$RUN/relations.jsonl" --epochs 30 --batch 8 --lr 3e-3 --quiet
   xlr_tests=()
   for f in "$RUN"/xlr/test.*.jsonl; do l=${f##*/test.}; [ -s "$f" ] && xlr_tests+=(--test "${l%.jsonl}=$f"); done
-  "$bin/finetune" --task choice --init "$RUN/ckpt" --train "$RUN/xlr/train.en.jsonl" --dev "$RUN/xlr/dev.en.jsonl" \
-    "${xlr_tests[@]}" --epochs 10 --batch 8 --lr 2e-3 --max-len 96 -o "$RUN/finetune-xlr" --quiet
+  finetune_run "$RUN/finetune-xlr" --task choice --init "$RUN/ckpt" --train "$RUN/xlr/train.en.jsonl" \
+    --dev "$RUN/xlr/dev.en.jsonl" "${xlr_tests[@]}" --epochs 10 --batch 8 --lr 2e-3 --max-len 96 --quiet
   python3 -c "
 import json, sys
 for name in sys.argv[1:]:
@@ -161,6 +160,6 @@ stage sample-lang --after "cs-gen verbalize" --out "$RUN/kelm-balanced.jsonl" --
   -- stage_sample_lang
 stage pretrain --after "cs-gen kg-cycles sample-lang" --out "$RUN/spm.model" --out "$RUN/tokens.h5" \
   --out "$RUN/ckpt" --out "$RUN/pretrain-metrics.jsonl" --out "$RUN/masks.jsonl" -- stage_pretrain
-stage finetune --after "pretrain kg-align kg-cycles" --out "$RUN/finetune-ner" --out "$RUN/finetune-relation" \
+stage finetune --after "pretrain kg-align kg-cycles" --requeue --out "$RUN/finetune-ner" --out "$RUN/finetune-relation" \
   --out "$RUN/finetune-xlr" -- stage_finetune
 pipeline_end

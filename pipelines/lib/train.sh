@@ -51,3 +51,20 @@ stage_pretrain() {
     --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
     --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }
+
+# finetune_run DIR FINETUNE_OPTION...: `finetune -o DIR` that hands on SIGUSR1 (checkpoint, exit 75).
+# When the stage continues after a stop or requeue, a DIR with its results is kept and a DIR without
+# them is resumed (--resume); otherwise DIR is started over.
+finetune_run() {
+  local dir=$1
+  shift
+  if [[ ${STAGE_CONTINUES:-0} == 1 && -f "$dir/results.json" ]]; then
+    return 0
+  elif [[ ${STAGE_CONTINUES:-0} == 1 && -d "$dir" ]]; then
+    echo "   resuming $dir"
+    checkpointing "$bin/finetune" "$@" -o "$dir" --resume
+  else
+    rm -rf "$dir"
+    checkpointing "$bin/finetune" "$@" -o "$dir"
+  fi
+}

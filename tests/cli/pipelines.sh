@@ -64,4 +64,21 @@ grep -q -- "--array=0-4 .*--partition=cpu --account=nlp .*kmlm.sh --stage kg-sha
 grep -q -- '--dependency=afterok:$kg_shard_job ' "$tmp/dry.out" || fail "dry-run chain: $(cat "$tmp/dry.out")"
 grep -q -- '--requeue --signal=B:USR1@120 .*--cpus-per-task=16 --time=24:00:00' "$tmp/dry.out" || fail "pretrain job"
 ok "--dry-run: the sbatch commands, a job array of 5 shards, afterok chains, pretrain with --requeue"
+# finetune stopped by SIGUSR1 in the demo's finetune stage: exit 75, and the next run resumes it
+"$src/pipelines/demo.sh" --until pretrain "$tmp/demo" > /dev/null 2>&1 || fail "demo up to pretrain"
+"$src/pipelines/demo.sh" "$tmp/demo" > "$tmp/stopped.out" 2>&1 &
+demo=$!
+for _ in $(seq 600); do pgrep -f "bin/finetune --task token" > /dev/null && break; sleep 0.1; done
+sleep 2
+pkill -USR1 -f "bin/finetune --task token" || fail "no finetune to stop"
+status=0
+wait $demo || status=$?
+[ $status = 75 ] || fail "stopped demo: exit $status $(tail "$tmp/stopped.out")"
+"$src/pipelines/demo.sh" "$tmp/demo" > "$tmp/resumed.out" 2>&1 || fail "resumed: $(tail "$tmp/resumed.out")"
+grep -q "resuming $tmp/demo/finetune-ner" "$tmp/resumed.out" || fail "not resumed: $(cat "$tmp/resumed.out")"
+cp "$tmp/demo/finetune-ner/results.tsv" "$tmp/resumed.tsv"
+rm -rf "$tmp/demo/.stages/finetune" "$tmp/demo"/finetune-*
+"$src/pipelines/demo.sh" "$tmp/demo" > "$tmp/whole.out" 2>&1 || fail "uninterrupted: $(tail "$tmp/whole.out")"
+cmp -s "$tmp/resumed.tsv" "$tmp/demo/finetune-ner/results.tsv" || fail "resumed finetune results differ"
+ok "finetune stopped by SIGUSR1 (exit 75) resumes on the next run, with the uninterrupted run's results"
 echo "$pass checks passed"
