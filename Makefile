@@ -42,12 +42,13 @@ install: build
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, on the CPU backend: the
 # sanitizers instrument host code only, the CUDA kernels are built and tested by `make test`, and
 # ASan's shadow memory collides with the CUDA driver's address reservations on GPU machines. The
-# Slurm tests (label slurm) check the pipelines' job orchestration, not the tools, and run in `make test`.
+# Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools
+# (pipeline_demo runs every tool sanitized), and run in `make test`.
 sanitize:
 	@cmake/install-deps.sh
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON -DKGLM_CUDA=OFF
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE slurm
+	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE slurm -E pipeline_papers
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
