@@ -6,10 +6,8 @@
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=4G
 #SBATCH --time=00:30:00
-set -euo pipefail
-here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/train.sh"
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use train
 demo_langs=de,fr,es,it,nl,vi,ja,zh,ko,ru,ar
 
 stage_wd_extract() {
@@ -124,14 +122,14 @@ print('   masked tokens (entity/relation/link slot/other): ' + ', '.join(
 stage_finetune() {
   echo "== finetune: the pre-trained model on silver NER, relation classification and XLR; XLR tested zero-shot"
   echo "   in the other languages -> $RUN/finetune-*/results.tsv"
-  finetune_run "$RUN/finetune-ner" --task token --init "$RUN/ckpt" --train "en=$RUN/ner/train.panx" \
+  train_finetune "$RUN/finetune-ner" --task token --init "$RUN/ckpt" --train "en=$RUN/ner/train.panx" \
     --dev "en=$RUN/ner/dev.panx" --test "en=$RUN/ner/test.panx" --epochs 20 --batch 16 --lr 3e-3 --max-len 96 \
     --seeds 11,22 --quiet
-  finetune_run "$RUN/finetune-relation" --task relation --init "$RUN/ckpt" --train "$RUN/relations.jsonl" \
+  train_finetune "$RUN/finetune-relation" --task relation --init "$RUN/ckpt" --train "$RUN/relations.jsonl" \
     --test "en=$RUN/relations.jsonl" --epochs 30 --batch 8 --lr 3e-3 --quiet
   xlr_tests=()
   for f in "$RUN"/xlr/test.*.jsonl; do l=${f##*/test.}; [ -s "$f" ] && xlr_tests+=(--test "${l%.jsonl}=$f"); done
-  finetune_run "$RUN/finetune-xlr" --task choice --init "$RUN/ckpt" --train "$RUN/xlr/train.en.jsonl" \
+  train_finetune "$RUN/finetune-xlr" --task choice --init "$RUN/ckpt" --train "$RUN/xlr/train.en.jsonl" \
     --dev "$RUN/xlr/dev.en.jsonl" "${xlr_tests[@]}" --epochs 10 --batch 8 --lr 2e-3 --max-len 96 --quiet
   python3 -c "
 import json, sys

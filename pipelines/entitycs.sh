@@ -8,11 +8,8 @@
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
 #SBATCH --time=04:00:00
-set -euo pipefail
-here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/train.sh"
-source "$here/pipelines/lib/wikidata.sh"
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use train wikidata
 
 wikidata_options
 wikipedia_options
@@ -22,23 +19,22 @@ pipeline_option train-layers KGLM_TRAIN_LAYERS last:2 "pretrain --train-layers (
 train_options
 
 stage_entitycs_part() {
-  mkdir -p "$RUN/entitycs"
-  echo "== cs-gen entitycs part $TASK/$TASKS: $RUN/wiki/docs-$task_id.jsonl -> $RUN/entitycs/part-$task_id.jsonl"
-  "$bin/cs-gen" entitycs --kg "$RUN/kg.h5" --redirects <(all_redirects) --langs "$KGLM_LANGS" \
-    -o "$RUN/entitycs/part-$task_id.jsonl" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    --stats "$RUN/entitycs-$task_id.stats.json" --quiet "$RUN/wiki/docs-$task_id.jsonl"
+  echo "== cs-gen entitycs part $TASK/$TASKS: $RUN/wiki/docs-$task_id.jsonl.zst -> $RUN/entitycs/entitycs-$task_id.jsonl.zst"
+  slurm_script cs-gen entitycs "$KG" "$RUN/entitycs" "$RUN/wiki" --langs "$KGLM_LANGS"
 }
 
 stage_entitycs_pretrain() {
-  stage_pretrain --entity-objective "$KGLM_ENTITY_OBJECTIVE" --train-layers "$KGLM_TRAIN_LAYERS" --lang-alpha 1
+  train_pretrain --entity-objective "$KGLM_ENTITY_OBJECTIVE" --train-layers "$KGLM_TRAIN_LAYERS" --lang-alpha 1
 }
 
 pipeline_start "$@"
-words wiki_parts "$KGLM_WIKI"
 wikidata_stages
 wikipedia_stages
-stage entitycs --array "${#wiki_parts[@]}" --after "kg wiki" --out "$RUN/entitycs/part-{task}.jsonl" -- stage_entitycs_part
-stage tokens --after entitycs --out "$RUN/tokens.h5" -- stage_tokens "$RUN/entitycs"
+# The corpora as files: in a directory, pretrain prepare would take each file name for a language.
+mapfile -t corpora < <(wiki_part_files "$RUN/entitycs/entitycs-%04d.jsonl.zst")
+stage entitycs --array "$WIKI_PARTS" --after "kg wiki" --out "$RUN/entitycs/entitycs-{task}.jsonl.zst" \
+  -- stage_entitycs_part
+stage tokens --after entitycs --out "$RUN/tokens.h5" -- train_tokens "${corpora[@]}"
 stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
   -- stage_entitycs_pretrain
 pipeline_end

@@ -8,10 +8,8 @@
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
 #SBATCH --time=04:00:00
-set -euo pipefail
-here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/wikidata.sh"
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use wikidata
 
 wikidata_options
 wikipedia_options
@@ -20,37 +18,27 @@ pipeline_option mode KGLM_MODE template "verbalize render --mode: template, kmlm
 pipeline_option templates KGLM_TEMPLATES "$here/data/templates" "template mode: directory of LANG.jsonl templates"
 
 stage_align_part() {
-  mkdir -p "$RUN/aligned"
-  echo "== kg-align part $TASK/$TASKS: $RUN/wiki/docs-$task_id.jsonl -> $RUN/aligned/part-$task_id.jsonl"
-  "$bin/kg-align" --kg "$RUN/kg.h5" --redirects <(all_redirects) --cooc "$RUN/aligned/cooc-$task_id.tsv" \
-    -o "$RUN/aligned/part-$task_id.jsonl" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    --stats "$RUN/aligned/part-$task_id.stats.json" --quiet "$RUN/wiki/docs-$task_id.jsonl"
+  echo "== kg-align part $TASK/$TASKS: $RUN/wiki/docs-$task_id.jsonl.zst -> $RUN/aligned/aligned-$task_id.jsonl.zst"
+  slurm_script kg-align align "$KG" "$RUN/wiki" "$RUN/aligned"
 }
 
 stage_subgraphs() {
-  local parts counts=() i
-  words parts "$KGLM_WIKI"
-  for ((i = 0; i < ${#parts[@]}; i++)); do counts+=("$RUN/aligned/cooc-$(printf %04d "$i").tsv"); done
-  echo "== verbalize subgraphs: co-occurrence counts of ${#parts[@]} part(s) -> $RUN/subgraphs.jsonl"
-  "$bin/verbalize" subgraphs --kg "$RUN/kg.h5" --cooc "${counts[@]}" -o "$RUN/subgraphs.jsonl" \
-    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$RUN/subgraphs.stats.json" --quiet
+  echo "== verbalize subgraphs: co-occurrence counts of $WIKI_PARTS part(s) -> $RUN/aligned/subgraphs.jsonl.zst"
+  PARTS=$WIKI_PARTS slurm_script kg-align subgraphs "$KG" "$RUN/aligned"
 }
 
 stage_render() {
-  local templates=()
-  [[ $KGLM_MODE == template ]] && templates=(--templates "$KGLM_TEMPLATES")
-  echo "== verbalize render --mode $KGLM_MODE: $RUN/subgraphs.jsonl -> $RUN/kelm/LANG.jsonl"
-  "$bin/verbalize" render --kg "$RUN/kg.h5" --mode "$KGLM_MODE" "${templates[@]}" --langs "$KGLM_LANGS" \
-    --split-by-lang "$RUN/kelm" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$RUN/kelm.stats.json" --quiet \
-    "$RUN/subgraphs.jsonl"
+  local templates=-
+  [[ $KGLM_MODE == template ]] && templates=$KGLM_TEMPLATES
+  echo "== verbalize render --mode $KGLM_MODE: $RUN/aligned/subgraphs.jsonl.zst -> $RUN/kelm/LANG.jsonl"
+  slurm_script verbalize "$KG" "$RUN/aligned/subgraphs.jsonl.zst" "$RUN/kelm" "$KGLM_MODE" "$templates" "$KGLM_LANGS"
 }
 
 pipeline_start "$@"
-words wiki_parts "$KGLM_WIKI"
 wikidata_stages
 wikipedia_stages
-stage align --array "${#wiki_parts[@]}" --after "kg wiki" --out "$RUN/aligned/part-{task}.jsonl" \
+stage align --array "$WIKI_PARTS" --after "kg wiki" --out "$RUN/aligned/aligned-{task}.jsonl.zst" \
   --out "$RUN/aligned/cooc-{task}.tsv" -- stage_align_part
-stage subgraphs --after "kg align" --out "$RUN/subgraphs.jsonl" -- stage_subgraphs
+stage subgraphs --after "kg align" --out "$RUN/aligned/subgraphs.jsonl.zst" -- stage_subgraphs
 stage render --after "kg subgraphs" --in "$KGLM_TEMPLATES" --out "$RUN/kelm" -- stage_render
 pipeline_end

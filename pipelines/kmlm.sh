@@ -6,11 +6,8 @@
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
 #SBATCH --time=04:00:00
-set -euo pipefail
-here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/train.sh"
-source "$here/pipelines/lib/wikidata.sh"
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use train wikidata
 
 wikidata_options
 pipeline_option langs KGLM_LANGS de,fr,es,it,nl,vi,ja,zh,ko,ru,ar "target languages of the code-switched text"
@@ -19,26 +16,21 @@ pipeline_option text KGLM_TEXT "" "Wikipedia text for L_MLM: LANG=FILE ... (none
 train_options
 
 stage_kmlm_text() {
-  local threads=${SLURM_CPUS_PER_TASK:-$(nproc)}
   echo "== cs-gen kmlm: code-switched (+ alias) and parallel sentences -> $RUN/kmlm-cs/, $RUN/kmlm-parallel/"
-  "$bin/cs-gen" kmlm --kg "$RUN/kg.h5" --langs "$KGLM_LANGS" --alias --split-by-lang "$RUN/kmlm-cs" \
-    --threads "$threads" --stats "$RUN/kmlm-cs.stats.json" --quiet
-  "$bin/cs-gen" kmlm --kg "$RUN/kg.h5" --langs "$KGLM_LANGS" --mode parallel --split-by-lang "$RUN/kmlm-parallel" \
-    --threads "$threads" --stats "$RUN/kmlm-parallel.stats.json" --quiet
+  slurm_script cs-gen kmlm "$KG" "$RUN" --langs "$KGLM_LANGS"
 }
 
 stage_cycles() {
   local extra=()
   read -r -a extra <<< "$KGLM_CYCLES_ARGS"
   echo "== kg-cycles: 3-cycles and 4-cycles with a diagonal -> $RUN/cycles.h5, reasoning samples -> $RUN/reasoning/"
-  "$bin/kg-cycles" --kg "$RUN/kg.h5" -o "$RUN/cycles.h5" --text "$RUN/reasoning" --langs "en,$KGLM_LANGS" \
-    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$RUN/cycles.stats.json" --quiet "${extra[@]}"
+  slurm_script kg-cycles "$KG" "$RUN" --text "$RUN/reasoning" --langs "en,$KGLM_LANGS" "${extra[@]}"
 }
 
 stage_kmlm_tokens() {
   local text=()
   read -r -a text <<< "$KGLM_TEXT"
-  stage_tokens "$RUN/kmlm-cs" "$RUN/kmlm-parallel" "$RUN/reasoning" "${text[@]}"
+  train_tokens "$RUN/kmlm-cs" "$RUN/kmlm-parallel" "$RUN/reasoning" "${text[@]}"
 }
 
 pipeline_start "$@"
@@ -47,5 +39,5 @@ stage kmlm-text --after kg --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- st
 stage cycles --after kg --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
 stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens
 stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
-  -- stage_pretrain
+  -- train_pretrain
 pipeline_end

@@ -7,10 +7,8 @@
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
 #SBATCH --time=04:00:00
-set -euo pipefail
-here=${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-source "$here/pipelines/lib/pipeline.sh"
-source "$here/pipelines/lib/train.sh"
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use train
 
 pipeline_option corpora KGLM_CORPORA "" \
   "per-language corpora: a directory of LANG.jsonl files, or LANG=FILE ... (sample-lang --input)"
@@ -27,28 +25,24 @@ scheme_of_task() {
 }
 
 stage_sample() {
-  local scheme TRAIN_DIR inputs=() input how=(--truncate)
+  local scheme TRAIN_DIR inputs=() smallest=()
   scheme_of_task
-  for input in $KGLM_CORPORA; do inputs+=(--input "$input"); done
-  [[ $scheme == truncate ]] || how=(--alpha "$scheme" --keep-smallest)
-  mkdir -p "$TRAIN_DIR"
-  echo "$scheme" > "$TRAIN_DIR/scheme.txt"
-  echo "== sample-lang ${how[*]}: $KGLM_CORPORA -> $TRAIN_DIR/corpus/"
-  "$bin/sample-lang" "${how[@]}" --unit "$KGLM_UNIT" "${inputs[@]}" --split-by-lang "$TRAIN_DIR/corpus" \
-    --write-plan "$TRAIN_DIR/plan.tsv" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$TRAIN_DIR/sample.stats.json" \
-    --quiet
+  read -r -a inputs <<< "$KGLM_CORPORA"
+  [[ $scheme == truncate ]] || smallest=(--keep-smallest)
+  echo "== sample-lang, scheme $scheme: $KGLM_CORPORA -> $TRAIN_DIR/corpus/"
+  slurm_script sample-lang "$TRAIN_DIR/corpus/" "$scheme" "${inputs[@]}" --unit "$KGLM_UNIT" "${smallest[@]}"
 }
 
 stage_scheme_tokens() {
   local scheme TRAIN_DIR
   scheme_of_task
-  stage_tokens "$TRAIN_DIR/corpus"
+  train_tokens "$TRAIN_DIR/corpus"
 }
 
 stage_scheme_pretrain() {
   local scheme TRAIN_DIR
   scheme_of_task
-  stage_pretrain
+  train_pretrain
 }
 
 pipeline_start "$@"

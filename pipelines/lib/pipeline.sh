@@ -1,5 +1,10 @@
 # kglm pipelines: stages run here in order, or submitted to Slurm as a chain of batch jobs.
-# Sourced by pipelines/*.sh after they set `here` (the kglm tree). A pipeline declares its options
+# A pipeline sources it, names the library modules it uses,
+#
+#   source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+#   pipeline_use MODULE...
+#
+# (KGLM_HOME first: a submitted job runs a spooled copy of the script), declares its options
 # (pipeline_option), defines one shell function per stage, then calls
 #
 #   pipeline_start "$@"
@@ -23,14 +28,25 @@
 # existence alone never counts as done.
 #
 # Inside a stage function: TASK (the array index, 0 when not an array) and TASKS (the array size),
-# RUN (the run directory), bin (the tools) and kglm_home are set; `task_id` is TASK as %04d;
+# RUN (the run directory), bin (the tools) and here (the kglm tree) are set; `task_id` is TASK as %04d;
 # STAGE_CONTINUES is 1 when the task starts again from the same inputs and definition after it was
 # interrupted (requeued, stopped by SIGUSR1), so that a checkpoint it left may be resumed.
+
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# pipeline_use MODULE...: the library modules the pipeline uses (train, wikidata: pipelines/lib/*.sh).
+pipeline_use() {
+  local module
+  for module in "$@"; do
+    [[ -f "$here/pipelines/lib/$module.sh" ]] || { echo "pipelines/lib: no module '$module'" >&2; exit 2; }
+    source "$here/pipelines/lib/$module.sh"
+  done
+}
 
 pipeline_name=$(basename "$0" .sh)
 [[ -n "${KGLM_PIPELINE:-}" ]] && pipeline_name=$KGLM_PIPELINE # the spooled copy of a batch job is not named
 pipeline_script=${KGLM_PIPELINE_SCRIPT:-$(cd "$(dirname "$0")" && pwd)/$(basename "$0")}
-kglm_home=$here
 bin=${KGLM_BIN:-$here/build/bin}
 
 pipeline_option_names=() # option names, in declaration order
@@ -189,7 +205,7 @@ stage_complete() {
 # Runs task $1 of the current stage unless its record is complete; records it on success.
 # Returns the stage's status (75: stopped early after a checkpoint, to be continued).
 stage_run_task() {
-  local task=$1 record status=0 child
+  local task=$1 record status
   record=$(stage_record_path "$task")
   if stage_complete "$task"; then
     echo "== $stage_name${stage_array:+ task $task}: complete (${record#"$RUN"/}), skipped"
@@ -202,23 +218,36 @@ stage_run_task() {
   intent=$(stage_record "$task" | grep -v '^output ')
   [[ $pipeline_force == 0 && -f "$record.started" && "$(cat "$record.started")" == "$intent" ]] && continues=1
   echo "$intent" > "$record.started"
-  # The stage runs in the background so that this shell can hand it SIGUSR1 (Slurm's
-  # --signal=B:USR1 reaches only the batch shell): the stage's `checkpointing` passes it on.
-  (
-    set -euo pipefail
-    trap : USR1 # survive a SIGUSR1 outside `checkpointing`; the tools get the default action back
-    export TASK=$task TASKS=${stage_tasks[$stage_name]} RUN bin kglm_home STAGE_CONTINUES=$continues
-    task_id=$(printf %04d "$task")
-    "${stage_command[@]}"
-  ) &
-  child=$!
-  trap 'kill -USR1 $child 2> /dev/null || true' USR1
-  stage_wait "$child" || status=$?
-  trap - USR1
+  # In the background, so that this shell can hand it SIGUSR1 (Slurm's --signal=B:USR1 reaches only
+  # the batch shell); the stage's `checkpointing` passes it on to the tool.
+  status_of status checkpointing stage_task_body "$task" "$continues"
   [[ $status == 0 ]] || return "$status"
   stage_record "$task" > "$record.tmp"
   mv "$record.tmp" "$record"
   rm -f "$record.started"
+}
+
+# status_of VAR COMMAND...: runs COMMAND with set -e off and puts its exit status in VAR. Never
+# `COMMAND || status=$?`: bash ignores set -e in everything a || list starts, background subshells
+# included, so a stage run from one would go on after a failed command.
+status_of() {
+  local -n into=$1
+  local errexit=0
+  shift
+  [[ $- == *e* ]] && errexit=1
+  set +e
+  "$@"
+  into=$?
+  [[ $errexit == 0 ]] || set -e
+}
+
+# The work of task $1 of the current stage, in a subshell of its own (STAGE_CONTINUES=$2).
+stage_task_body() {
+  set -euo pipefail
+  trap : USR1 # survive a SIGUSR1 outside `checkpointing`; the tools get the default action back
+  export TASK=$1 TASKS=${stage_tasks[$stage_name]} RUN bin here STAGE_CONTINUES=$2
+  task_id=$(printf %04d "$1")
+  "${stage_command[@]}"
 }
 
 # Waits for the child $1 through any number of trapped signals; returns its exit status.
@@ -232,8 +261,9 @@ stage_wait() {
   return "$status"
 }
 
-# For a stage function: runs a training command that checkpoints and exits 75 on SIGUSR1, handing it
-# the SIGUSR1 this stage gets. Returns the command's status.
+# Runs a command (a tool, or a shell function in a subshell) in the background and hands it the
+# SIGUSR1 this shell gets: for a training tool, which checkpoints and exits 75 on SIGUSR1. Returns
+# the command's status.
 checkpointing() {
   local child status=0
   "$@" &
@@ -301,7 +331,7 @@ stage_job() {
   local task=${SLURM_ARRAY_TASK_ID:-0} status=0
   echo "$(date -u +%FT%TZ) kglm $pipeline_name: stage $stage_name${stage_array:+ task $task}," \
     "job ${SLURM_JOB_ID:-?} on ${SLURMD_NODENAME:-$(hostname)} (start $((${SLURM_RESTART_COUNT:-0} + 1)))"
-  stage_run_task "$task" || status=$?
+  status_of status stage_run_task "$task"
   if [[ $status == 75 && $stage_requeue == 1 && -n "${SLURM_JOB_ID:-}" ]]; then
     echo "$(date -u +%FT%TZ) stopped after a checkpoint: requeueing job $SLURM_JOB_ID"
     scontrol requeue "$SLURM_JOB_ID"
@@ -338,7 +368,7 @@ stage_submit() {
     return 0
   fi
   cmd=(sbatch --parsable --job-name="$pipeline_name-$stage_name"
-    "--export=ALL,KGLM_HOME=$kglm_home,KGLM_BIN=$bin,KGLM_PIPELINE=$pipeline_name,KGLM_PIPELINE_SCRIPT=$pipeline_script")
+    "--export=ALL,KGLM_HOME=$here,KGLM_BIN=$bin,KGLM_PIPELINE=$pipeline_name,KGLM_PIPELINE_SCRIPT=$pipeline_script")
   if [[ -n "$stage_array" ]]; then
     cmd+=("--array=$(stage_array_spec "${tasks[@]}")" "--output=$RUN/logs/$stage_name-%4a.log" --open-mode=append)
   else
@@ -370,33 +400,25 @@ stage_submit() {
   echo "$stage_name: job $jobid${stage_array:+ (array $(stage_array_spec "${tasks[@]}"))}${deps[*]:+ after ${deps[*]}}"
 }
 
-# A run's earlier jobs: those that can never start (a dependency failed) are cancelled; one still
-# queued or running stops the submission, as two chains would write the same outputs.
+# A run's earlier jobs still queued or running stop the submission: two chains would write the same
+# outputs. (A job after a failed one does not linger: it is submitted with --kill-on-invalid-dep.)
 pipeline_check_previous_jobs() {
-  local id array state reason
+  local array id state
   declare -A ours=()
   [[ -f "$RUN/.pipeline/jobs.tsv" ]] || return 0
   while read -r id _; do ours[$id]=1; done < "$RUN/.pipeline/jobs.tsv"
-  while read -r array id state reason; do
-    [[ -n "${ours[$array]:-}" ]] || continue
-    if [[ $reason == DependencyNeverSatisfied ]]; then
-      echo "job $id of an earlier submission can never start ($reason): cancelled"
-      scancel "${id%%_*}"
-    else
+  while read -r array id state; do
+    [[ -n "${ours[$array]:-}" ]] &&
       pipeline_fail 1 "job $id of an earlier submission of $RUN is $state; wait for it or scancel it first"
-    fi
-  done < <(squeue -h -o '%F %i %T %r' 2> /dev/null || true)
+  done < <(squeue -h -o '%F %i %T' 2> /dev/null || true)
   return 0
 }
 
-# words VAR STRING: the array VAR of STRING's words, each a path glob expanded when it matches (an
-# option that lists input files, e.g. the parts of a dump, as one string).
-words() {
-  local -n into=$1
-  local word matches
-  into=()
-  for word in $2; do
-    mapfile -t matches < <(compgen -G "$word" | sort -V)
-    if [[ ${#matches[@]} -gt 0 ]]; then into+=("${matches[@]}"); else into+=("$word"); fi
-  done
+# slurm_script NAME ARG...: slurm/NAME.sbatch, the batch script of one tool, as this stage's work:
+# array task TASK, with the CPUs of the job (all of this machine's when run here).
+slurm_script() {
+  local name=$1
+  shift
+  SLURM_ARRAY_TASK_ID=$TASK SLURM_CPUS_PER_TASK=${SLURM_CPUS_PER_TASK:-$(nproc)} KGLM_BIN=$bin \
+    bash "$here/slurm/$name.sbatch" "$@"
 }

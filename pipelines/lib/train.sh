@@ -1,6 +1,6 @@
-# The training stages the paper pipelines share: a token dataset of their corpora, then pre-training
-# that checkpoints, requeues itself under Slurm and resumes. Sourced after pipeline.sh; call
-# train_options before pipeline_start.
+# The training stages the pipelines share: a token dataset of their corpora, then pre-training that
+# checkpoints, requeues itself under Slurm and resumes; fine-tuning that does the same. A pipeline.sh
+# module: call train_options before pipeline_start.
 source "$here/pipelines/lib/tokenizer.sh"
 
 train_options() {
@@ -15,9 +15,9 @@ train_options() {
   pipeline_option pretrain-args KGLM_PRETRAIN_ARGS "--batch 32 --lr 1e-4 --warmup 500" "more pretrain options"
 }
 
-# stage_tokens CORPUS...: TRAIN_DIR/tokens.h5 (+ TRAIN_DIR/spm.model when no tokenizer is given).
+# train_tokens CORPUS...: TRAIN_DIR/tokens.h5 (+ TRAIN_DIR/spm.model when no tokenizer is given).
 # TRAIN_DIR is RUN unless a stage trains several models (one per array task).
-stage_tokens() {
+train_tokens() {
   local tokenizer=$KGLM_TOKENIZER out=${TRAIN_DIR:-$RUN}
   mkdir -p "$out"
   if [[ -z "$tokenizer" ]]; then
@@ -30,10 +30,10 @@ stage_tokens() {
     -o "$out/tokens.h5" --stats "$out/prepare.stats.json" --quiet "$@"
 }
 
-# stage_pretrain [PRETRAIN_OPTION...]: trains TRAIN_DIR/ckpt from TRAIN_DIR/tokens.h5; continues the
+# train_pretrain [PRETRAIN_OPTION...]: trains TRAIN_DIR/ckpt from TRAIN_DIR/tokens.h5; continues the
 # checkpoint that this stage left when it was stopped or requeued (--resume keeps the original
 # settings), and starts over from anything else.
-stage_pretrain() {
+train_pretrain() {
   local start=() model=() extra=() out=${TRAIN_DIR:-$RUN}
   read -r -a model <<< "$KGLM_MODEL"
   read -r -a extra <<< "$KGLM_PRETRAIN_ARGS"
@@ -52,10 +52,10 @@ stage_pretrain() {
     --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }
 
-# finetune_run DIR FINETUNE_OPTION...: `finetune -o DIR` that hands on SIGUSR1 (checkpoint, exit 75).
+# train_finetune DIR FINETUNE_OPTION...: `finetune -o DIR` that hands on SIGUSR1 (checkpoint, exit 75).
 # When the stage continues after a stop or requeue, a DIR with its results is kept and a DIR without
 # them is resumed (--resume); otherwise DIR is started over.
-finetune_run() {
+train_finetune() {
   local dir=$1
   shift
   if [[ ${STAGE_CONTINUES:-0} == 1 && -f "$dir/results.json" ]]; then

@@ -1,7 +1,8 @@
-# The stages every paper pipeline starts with: the KG store from a Wikidata dump as a job array of
-# shards and a merge, and Wikipedia dump parts cleaned as a job array (one task per part). Sourced
-# after pipeline.sh; call wikidata_options (and wikipedia_options) before pipeline_start, then
-# wikidata_stages (and wikipedia_stages) after it.
+# The stages every paper pipeline starts with, done by the tools' batch scripts in slurm/: the KG
+# store from a Wikidata dump as a job array of shards and a merge (slurm/wd-extract.sbatch), and
+# the parts of a Wikipedia dump cleaned as a job array, one task per part (slurm/wiki-extract.sbatch).
+# Call wikidata_options (and wikipedia_options) before pipeline_start, wikidata_stages (and
+# wikipedia_stages) after it. KG is the store's path; WIKI_PARTS the number of dump parts.
 
 wikidata_options() {
   pipeline_option dump KGLM_DUMP "$here/data/wikidata-sample.json" "Wikidata JSON dump (gz, bz2, zst or plain)"
@@ -11,46 +12,45 @@ wikidata_options() {
 
 wikipedia_options() {
   pipeline_option wiki KGLM_WIKI "$here/data/enwiki-sample.xml" \
-    "Wikipedia dump parts, one wiki-extract array task each (paths or globs, space-separated)"
+    "Wikipedia dump parts, one wiki-extract array task each (a glob, or paths, in version order)"
 }
 
 stage_kg_shard() {
   local extra=()
   read -r -a extra <<< "$KGLM_EXTRACT_ARGS"
-  mkdir -p "$RUN/kg"
   echo "== wd-extract shard $TASK/$TASKS: $KGLM_DUMP -> $RUN/kg/part-$task_id.h5"
-  "$bin/wd-extract" "$KGLM_DUMP" --shard "$TASK/$TASKS" --langs "en,$KGLM_LANGS" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    -o "$RUN/kg/part-$task_id.h5" --stats "$RUN/kg/part-$task_id.stats.json" --quiet "${extra[@]}"
+  SHARDS=$TASKS slurm_script wd-extract "$KGLM_DUMP" "$RUN/kg" --langs "en,$KGLM_LANGS" "${extra[@]}"
 }
 
 stage_kg_merge() {
-  local parts=() i
-  for ((i = 0; i < KGLM_SHARDS; i++)); do parts+=("$RUN/kg/part-$(printf %04d "$i").h5"); done
-  echo "== wd-extract merge: $KGLM_SHARDS shards -> $RUN/kg.h5"
-  "$bin/wd-extract" merge "${parts[@]}" -o "$RUN/kg.h5" --stats "$RUN/kg.stats.json" --quiet
+  echo "== wd-extract merge: $KGLM_SHARDS shards -> $KG"
+  SHARDS=$KGLM_SHARDS slurm_script wd-extract "$KGLM_DUMP" "$RUN/kg" --merge
 }
 
 wikidata_stages() {
+  KG=$RUN/kg/kg.h5
   stage kg-shard --array "$KGLM_SHARDS" --in "$KGLM_DUMP" --out "$RUN/kg/part-{task}.h5" -- stage_kg_shard
-  stage kg --after kg-shard --out "$RUN/kg.h5" -- stage_kg_merge
+  stage kg --after kg-shard --out "$KG" -- stage_kg_merge
 }
 
 stage_wiki_part() {
-  local parts
-  words parts "$KGLM_WIKI"
-  mkdir -p "$RUN/wiki"
-  echo "== wiki-extract part $TASK/$TASKS: ${parts[$TASK]} -> $RUN/wiki/docs-$task_id.jsonl"
-  "$bin/wiki-extract" "${parts[$TASK]}" -o "$RUN/wiki/docs-$task_id.jsonl" --redirects "$RUN/wiki/redirects-$task_id.tsv" \
-    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --stats "$RUN/wiki/docs-$task_id.stats.json" --quiet
+  echo "== wiki-extract part $TASK/$TASKS of $KGLM_WIKI -> $RUN/wiki/docs-$task_id.jsonl.zst"
+  slurm_script wiki-extract "$KGLM_WIKI" "$RUN/wiki"
 }
 
-# The redirects of every part, for a stage that resolves links (a redirect may point across parts).
-all_redirects() { cat "$RUN"/wiki/redirects-*.tsv; }
+# FORMAT's paths for the dump parts 0..WIKI_PARTS-1 (FORMAT has one %04d).
+wiki_part_files() {
+  local i
+  for ((i = 0; i < WIKI_PARTS; i++)); do printf "$1\n" "$i"; done
+}
 
 wikipedia_stages() {
-  local parts inputs=() part
-  words parts "$KGLM_WIKI"
+  local parts=() part inputs=()
+  # The parts as slurm/wiki-extract.sbatch lists them.
+  mapfile -t parts < <(ls -1 $KGLM_WIKI 2> /dev/null | sort -V)
+  [[ ${#parts[@]} -gt 0 ]] || pipeline_fail 2 "no Wikipedia dump part matches '$KGLM_WIKI' (--wiki)"
+  WIKI_PARTS=${#parts[@]}
   for part in "${parts[@]}"; do inputs+=(--in "$part"); done
-  stage wiki --array "${#parts[@]}" "${inputs[@]}" --out "$RUN/wiki/docs-{task}.jsonl" \
+  stage wiki --array "$WIKI_PARTS" "${inputs[@]}" --out "$RUN/wiki/docs-{task}.jsonl.zst" \
     --out "$RUN/wiki/redirects-{task}.tsv" -- stage_wiki_part
 }

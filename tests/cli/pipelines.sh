@@ -18,9 +18,14 @@ ok "kmlm: 2 shards merged, code-switched and reasoning text, 20 steps of pre-tra
 
 "$src/pipelines/entitycs.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/entitycs" > "$tmp/entitycs.out" 2>&1 ||
   fail "entitycs: $(tail "$tmp/entitycs.out")"
-grep -q '<e>' "$tmp/entitycs/entitycs/part-0000.jsonl" || fail "entitycs: no marked entities"
+zstd -dc "$tmp/entitycs/entitycs/entitycs-0000.jsonl.zst" | grep -q '<e>' || fail "entitycs: no marked entities"
+python3 - "$tmp/entitycs/prepare.stats.json" << 'PY' || fail "entitycs: the token dataset's languages"
+import json, sys
+langs = {k.split(".", 1)[1] for k in json.load(open(sys.argv[1])) if k.startswith("sequences.")}
+assert len(langs) > 1 and all(len(l) == 2 for l in langs), langs  # the records' languages, not file names
+PY
 grep -q '"train_layers": "last:2"' "$tmp/entitycs/ckpt/trainer_state.json" || fail "entitycs: not last:2"
-ok "entitycs: code-switched entity sentences, pre-training of the last two layers"
+ok "entitycs: code-switched entity sentences in their languages, pre-training of the last two layers"
 
 "$src/pipelines/kelm.sh" --shards 3 --langs en,de,fr "$tmp/kelm" > "$tmp/kelm.out" 2>&1 || fail "kelm: $(tail "$tmp/kelm.out")"
 for l in en de fr; do [ -s "$tmp/kelm/kelm/$l.jsonl" ] || fail "kelm: no $l text"; done
@@ -31,7 +36,7 @@ ok "kelm: aligned statements, subgraphs, verbalized in en, de, fr"
 python3 - "$tmp/melmo" << 'PY' || fail "melmo plans"
 import sys
 def plan(i):
-    rows = [l.rstrip("\n").split("\t") for l in open("%s/scheme-%04d/plan.tsv" % (sys.argv[1], i)) if not l.startswith("#")]
+    rows = [l.rstrip("\n").split("\t") for l in open("%s/scheme-%04d/corpus.plan.tsv" % (sys.argv[1], i)) if not l.startswith("#")]
     return {r[0]: (int(r[2]), int(r[5])) for r in rows}
 smallest = min(lines for lines, _ in plan(2).values())
 assert all(target == smallest for _, target in plan(2).values()), plan(2)  # truncate
@@ -63,13 +68,38 @@ grep -q -- "--array=0-4 .*--partition=cpu --account=nlp .*kmlm.sh --stage kg-sha
   fail "dry-run array: $(cat "$tmp/dry.out")"
 grep -q -- '--dependency=afterok:$kg_shard_job ' "$tmp/dry.out" || fail "dry-run chain: $(cat "$tmp/dry.out")"
 grep -q -- '--requeue --signal=B:USR1@120 .*--cpus-per-task=16 --time=24:00:00' "$tmp/dry.out" || fail "pretrain job"
-ok "--dry-run: the sbatch commands, a job array of 5 shards, afterok chains, pretrain with --requeue"
+KGLM_SBATCH_ARGS_PRETRAIN="--gres=gpu:1" "$src/pipelines/kmlm.sh" --dry-run --sbatch-args "--mem=8G" "$tmp/dry" \
+  > "$tmp/dry2.out" || fail "--dry-run with KGLM_SBATCH_ARGS_PRETRAIN"
+[ "$(grep -c -- '--gres=gpu:1' "$tmp/dry2.out")" = 1 ] && grep -q -- '--mem=8G --gres=gpu:1 .*--stage pretrain' "$tmp/dry2.out" ||
+  fail "per-stage sbatch options: $(cat "$tmp/dry2.out")"
+[ "$(grep -c -- '--mem=8G' "$tmp/dry2.out")" = 6 ] || fail "--sbatch-args not on every stage"
+ok "--dry-run: the sbatch commands, a job array of 5 shards, afterok chains, pretrain with --requeue, --sbatch-args on every stage and KGLM_SBATCH_ARGS_PRETRAIN on pretrain's only"
+# A stage stops at its first failed command, here and as a submitted job runs it (--stage): bash
+# ignores set -e in a function called from a || list, so the driver must not run stages from one.
+cat > "$tmp/two-steps.sh" << EOF
+#!/usr/bin/env bash
+source "$src/pipelines/lib/pipeline.sh"
+stage_two_steps() { false; touch "\$RUN/after-false"; }
+pipeline_start "\$@"
+stage two-steps --out "\$RUN/after-false" -- stage_two_steps
+pipeline_end
+EOF
+chmod +x "$tmp/two-steps.sh"
+"$tmp/two-steps.sh" "$tmp/two" > "$tmp/two.out" 2>&1 && fail "a stage with a failed command succeeded"
+grep -q "stage two-steps failed (exit 1)" "$tmp/two.out" || fail "local: $(cat "$tmp/two.out")"
+status=0
+"$tmp/two-steps.sh" --stage two-steps "$tmp/two" > "$tmp/two-job.out" 2>&1 || status=$?
+[ $status = 1 ] || fail "the job of a failed stage: exit $status $(cat "$tmp/two-job.out")"
+[ ! -e "$tmp/two/after-false" ] || fail "a stage went on after a failed command"
+[ ! -e "$tmp/two/.stages/two-steps" ] || fail "a failed stage was recorded"
+ok "a stage stops at its first failed command, locally and as a job (--stage), and is not recorded"
+
 # finetune stopped by SIGUSR1 in the demo's finetune stage: exit 75, and the next run resumes it
 "$src/pipelines/demo.sh" --until pretrain "$tmp/demo" > /dev/null 2>&1 || fail "demo up to pretrain"
 "$src/pipelines/demo.sh" "$tmp/demo" > "$tmp/stopped.out" 2>&1 &
 demo=$!
-for _ in $(seq 600); do pgrep -f "bin/finetune --task token" > /dev/null && break; sleep 0.1; done
-sleep 2
+# finetune creates its run directory after it has set up its SIGUSR1 handling.
+for _ in $(seq 600); do [ -d "$tmp/demo/finetune-ner" ] && break; sleep 0.05; done
 pkill -USR1 -f "bin/finetune --task token" || fail "no finetune to stop"
 status=0
 wait $demo || status=$?

@@ -1,21 +1,9 @@
-# Sourced by the Slurm tests: a scratch directory, pass/fail helpers, and a private one-node Slurm
-# cluster (tests/slurm/cluster.sh) that is stopped on exit, even on failure. Exits 77 (skip) with the
-# reason when the daemons cannot start here.
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
+# Sourced by the Slurm tests after tests/cli/common.sh (scratch directory, pass/fail helpers): a
+# private one-node Slurm cluster (tests/slurm/cluster.sh), stopped on exit even on failure, and
+# helpers to wait for jobs. Exits 77 (skip) with the reason when the daemons cannot start here.
 source "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"
-cleanup() {
-  slurm_cluster_stop
-  [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -n 20 "$tmp"/cluster/log/slurmctld.log >&2 2> /dev/null || true
-  exit 1
-}
-pass=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
+chmod 755 "$tmp"
+trap 'slurm_cluster_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 slurm_cluster_start "$tmp/cluster" || exit $?
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 

@@ -4,6 +4,7 @@
 # logs/, and a second --submit finds every stage complete and submits nothing.
 set -euo pipefail
 bin=$1 src=$2
+source "$src/tests/cli/common.sh" "$src/data"
 source "$src/tests/slurm/common.sh"
 export KGLM_BIN=$bin
 
@@ -14,6 +15,11 @@ stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
 [ "$stages" = 9 ] || fail "expected 9 jobs: $(cat "$tmp/submit.out")"
 grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
 jobs=$(run_jobs "$tmp/slurm")
+"$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
+grep -q "of an earlier submission of $tmp/slurm is \(PENDING\|RUNNING\); wait for it or scancel it first" \
+  "$tmp/twice.out" || fail "second --submit while the first runs: $(cat "$tmp/twice.out")"
+[ "$(run_jobs "$tmp/slurm")" = "$jobs" ] || fail "the refused submission submitted jobs"
+ok "a --submit while the run's earlier jobs are queued or running is refused"
 wait_jobs 600 $jobs
 expect_completed $jobs
 ok "demo --submit: $stages jobs chained by afterok, all completed"

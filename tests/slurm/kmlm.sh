@@ -8,6 +8,7 @@
 #   resumes each time, and its losses, one line per step, equal those of an uninterrupted local run.
 set -euo pipefail
 bin=$1 src=$2
+source "$src/tests/cli/common.sh" "$src/data"
 source "$src/tests/slurm/common.sh"
 export KGLM_BIN=$bin
 kmlm=$src/pipelines/kmlm.sh
@@ -38,7 +39,7 @@ expect_completed $jobs
 ok "the next --submit resubmits the failed task alone (array 1), then the merge"
 
 "$bin/wd-extract" "$src/data/wikidata-sample.json" --langs en,$langs -o "$tmp/unsharded.h5" --quiet
-python3 "$src/tests/slurm/same_outputs.py" --store "$tmp/array/kg.h5" "$tmp/unsharded.h5" || fail "merged != unsharded"
+python3 "$src/tests/slurm/same_outputs.py" --store "$tmp/array/kg/kg.h5" "$tmp/unsharded.h5" || fail "merged != unsharded"
 ok "the merged store of 3 array tasks holds the same data as the unsharded one"
 
 # --- pretrain: requeued, then stopped by SIGUSR1, against an uninterrupted run

@@ -5,6 +5,7 @@
 # same global batch (tests/cli/compare_runs.py), and the log is where --output says.
 set -euo pipefail
 bin=$1 src=$2 fixtures=${3:-}
+source "$src/tests/cli/common.sh" "$src/data"
 source "$src/tests/slurm/common.sh"
 command -v mpirun > /dev/null || { echo "skipped: no mpirun"; exit 77; }
 model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 8 --steps 12 --lr 1e-3 --eval-fraction 0.1 --seed 5)
