@@ -20,12 +20,14 @@
 #include "nn/ops/activation.hpp"
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
+#include "nn/ops/biased_attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/elementwise.hpp"
 #include "nn/ops/embedding.hpp"
 #include "nn/ops/layer_norm.hpp"
 #include "nn/ops/linear.hpp"
+#include "nn/ops/rms_norm.hpp"
 
 namespace kglm::nn {
 namespace {
@@ -216,6 +218,166 @@ TEST(OpsGradient, LayerNorm) {
   for (int64_t j = 0; j < h; ++j) {
     EXPECT_NEAR(get(dgamma, j), 2 * get(dgamma1, j), 1e-12);
     EXPECT_NEAR(get(dbeta, j), 2 * get(dbeta1, j), 1e-12);
+  }
+}
+
+TEST(OpsGradient, RmsNorm) {
+  const int64_t n = 3, h = 7;
+  Tensor x = random({n, h}, 25, -2, 2), gamma = random({h}, 26, 0.5, 1.5);
+  Tensor wy = random({n, h}, 27), y = Tensor::empty({n, h}, DType::F64), rstd = Tensor::empty({n}, DType::F64);
+  auto objective = [&] {
+    rms_norm_forward(x, gamma, 1e-6, y, rstd);
+    return dot(wy, y);
+  };
+  objective();
+  // y = x / sqrt(mean(x²) + eps) · γ, row by row.
+  for (int64_t r = 0; r < n; ++r) {
+    double ms = 0;
+    for (int64_t j = 0; j < h; ++j) ms += get(x, r * h + j) * get(x, r * h + j) / h;
+    for (int64_t j = 0; j < h; ++j)
+      EXPECT_NEAR(get(y, r * h + j), get(x, r * h + j) / std::sqrt(ms + 1e-6) * get(gamma, j), 1e-12);
+  }
+  Tensor dx = Tensor::empty({n, h}, DType::F64), dgamma = Tensor::zeros({h}, DType::F64);
+  rms_norm_backward(wy, x, gamma, rstd, dx, dgamma);
+  expect_gradient("dx", x, dx, objective);
+  expect_gradient("dgamma", gamma, dgamma, objective);
+  Tensor base = random({n, h}, 28), dx_acc = base.clone(), none;
+  rms_norm_backward(wy, x, gamma, rstd, dx_acc, none, GradMode::Accumulate);
+  for (int64_t i = 0; i < dx.numel(); ++i) EXPECT_NEAR(get(dx_acc, i), get(base, i) + get(dx, i), 1e-12);
+}
+
+TEST(OpsGradient, ReluGeluTanhAndMultiply) {
+  // Away from 0, where ReLU has no derivative.
+  Tensor x = random({4, 6}, 32, 0.05, 3), wy = random({4, 6}, 33), y = Tensor::empty({4, 6}, DType::F64);
+  for (int64_t i = 0; i < x.numel(); i += 2) set(x, i, -get(x, i));
+  Tensor dx = Tensor::empty({4, 6}, DType::F64);
+  auto relu = [&] {
+    relu_forward(x, y);
+    return dot(wy, y);
+  };
+  relu();
+  relu_backward(wy, y, dx);
+  expect_gradient("relu dx", x, dx, relu);
+  auto gelu = [&] {
+    gelu_tanh_forward(x, y);
+    return dot(wy, y);
+  };
+  gelu();
+  EXPECT_NEAR(get(y, 1),
+              0.5 * get(x, 1) * (1 + std::tanh(std::sqrt(2 / M_PI) * (get(x, 1) + 0.044715 * std::pow(get(x, 1), 3)))),
+              1e-15);
+  gelu_tanh_backward(wy, x, dx);
+  expect_gradient("gelu_tanh dx", x, dx, gelu);
+  Tensor b = random({4, 6}, 34);
+  multiply(x, b, y);
+  for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(get(y, i), get(x, i) * get(b, i));
+}
+
+// T5 attention on cross-attention shapes (3 queries, 5 keys), with a key mask, a bias shared by
+// the batch, dropout; and causal self-attention; every input's gradient and the bias's.
+TEST(OpsGradient, BiasedAttention) {
+  const int64_t B = 2, A = 2, d = 3, I = A * d;
+  for (bool causal : {false, true}) {
+    for (float p : {0.0f, 0.25f}) {
+      SCOPED_TRACE(std::string(causal ? "causal" : "cross") + " dropout " + std::to_string(p));
+      const int64_t Tq = causal ? 4 : 3, Tk = causal ? 4 : 5;
+      BiasedAttentionShape s{B, Tq, Tk, A, d};
+      s.causal = causal;
+      s.scale = causal ? 1.0 : 0.5;
+      Tensor key_mask = causal ? Tensor() : ids({B, Tk}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0});
+      Tensor q = random({B, Tq, I}, 60, -1.5, 1.5), k = random({B, Tk, I}, 61, -1.5, 1.5);
+      Tensor v = random({B, Tk, I}, 62), bias = random({A, Tq, Tk}, 63), wy = random({B, Tq, I}, 64);
+      Tensor ctx = Tensor::empty({B, Tq, I}, DType::F64), probs = Tensor::empty({B, A, Tq, Tk}, DType::F64);
+      Tensor mask = p > 0 ? Tensor::empty({B, A, Tq, Tk}, DType::U8) : Tensor();
+      const DropoutKey key{7, 8};
+      auto objective = [&] {
+        biased_attention_forward(q, k, v, key_mask, bias, s, p, key, ctx, probs, mask);
+        return dot(wy, ctx);
+      };
+      objective();
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t h = 0; h < A; ++h)
+          for (int64_t i = 0; i < Tq; ++i)
+            for (int64_t j = 0; j < Tk; ++j) {
+              const bool hidden = causal ? j > i : (b == 1 && j >= 3);
+              if (hidden) {
+                EXPECT_EQ(get(probs, ((b * A + h) * Tq + i) * Tk + j), 0.0);
+              }
+            }
+      Tensor dq = Tensor::empty({B, Tq, I}, DType::F64), dk = Tensor::empty({B, Tk, I}, DType::F64);
+      Tensor dv = Tensor::empty({B, Tk, I}, DType::F64), dscores = Tensor::empty({B, A, Tq, Tk}, DType::F64);
+      biased_attention_backward(wy, q, k, v, probs, mask, s, p, dq, dk, dv, dscores);
+      expect_gradient("dq", q, dq, objective);
+      expect_gradient("dk", k, dk, objective);
+      expect_gradient("dv", v, dv, objective);
+      // The bias gradient is dscores summed over the batch.
+      Tensor dbias = Tensor::zeros({A, Tq, Tk}, DType::F64);
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t e = 0; e < A * Tq * Tk; ++e) set(dbias, e, get(dbias, e) + get(dscores, b * A * Tq * Tk + e));
+      expect_gradient("dbias", bias, dbias, objective);
+    }
+  }
+}
+
+// The relative-position bias: a table lookup per (query, key), its gradient the scatter-add of
+// the score gradients over the batch; and through attention, the table's gradient.
+TEST(OpsGradient, RelativeBias) {
+  const int64_t B = 2, A = 2, T = 4, buckets = 5, d = 2;
+  std::vector<int32_t> of(T * T);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j)
+      of[i * T + j] = static_cast<int32_t>(std::min<int64_t>(std::abs(j - i), 3) + (j > i));
+  Tensor buckets_of = ids({T, T}, of);
+  Tensor table = random({buckets, A}, 70), bias = Tensor::empty({A, T, T}, DType::F64);
+  relative_bias_forward(buckets_of, table, bias);
+  for (int64_t h = 0; h < A; ++h)
+    for (int64_t e = 0; e < T * T; ++e) EXPECT_EQ(get(bias, h * T * T + e), get(table, of[e] * A + h));
+  BiasedAttentionShape s{B, T, T, A, d};
+  Tensor q = random({B, T, A * d}, 71), k = random({B, T, A * d}, 72), v = random({B, T, A * d}, 73);
+  Tensor wy = random({B, T, A * d}, 74), ctx = Tensor::empty({B, T, A * d}, DType::F64);
+  Tensor probs = Tensor::empty({B, A, T, T}, DType::F64), none;
+  auto objective = [&] {
+    relative_bias_forward(buckets_of, table, bias);
+    biased_attention_forward(q, k, v, none, bias, s, 0, {}, ctx, probs, none);
+    return dot(wy, ctx);
+  };
+  objective();
+  Tensor dq = Tensor::empty({B, T, A * d}, DType::F64), dk = dq.clone(), dv = dq.clone();
+  Tensor dscores = Tensor::empty({B, A, T, T}, DType::F64), dtable = Tensor::zeros({buckets, A}, DType::F64);
+  biased_attention_backward(wy, q, k, v, probs, none, s, 0, dq, dk, dv, dscores);
+  relative_bias_backward(dscores, buckets_of, dtable);
+  expect_gradient("dtable", table, dtable, objective);
+  expect_error([&] { relative_bias_forward(ids({1, 1}, {5}), table, bias); }, "relative_bias_forward");
+}
+
+// A decode step reads k and v from a cache with more rows than keys in use, and sees the cached
+// keys up to its own position: the same context as the full causal pass's row.
+TEST(OpsSemantics, BiasedAttentionReadsACache) {
+  const int64_t B = 2, A = 2, d = 4, I = A * d, T = 5, capacity = 8;
+  Tensor q = random({B, T, I}, 80), k = random({B, T, I}, 81), v = random({B, T, I}, 82);
+  Tensor bias = random({A, T, T}, 83), none;
+  BiasedAttentionShape full{B, T, T, A, d};
+  full.causal = true;
+  Tensor ctx = Tensor::empty({B, T, I}, DType::F64), probs = Tensor::empty({B, A, T, T}, DType::F64);
+  biased_attention_forward(q, k, v, none, bias, full, 0, {}, ctx, probs, none);
+  Tensor kc = Tensor::zeros({B, capacity, I}, DType::F64), vc = kc.clone();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t c = 0; c < I; ++c) {
+        set(kc, (b * capacity + t) * I + c, get(k, (b * T + t) * I + c));
+        set(vc, (b * capacity + t) * I + c, get(v, (b * T + t) * I + c));
+      }
+  for (int64_t t = 0; t < T; ++t) {
+    BiasedAttentionShape step{B, 1, t + 1, A, d, capacity, true, t};
+    Tensor qt = Tensor::empty({B, 1, I}, DType::F64), bt = Tensor::empty({A, 1, t + 1}, DType::F64);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < I; ++c) set(qt, b * I + c, get(q, (b * T + t) * I + c));
+    for (int64_t h = 0; h < A; ++h)
+      for (int64_t j = 0; j <= t; ++j) set(bt, h * (t + 1) + j, get(bias, (h * T + t) * T + j));
+    Tensor ct = Tensor::empty({B, 1, I}, DType::F64), pt = Tensor::empty({B, A, 1, t + 1}, DType::F64);
+    biased_attention_forward(qt, kc, vc, none, bt, step, 0, {}, ct, pt, none);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < I; ++c) EXPECT_NEAR(get(ct, b * I + c), get(ctx, (b * T + t) * I + c), 1e-14);
   }
 }
 

@@ -1,7 +1,7 @@
-// GELU (exact, erf) and tanh, elementwise. Outputs may alias inputs: element i is read, then
-// written. The float GELU takes its erf eight at a time from glibc's vector math library
-// (libmvec, glibc >= 2.35, reached through libm), the vector form of the std::erf it uses
-// elsewhere; scalar std::erf is 10x slower and was the costliest op after the gemms.
+// GELU (exact, erf), tanh, ReLU and tanh-approximated GELU, elementwise. Outputs may alias inputs: element i is read,
+// then written. The float GELU takes its erf eight at a time from glibc's vector math library (libmvec, glibc >= 2.35,
+// reached through libm), the vector form of the std::erf it uses elsewhere; scalar std::erf is 10x slower and was the
+// costliest op after the gemms.
 #include <cmath>
 
 #include "nn/cpu/kernels.hpp"
@@ -86,11 +86,56 @@ void tanh_backward(const T* dy, const T* y, T* dx, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * (T(1) - y[i] * y[i]);
 }
 
+template <class T>
+void relu_forward(const T* x, T* y, int64_t n) {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+}
+
+template <class T>
+void relu_backward(const T* dy, const T* y, T* dx, int64_t n) {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) dx[i] = y[i] > T(0) ? dy[i] : T(0);
+}
+
+namespace {
+
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kGeluCubic = 0.044715;
+
+}  // namespace
+
+template <class T>
+void gelu_tanh_forward(const T* x, T* y, int64_t n) {
+  const T c = static_cast<T>(kSqrt2OverPi), a = static_cast<T>(kGeluCubic);
+#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    y[i] = T(0.5) * v * (T(1) + std::tanh(c * (v + a * v * v * v)));
+  }
+}
+
+template <class T>
+void gelu_tanh_backward(const T* dy, const T* x, T* dx, int64_t n) {
+  // d/dx ½x(1 + t) = ½(1 + t) + ½x(1 − t²)·c(1 + 3a·x²), t = tanh(c(x + a·x³))
+  const T c = static_cast<T>(kSqrt2OverPi), a = static_cast<T>(kGeluCubic);
+#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    const T t = std::tanh(c * (v + a * v * v * v));
+    dx[i] = dy[i] * (T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t * t) * c * (T(1) + T(3) * a * v * v));
+  }
+}
+
 #define KGLM_ACTIVATION_CPU(T)                                     \
   template void gelu_forward<T>(const T*, T*, int64_t);            \
   template void gelu_backward<T>(const T*, const T*, T*, int64_t); \
   template void tanh_forward<T>(const T*, T*, int64_t);            \
-  template void tanh_backward<T>(const T*, const T*, T*, int64_t);
+  template void tanh_backward<T>(const T*, const T*, T*, int64_t); \
+  template void relu_forward<T>(const T*, T*, int64_t);            \
+  template void relu_backward<T>(const T*, const T*, T*, int64_t); \
+  template void gelu_tanh_forward<T>(const T*, T*, int64_t);       \
+  template void gelu_tanh_backward<T>(const T*, const T*, T*, int64_t);
 KGLM_ACTIVATION_CPU(float)
 KGLM_ACTIVATION_CPU(double)
 #undef KGLM_ACTIVATION_CPU

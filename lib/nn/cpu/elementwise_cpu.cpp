@@ -26,6 +26,12 @@ void accumulate(T* acc, const T* x, int64_t n) {
 }
 
 template <class T>
+void multiply(const T* a, const T* b, T* out, int64_t n) {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+
+template <class T>
 void scale(T* x, double s, int64_t n) {
   const T f = static_cast<T>(s);
 #pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
@@ -50,10 +56,11 @@ double sum_of_squares(const T* x, int64_t n) {
   return total;
 }
 
-#define KGLM_ELEMENTWISE_CPU(T)                          \
-  template void add<T>(const T*, const T*, T*, int64_t); \
-  template void accumulate<T>(T*, const T*, int64_t);    \
-  template void scale<T>(T*, double, int64_t);           \
+#define KGLM_ELEMENTWISE_CPU(T)                               \
+  template void add<T>(const T*, const T*, T*, int64_t);      \
+  template void accumulate<T>(T*, const T*, int64_t);         \
+  template void multiply<T>(const T*, const T*, T*, int64_t); \
+  template void scale<T>(T*, double, int64_t);                \
   template double sum_of_squares<T>(const T*, int64_t);
 KGLM_ELEMENTWISE_CPU(float)
 KGLM_ELEMENTWISE_CPU(double)

@@ -36,6 +36,7 @@
 
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
+#include "nn/ops/biased_attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 
@@ -154,6 +155,41 @@ template <class T>
 void tanh_forward(const T* x, T* y, int64_t n);
 template <class T>
 void tanh_backward(const T* dy, const T* y, T* dx, int64_t n);
+template <class T>
+void relu_forward(const T* x, T* y, int64_t n);
+template <class T>
+void relu_backward(const T* dy, const T* y, T* dx, int64_t n);
+template <class T>
+void gelu_tanh_forward(const T* x, T* y, int64_t n);
+template <class T>
+void gelu_tanh_backward(const T* dy, const T* x, T* dx, int64_t n);
+
+// --- rms_norm_cpu.cpp: x [n, h]; dx written or accumulated, dgamma (or null) accumulated -------
+template <class T>
+void rms_norm_forward(const T* x, const T* gamma, double eps, T* y, T* rstd, int64_t n, int64_t h);
+template <class T>
+void rms_norm_backward(const T* dy, const T* x, const T* gamma, const T* rstd, T* dx, T* dgamma, int64_t n, int64_t h,
+                       bool dx_accumulate);
+
+// --- biased_attention_cpu.cpp (see nn/ops/biased_attention.hpp) ------------------------------
+// key_mask and bias may be null; drop_mask null when p == 0. Throws on a key_mask value other
+// than 0 or 1.
+template <class T>
+void biased_attention_forward(const T* q, const T* k, const T* v, const int32_t* key_mask, const T* bias,
+                              const BiasedAttentionShape& s, float p, const DropoutKey& key, T* ctx, T* probs,
+                              uint8_t* drop_mask);
+// dscores may be null.
+template <class T>
+void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v, const T* probs,
+                               const uint8_t* drop_mask, const BiasedAttentionShape& s, float p, T* dq, T* dk, T* dv,
+                               T* dscores);
+// Throws on a bucket outside [0, buckets).
+template <class T>
+void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t buckets, int64_t heads, int64_t tq,
+                           int64_t tk, T* bias);
+template <class T>
+void relative_bias_backward(const T* dscores, const int32_t* buckets_of, int64_t batch, int64_t heads, int64_t tq,
+                            int64_t tk, T* dtable);
 
 // --- dropout_cpu.cpp ----------------------------------------------------------------------------
 // Element i is kept when its Philox word is ≥ this (= ⌈p·2³²⌉, exact in double).
@@ -189,6 +225,8 @@ template <class T>
 void add(const T* a, const T* b, T* out, int64_t n);
 template <class T>
 void accumulate(T* acc, const T* x, int64_t n);
+template <class T>
+void multiply(const T* a, const T* b, T* out, int64_t n);
 template <class T>
 void scale(T* x, double s, int64_t n);
 template <class T>

@@ -93,4 +93,44 @@ void tanh_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
       });
 }
 
+void relu_forward(const Tensor& x, Tensor& y) {
+  check_unary(x, y, "relu_forward", "x", "y");
+  on_cpu_only(x, "relu_forward", [&] {
+    with_floating(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      cpu::relu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+    });
+  });
+}
+
+void relu_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
+  check_unary_backward(dy, y, dx, "relu_backward", "y");
+  on_cpu_only(y, "relu_backward", [&] {
+    with_floating(y.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      cpu::relu_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
+    });
+  });
+}
+
+void gelu_tanh_forward(const Tensor& x, Tensor& y) {
+  check_unary(x, y, "gelu_tanh_forward", "x", "y");
+  on_cpu_only(x, "gelu_tanh_forward", [&] {
+    with_floating(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      cpu::gelu_tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+    });
+  });
+}
+
+void gelu_tanh_backward(const Tensor& dy, const Tensor& x, Tensor& dx) {
+  check_unary_backward(dy, x, dx, "gelu_tanh_backward", "x");
+  on_cpu_only(x, "gelu_tanh_backward", [&] {
+    with_floating(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      cpu::gelu_tanh_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
+    });
+  });
+}
+
 }  // namespace kglm::nn

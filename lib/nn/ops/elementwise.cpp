@@ -31,6 +31,21 @@ void add(const Tensor& a, const Tensor& b, Tensor& out) {
       });
 }
 
+void multiply(const Tensor& a, const Tensor& b, Tensor& out) {
+  constexpr std::string_view op = "multiply";
+  check_floating(a, op, "a");
+  check_like(b, a, a.shape(), op, "b");
+  check_like(out, a, a.shape(), op, "out");
+  check_same_or_disjoint(out, a, op, "out", "a");
+  check_same_or_disjoint(out, b, op, "out", "b");
+  on_cpu_only(a, op, [&] {
+    with_floating(a.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      cpu::multiply<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
+    });
+  });
+}
+
 void accumulate(Tensor& acc, const Tensor& x) {
   constexpr std::string_view op = "accumulate";
   check_floating(acc, op, "acc");

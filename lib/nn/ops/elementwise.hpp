@@ -7,6 +7,8 @@ namespace kglm::nn {
 
 // out = a + b (same shapes; out may alias a or b).
 void add(const Tensor& a, const Tensor& b, Tensor& out);
+// out = a ⊙ b (same shapes; out may alias a or b): T5's gated feed-forward, and its backward.
+void multiply(const Tensor& a, const Tensor& b, Tensor& out);
 // acc += x.
 void accumulate(Tensor& acc, const Tensor& x);
 // x *= s.

@@ -3,21 +3,25 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/activation.cpp
   nn/ops/adamw.cpp
   nn/ops/attention.cpp
+  nn/ops/biased_attention.cpp
   nn/ops/cross_entropy.cpp
   nn/ops/dropout.cpp
   nn/ops/elementwise.cpp
   nn/ops/embedding.cpp
   nn/ops/layer_norm.cpp
   nn/ops/linear.cpp
+  nn/ops/rms_norm.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adamw_cpu.cpp
   nn/cpu/attention_cpu.cpp
+  nn/cpu/biased_attention_cpu.cpp
   nn/cpu/cross_entropy_cpu.cpp
   nn/cpu/dropout_cpu.cpp
   nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp
   nn/cpu/layer_norm_cpu.cpp
   nn/cpu/linear_cpu.cpp
+  nn/cpu/rms_norm_cpu.cpp
 )
 # The CPU kernels never read floating-point exception flags or errno. Without these two flags GCC
 # must keep branches around clamps and selects (and errno checks around sqrt), which stops it
@@ -29,7 +33,8 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   list(APPEND _kglm_kernel_flags -Wno-pass-failed)
 endif()
 set_source_files_properties(
-  nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/cross_entropy_cpu.cpp
+  nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/biased_attention_cpu.cpp
+  nn/cpu/cross_entropy_cpu.cpp
   nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp nn/cpu/embedding_cpu.cpp nn/cpu/layer_norm_cpu.cpp
-  nn/cpu/linear_cpu.cpp
+  nn/cpu/linear_cpu.cpp nn/cpu/rms_norm_cpu.cpp
   PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}")
