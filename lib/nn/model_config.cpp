@@ -1,13 +1,10 @@
 #include "nn/model_config.hpp"
 
-#include <simdjson.h>
+#include <optional>
 
-#include <fstream>
-#include <sstream>
-
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "nn/config_json.hpp"
 
 namespace kglm::nn {
 
@@ -43,78 +40,40 @@ ModelConfig default_config(Architecture architecture, int64_t vocab_size) {
   return c;
 }
 
-namespace {
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open model config");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
-  std::string where = config_json.string() + ": ";
-  std::string text = slurp(config_json);
-  simdjson::dom::parser parser;
-  simdjson::dom::object obj;
-  if (parser.parse(simdjson::padded_string(text)).get(obj) != simdjson::SUCCESS)
-    throw Error(where + "not a JSON object");
-
-  std::string_view type;
-  if (obj["model_type"].get(type) != simdjson::SUCCESS) throw Error(where + "no \"model_type\"");
+  const ConfigJsonReader json(config_json);
+  const std::optional<std::string> type = json.string("model_type");
+  if (!type) json.fail("no \"model_type\"");
   ModelConfig c;
   if (type == "xlm-roberta" || type == "roberta") {
     c = default_config(Architecture::XlmRoberta, 0);
   } else if (type == "bert") {
     c = default_config(Architecture::Bert, 0);
   } else {
-    throw Error(where + "model_type \"" + std::string(type) + "\" is not supported (xlm-roberta, roberta, bert)");
+    json.fail("model_type \"" + *type + "\" is not supported (xlm-roberta, roberta, bert)");
   }
-  auto integer = [&](const char* key, int64_t& field, bool required) {
-    int64_t v;
-    auto e = obj[key].get(v);
-    if (e == simdjson::SUCCESS) {
-      field = v;
-    } else if (e != simdjson::NO_SUCH_FIELD || required) {
-      throw Error(where + "\"" + key + "\" must be an integer");
-    }
-  };
-  auto real = [&](const char* key, auto& field) {
-    double v;
-    auto e = obj[key].get(v);
-    if (e == simdjson::SUCCESS) {
-      field = static_cast<std::remove_reference_t<decltype(field)>>(v);
-    } else if (e != simdjson::NO_SUCH_FIELD) {
-      throw Error(where + "\"" + key + "\" must be a number");
-    }
-  };
-  integer("vocab_size", c.vocab_size, true);
-  integer("hidden_size", c.hidden, true);
-  integer("num_hidden_layers", c.layers, true);
-  integer("num_attention_heads", c.heads, true);
-  integer("intermediate_size", c.intermediate, true);
-  integer("max_position_embeddings", c.max_positions, false);
-  integer("type_vocab_size", c.type_vocab, false);
-  integer("pad_token_id", c.pad_token_id, false);
-  integer("bos_token_id", c.bos_token_id, false);
-  integer("eos_token_id", c.eos_token_id, false);
-  real("layer_norm_eps", c.layer_norm_eps);
-  real("hidden_dropout_prob", c.hidden_dropout);
-  real("attention_probs_dropout_prob", c.attention_dropout);
-  real("initializer_range", c.initializer_range);
-  std::string_view act;
-  if (obj["hidden_act"].get(act) == simdjson::SUCCESS && act != "gelu")
-    throw Error(where + "hidden_act \"" + std::string(act) + "\" is not supported (gelu)");
-  std::string_view pe;
-  if (obj["position_embedding_type"].get(pe) == simdjson::SUCCESS && pe != "absolute")
-    throw Error(where + "position_embedding_type \"" + std::string(pe) + "\" is not supported (absolute)");
+  json.integer("vocab_size", c.vocab_size, true);
+  json.integer("hidden_size", c.hidden, true);
+  json.integer("num_hidden_layers", c.layers, true);
+  json.integer("num_attention_heads", c.heads, true);
+  json.integer("intermediate_size", c.intermediate, true);
+  json.integer("max_position_embeddings", c.max_positions);
+  json.integer("type_vocab_size", c.type_vocab);
+  json.integer("pad_token_id", c.pad_token_id);
+  json.integer("bos_token_id", c.bos_token_id);
+  json.integer("eos_token_id", c.eos_token_id);
+  json.real("layer_norm_eps", c.layer_norm_eps);
+  json.real("hidden_dropout_prob", c.hidden_dropout);
+  json.real("attention_probs_dropout_prob", c.attention_dropout);
+  json.real("initializer_range", c.initializer_range);
+  if (const auto act = json.string("hidden_act"); act && *act != "gelu")
+    json.fail("hidden_act \"" + *act + "\" is not supported (gelu)");
+  if (const auto pe = json.string("position_embedding_type"); pe && *pe != "absolute")
+    json.fail("position_embedding_type \"" + *pe + "\" is not supported (absolute)");
   try {
     c.validate();
   } catch (const Error& e) {
-    throw Error(where + e.what());
+    json.fail(e.what());
   }
   return c;
 }
@@ -122,52 +81,28 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
 void write_model_config(const std::filesystem::path& config_json, const ModelConfig& c,
                         const std::string& architectures_name,
                         const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::string out = "{\n";
-  auto field = [&](const char* key, const std::string& value, bool last = false) {
-    out += "  ";
-    append_json_string(out, key);
-    out += ": " + value + (last ? "\n" : ",\n");
-  };
-  auto str = [](std::string_view s) {
-    std::string q;
-    append_json_string(q, s);
-    return q;
-  };
-  auto num = [](double v) {
-    std::ostringstream s;
-    s.precision(17);
-    s << v;
-    return s.str();
-  };
-  field("architectures", "[" + str(architectures_name) + "]");
-  field("model_type", str(c.model_type()));
-  field("vocab_size", std::to_string(c.vocab_size));
-  field("hidden_size", std::to_string(c.hidden));
-  field("num_hidden_layers", std::to_string(c.layers));
-  field("num_attention_heads", std::to_string(c.heads));
-  field("intermediate_size", std::to_string(c.intermediate));
-  field("hidden_act", str("gelu"));
-  field("hidden_dropout_prob", num(c.hidden_dropout));
-  field("attention_probs_dropout_prob", num(c.attention_dropout));
-  field("max_position_embeddings", std::to_string(c.max_positions));
-  field("type_vocab_size", std::to_string(c.type_vocab));
-  field("layer_norm_eps", num(c.layer_norm_eps));
-  field("initializer_range", num(c.initializer_range));
-  field("position_embedding_type", str("absolute"));
-  field("pad_token_id", std::to_string(c.pad_token_id));
-  field("bos_token_id", std::to_string(c.bos_token_id));
-  field("eos_token_id", std::to_string(c.eos_token_id));
-  for (const auto& [key, json] : extra) field(key.c_str(), json);
-  field("torch_dtype", str("float32"), true);
-  out += "}\n";
-
-  AtomicPath atomic(config_json.string());
-  {
-    std::ofstream f(atomic.temp(), std::ios::binary);
-    f << out;
-    if (!f.flush()) throw Error(config_json.string() + ": cannot write");
-  }
-  atomic.commit();
+  ConfigJsonWriter out;
+  out.field("architectures", "[" + json_string(architectures_name) + "]");
+  out.text("model_type", c.model_type());
+  out.field("vocab_size", c.vocab_size);
+  out.field("hidden_size", c.hidden);
+  out.field("num_hidden_layers", c.layers);
+  out.field("num_attention_heads", c.heads);
+  out.field("intermediate_size", c.intermediate);
+  out.text("hidden_act", "gelu");
+  out.number("hidden_dropout_prob", c.hidden_dropout);
+  out.number("attention_probs_dropout_prob", c.attention_dropout);
+  out.field("max_position_embeddings", c.max_positions);
+  out.field("type_vocab_size", c.type_vocab);
+  out.number("layer_norm_eps", c.layer_norm_eps);
+  out.number("initializer_range", c.initializer_range);
+  out.text("position_embedding_type", "absolute");
+  out.field("pad_token_id", c.pad_token_id);
+  out.field("bos_token_id", c.bos_token_id);
+  out.field("eos_token_id", c.eos_token_id);
+  for (const auto& [key, json] : extra) out.field(key, json);
+  out.text("torch_dtype", "float32");
+  out.write(config_json);
 }
 
 }  // namespace kglm::nn

@@ -100,7 +100,7 @@ void ParameterStore::initialize(uint64_t seed, double std) {
         // Box–Muller: two uniforms give two independent normals.
         for (int64_t j = 0; j < n; j += 2) {
           double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
-          double r = std::sqrt(-2.0 * std::log(u1)) * std;
+          double r = std::sqrt(-2.0 * std::log(u1)) * (p.init_std > 0 ? p.init_std : std);
           v[j] = static_cast<float>(r * std::cos(2 * M_PI * u2));
           if (j + 1 < n) v[j + 1] = static_cast<float>(r * std::sin(2 * M_PI * u2));
         }

@@ -25,6 +25,7 @@ struct Parameter {
   bool weight_decay = true;  // false for biases and LayerNorm parameters (as HF's Trainer)
   bool trainable = true;     // false: frozen (no gradient, no optimizer state, no update)
   enum class Init : uint8_t { Normal, Zeros, Ones } init = Init::Normal;
+  double init_std = 0;  // the normal's standard deviation; 0: the one given to initialize()
   std::vector<HfTensorName> hf_names;
   Tensor value, grad;  // views into the store's buffers, valid after allocate(); grad is undefined
                        // for a frozen parameter, so every backward op skips it
@@ -49,8 +50,8 @@ class ParameterStore {
   // length a multiple of 16 · `shards`, so that ZeRO's ranks get equal, aligned shards. Without
   // gradients (a model that only predicts) every parameter is frozen and grads() is undefined.
   void allocate(int64_t shards = 1, bool gradients = true);
-  // Fills values per each parameter's Init: normal(0, std) from (seed, parameter index), so the
-  // initial model depends on the seed only.
+  // Fills values per each parameter's Init: normal(0, init_std or else std) from (seed, parameter
+  // index), so the initial model depends on the seed only.
   void initialize(uint64_t seed, double std);
 
   // Freezes parameter i (after allocate()): its gradient view is dropped, so no op computes it.

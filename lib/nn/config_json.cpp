@@ -1,0 +1,110 @@
+#include "nn/config_json.hpp"
+
+#include <simdjson.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+
+namespace kglm::nn {
+
+struct ConfigJsonReader::Impl {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+};
+
+ConfigJsonReader::ConfigJsonReader(const std::filesystem::path& path)
+    : impl_(std::make_unique<Impl>()), where_(path.string()) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot open model config");
+  std::stringstream s;
+  s << in.rdbuf();
+  if (impl_->parser.parse(simdjson::padded_string(s.str())).get(impl_->object) != simdjson::SUCCESS)
+    fail("not a JSON object");
+}
+
+ConfigJsonReader::~ConfigJsonReader() = default;
+
+void ConfigJsonReader::fail(const std::string& what) const { throw Error(where_ + ": " + what); }
+
+std::optional<std::string> ConfigJsonReader::string(const char* key) const {
+  std::string_view v;
+  auto e = impl_->object[key].get(v);
+  if (e == simdjson::NO_SUCH_FIELD) return std::nullopt;
+  if (e != simdjson::SUCCESS) fail(std::string("\"") + key + "\" must be a string");
+  return std::string(v);
+}
+
+void ConfigJsonReader::integer(const char* key, int64_t& field, bool required) const {
+  int64_t v;
+  auto e = impl_->object[key].get(v);
+  if (e == simdjson::SUCCESS) {
+    field = v;
+  } else if (e != simdjson::NO_SUCH_FIELD || required) {
+    fail(std::string("\"") + key + "\" must be an integer");
+  }
+}
+
+std::optional<int64_t> ConfigJsonReader::nullable_integer(const char* key) const {
+  simdjson::dom::element element;
+  if (impl_->object[key].get(element) != simdjson::SUCCESS || element.is_null()) return std::nullopt;
+  int64_t v = 0;
+  integer(key, v);
+  return v;
+}
+
+void ConfigJsonReader::real(const char* key, double& field) const {
+  double v;
+  auto e = impl_->object[key].get(v);
+  if (e == simdjson::SUCCESS) {
+    field = v;
+  } else if (e != simdjson::NO_SUCH_FIELD) {
+    fail(std::string("\"") + key + "\" must be a number");
+  }
+}
+
+void ConfigJsonReader::real(const char* key, float& field) const {
+  double v = field;
+  real(key, v);
+  field = static_cast<float>(v);
+}
+
+void ConfigJsonReader::boolean(const char* key, bool& field) const {
+  bool v;
+  auto e = impl_->object[key].get(v);
+  if (e == simdjson::SUCCESS) {
+    field = v;
+  } else if (e != simdjson::NO_SUCH_FIELD) {
+    fail(std::string("\"") + key + "\" must be true or false");
+  }
+}
+
+void ConfigJsonWriter::field(std::string_view key, const std::string& json_value) {
+  members_ += members_.empty() ? "  " : ",\n  ";
+  append_json_string(members_, key);
+  members_ += ": " + json_value;
+}
+
+void ConfigJsonWriter::text(std::string_view key, std::string_view value) { field(key, json_string(value)); }
+
+void ConfigJsonWriter::number(std::string_view key, double value) {
+  std::ostringstream s;
+  s.precision(17);
+  s << value;
+  field(key, s.str());
+}
+
+void ConfigJsonWriter::write(const std::filesystem::path& path) const {
+  AtomicPath atomic(path.string());
+  {
+    std::ofstream f(atomic.temp(), std::ios::binary);
+    f << "{\n" << members_ << "\n}\n";
+    if (!f.flush()) throw Error(path.string() + ": cannot write");
+  }
+  atomic.commit();
+}
+
+}  // namespace kglm::nn

@@ -1,0 +1,53 @@
+// Hugging Face config.json files: flat JSON objects of numbers, strings and booleans, read field by
+// field with errors that name the file and the key, and written atomically.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kglm::nn {
+
+class ConfigJsonReader {
+ public:
+  // Reads and parses the file; kglm::Error "PATH: …" when it cannot be read or is not an object.
+  explicit ConfigJsonReader(const std::filesystem::path& path);
+  ~ConfigJsonReader();
+
+  // Each reader leaves `field` as it was when the key is absent (unless required) and throws when
+  // the key holds another type.
+  std::optional<std::string> string(const char* key) const;
+  void integer(const char* key, int64_t& field, bool required = false) const;
+  void real(const char* key, double& field) const;
+  void real(const char* key, float& field) const;
+  void boolean(const char* key, bool& field) const;
+  // An integer that may be JSON null (HF's "num_decoder_layers": null): nullopt then, or when absent.
+  std::optional<int64_t> nullable_integer(const char* key) const;
+
+  [[noreturn]] void fail(const std::string& what) const;  // kglm::Error "PATH: what"
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string where_;
+};
+
+// Collects `"key": value` members in order and writes them as one object.
+class ConfigJsonWriter {
+ public:
+  void field(std::string_view key, const std::string& json_value);
+  void field(std::string_view key, int64_t value) { field(key, std::to_string(value)); }
+  void text(std::string_view key, std::string_view value);
+  void number(std::string_view key, double value);  // 17 significant digits: round-trips doubles
+  void boolean(std::string_view key, bool value) { field(key, value ? "true" : "false"); }
+  // Writes the object to `path` atomically.
+  void write(const std::filesystem::path& path) const;
+
+ private:
+  std::string members_;
+};
+
+}  // namespace kglm::nn
