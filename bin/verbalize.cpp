@@ -1,12 +1,19 @@
-// verbalize: KELM's entity subgraphs (verbalize subgraphs) and their rendering as text in several
-// languages (verbalize render). See man 1 verbalize.
+// verbalize: KELM's entity subgraphs (verbalize subgraphs), their rendering as text in several
+// languages (verbalize render), and TEKGEN's neural verbaliser: a T5 model trained on aligned pairs
+// (verbalize train), decoding subgraphs into sentences (verbalize generate), scored against
+// references (verbalize evaluate). See man 1 verbalize.
 #include <iostream>
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "core/output_stream.hpp"
 #include "gen/languages.hpp"
 #include "gen/render.hpp"
 #include "gen/subgraphs.hpp"
+#include "train/pretrain.hpp"
+#include "verbalize/evaluation.hpp"
+#include "verbalize/generation.hpp"
+#include "verbalize/verbalizer_training.hpp"
 
 using namespace kglm;
 
@@ -14,7 +21,11 @@ namespace {
 
 constexpr const char* kUsage =
     "verbalize subgraphs --kg kg.h5 --cooc cooc.tsv -o subgraphs.jsonl\n"
-    "       verbalize render --kg kg.h5 --mode kmlm|linearize|template --langs L1,... -o out.jsonl SUBGRAPHS.jsonl...";
+    "       verbalize render --kg kg.h5 --mode kmlm|linearize|template|pairs --langs L1,... -o out.jsonl "
+    "SUBGRAPHS.jsonl...\n"
+    "       verbalize train (--config config.json --tokenizer spm.model | --init MODEL_DIR) --out DIR PAIRS.jsonl...\n"
+    "       verbalize generate --model DIR [--beams K | --top-k K] -o kelm.jsonl SUBGRAPHS.jsonl...\n"
+    "       verbalize evaluate GENERATED.jsonl...";
 
 int subgraphs_main(int argc, char** argv) {
   ToolCli cli("verbalize subgraphs", "verbalize subgraphs --kg kg.h5 --cooc cooc.tsv [options] -o subgraphs.jsonl",
@@ -45,15 +56,17 @@ int render_main(int argc, char** argv) {
   ToolCli cli("verbalize render",
               "verbalize render --kg kg.h5 --mode MODE --langs L1,... [options] -o out.jsonl SUBGRAPHS...",
               "Subgraphs as annotated text per language: kmlm ('h [mask] r [mask] t.' per statement), linearize\n"
-              "(TEKGEN's 's r1 o1, r2 o2') or template (X-FACTR-format relation templates, kmlm form where none).");
+              "(TEKGEN's 's r1 o1, r2 o2'), template (X-FACTR-format relation templates, kmlm form where none)\n"
+              "or pairs (serialized_triples and the template sentence of the statements a template says: the\n"
+              "training data of verbalize train).");
   gen::RenderOptions o;
   std::string mode, langs;
   // clang-format off
   cli.add()
       ("kg", po::value(&o.kg)->required(), "the KG store the subgraphs come from (labels)")
-      ("mode", po::value(&mode)->default_value("kmlm"), "kmlm, linearize or template")
+      ("mode", po::value(&mode)->default_value("kmlm"), "kmlm, linearize, template or pairs")
       ("langs", po::value(&langs)->default_value("en"), "languages to render, comma-separated, or 'xlmr'")
-      ("templates", po::value(&o.templates), "template mode: DIR with LANG.jsonl relation templates")
+      ("templates", po::value(&o.templates), "template and pairs modes: DIR with LANG.jsonl relation templates")
       ("group-by-subject", po::bool_switch(&o.group_by_subject), "one document per subject and language (KELM)")
       ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o");
   // clang-format on
@@ -66,11 +79,123 @@ int render_main(int argc, char** argv) {
     o.mode = gen::RenderOptions::Mode::linearize;
   else if (mode == "template")
     o.mode = gen::RenderOptions::Mode::templates;
+  else if (mode == "pairs")
+    o.mode = gen::RenderOptions::Mode::pairs;
   else
-    throw UsageError("--mode must be kmlm, linearize or template");
+    throw UsageError("--mode must be kmlm, linearize, template or pairs");
   o.langs = gen::parse_language_list(langs);
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), gen::render_subgraphs(o));
+  return 0;
+}
+
+int train_main(int argc, char** argv) {
+  ToolCli cli("verbalize train",
+              "verbalize train (--config config.json --tokenizer spm.model | --init MODEL_DIR | --resume DIR)\n"
+              "                --out DIR [options] PAIRS.jsonl...",
+              "TEKGEN's triple-to-text model: a T5 encoder-decoder fine-tuned with teacher forcing on\n"
+              "(serialized_triples, sentence) pairs (kg-align's aligned sentences, verbalize render --mode pairs).\n"
+              "The paper's second stage is a second run from the first's model (--init).");
+  verbalize::TrainOptions o;
+  std::string device = "cpu";
+  // clang-format off
+  cli.add()
+      ("config", po::value(&o.config), "a new model: its T5 config.json (model_type t5 or mt5)")
+      ("tokenizer", po::value(&o.tokenizer), "a new model: SentencePiece .model with T5's ids (<pad> 0, </s> 1)")
+      ("init", po::value(&o.init), "start from this T5 model directory (stage 2, or a pre-trained T5)")
+      ("resume", po::value(&o.resume), "continue the run whose checkpoint is this directory")
+      ("out", po::value(&o.out), "the checkpoint directory (a Hugging Face T5 directory, rewritten at every save)")
+      ("log", po::value(&o.log), "metrics JSON lines (loss per step, held-out loss)")
+      ("eval-data", po::value(&o.eval_data), "held-out pairs (default: --eval-fraction of the training pairs)")
+      ("eval-fraction", po::value(&o.eval_fraction)->default_value(0.02), "pairs held out when no --eval-data")
+      ("eval-max", po::value(&o.eval_max)->default_value(2000), "held-out pairs at most")
+      ("max-source-len", po::value(&o.max_source_len)->default_value(128), "input tokens at most (</s> included)")
+      ("max-target-len", po::value(&o.max_target_len)->default_value(128), "sentence tokens at most (</s> included)")
+      ("batch", po::value(&o.batch)->default_value(32), "pairs per optimizer step (the global batch)")
+      ("steps", po::value(&o.steps)->default_value(1000), "optimizer steps in all")
+      ("lr", po::value(&o.optimizer.lr)->default_value(1e-3), "peak learning rate (the paper's 0.001)")
+      ("warmup", po::value(&o.optimizer.warmup_steps)->default_value(0), "linear warm-up steps")
+      ("weight-decay", po::value(&o.optimizer.weight_decay)->default_value(0.0), "AdamW decoupled weight decay")
+      ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0), "clip the global gradient norm (0: off)")
+      ("dropout", po::value(&o.dropout)->default_value(-1), "dropout rate (default: the model's dropout_rate)")
+      ("eval-every", po::value(&o.eval_every)->default_value(0), "held-out loss every N steps (and at the end)")
+      ("save-every", po::value(&o.save_every)->default_value(0), "checkpoint every N steps (and at the end)")
+      ("log-every", po::value(&o.log_every)->default_value(10), "progress line every N steps")
+      ("stop-after", po::value(&o.stop_after)->default_value(0), "checkpoint and exit 75 after N steps of this run")
+      ("device", po::value(&device)->default_value("cpu"), "cpu (the T5 ops have no CUDA kernels yet)");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_inputs();
+  const CommonOptions& c = cli.common();
+  require_range("--lr", o.optimizer.lr, 0, 1e9, true);
+  require_range("--eval-fraction", o.eval_fraction, 0, 1, false, true);
+  require_range("--dropout", o.dropout, -1, 1, false, true);
+  o.data = c.inputs;
+  o.device = nn::parse_device(device);
+  o.seed = c.seed;
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.max_errors = c.max_errors;
+  o.stats_file = c.stats_file;
+  return verbalize::run_train(o);
+}
+
+int generate_main(int argc, char** argv) {
+  ToolCli cli("verbalize generate", "verbalize generate --model DIR [options] -o kelm.jsonl SUBGRAPHS.jsonl...",
+              "Decodes every subgraph (or aligned record) into a sentence with a trained verbaliser: greedy,\n"
+              "beam search (--beams K) or top-k sampling (--top-k K, seeded; KELM's corpus: 5, temperature 0.5).\n"
+              "Writes KELM's {triples, serialized_triples, gen_sentence} JSON lines in input order.");
+  verbalize::GenerateOptions o;
+  std::string method = "greedy";
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model)->required(), "the verbaliser (verbalize train's --out)")
+      ("beams", po::value(&o.decode.beams), "beam search with this many beams")
+      ("length-penalty", po::value(&o.decode.length_penalty)->default_value(1.0),
+       "beam search: finished sentences ranked by log p / length^this")
+      ("top-k", po::value(&o.decode.top_k), "sample from the k most probable tokens (seeded by --seed)")
+      ("temperature", po::value(&o.decode.temperature)->default_value(0.5), "sampling temperature")
+      ("max-len", po::value(&o.decode.max_len)->default_value(0), "tokens generated at most (0: the model's)")
+      ("max-source-len", po::value(&o.max_source_len)->default_value(0), "input tokens at most (0: the model's)")
+      ("batch", po::value(&o.batch)->default_value(32), "inputs decoded together")
+      ("text-output", po::value(&o.text_output), "also the sentences as annotated text (for pretrain prepare)")
+      ("lang", po::value(&o.lang)->default_value("en"), "the annotated text's language");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  const bool beams = cli.values().count("beams") > 0, top_k = cli.values().count("top-k") > 0;
+  if (beams && top_k) throw UsageError("--beams and --top-k: beam search or sampling, not both");
+  o.decode.method = beams   ? verbalize::DecodeMethod::Beam
+                    : top_k ? verbalize::DecodeMethod::Sample
+                            : verbalize::DecodeMethod::Greedy;
+  require_range("--temperature", o.decode.temperature, 0, 1e6, true);
+  fill_run_options(cli.common(), 1, o);
+  report_stats(cli.common(), verbalize::generate_sentences(o));
+  return 0;
+}
+
+int evaluate_main(int argc, char** argv) {
+  ToolCli cli("verbalize evaluate", "verbalize evaluate [-o scores.json] GENERATED.jsonl...",
+              "BLEU and chrF of generated sentences against the records' reference \"sentence\", beside the\n"
+              "baseline that copies serialized_triples (the model's input) as the sentence.");
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_inputs();
+  const CommonOptions& c = cli.common();
+  ErrorCounter errors(c.max_errors);
+  const verbalize::EvaluationScores s = verbalize::evaluate_generated(c.inputs, errors);
+  const std::string json = s.to_json() + "\n";
+  if (!c.output.empty()) {
+    OutputStream out(c.output);
+    out.write(json);
+    out.close();
+  }
+  if (!c.quiet) std::cerr << json;
+  Stats stats;
+  stats.set("sentences", s.sentences);
+  stats.set("without_reference", s.without_reference);
+  stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  report_stats(c, stats);
   return 0;
 }
 
@@ -81,15 +206,19 @@ int main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
     if (command == "subgraphs") return subgraphs_main(argc - 1, argv + 1);
     if (command == "render") return render_main(argc - 1, argv + 1);
+    if (command == "train") return train_main(argc - 1, argv + 1);
+    if (command == "generate") return generate_main(argc - 1, argv + 1);
+    if (command == "evaluate") return evaluate_main(argc - 1, argv + 1);
     if (command == "--help" || command == "-h") {
       std::cout << "Usage: " << kUsage
-                << "\nSee verbalize subgraphs --help, verbalize render --help, man 1 verbalize.\n";
+                << "\nSee verbalize COMMAND --help (subgraphs, render, train, generate, evaluate), man 1 verbalize.\n";
       return 0;
     }
     if (command == "--version") {
       std::cout << "verbalize (kglm) " << kglm_version() << "\n";
       return 0;
     }
-    throw UsageError("expected a command, subgraphs or render\nusage: " + std::string(kUsage));
+    throw UsageError("expected a command: subgraphs, render, train, generate or evaluate\nusage: " +
+                     std::string(kUsage));
   });
 }

@@ -45,6 +45,7 @@ struct Rendered {
   std::string id;
   size_t lang = 0;
   AnnotatedText text;
+  AnnotatedText source;  // pairs mode: the linearised statements that `text` says
 };
 
 struct TaskResult {
@@ -100,7 +101,8 @@ class Renderer {
         labels_(store_, o.langs, false),
         text_(store_, facts_, labels_),
         genders_(facts_, text_) {
-    if (o.mode == RenderOptions::Mode::templates) templates_ = RelationTemplates::load_dir(o.templates, o.langs);
+    if (o.mode == RenderOptions::Mode::templates || o.mode == RenderOptions::Mode::pairs)
+      templates_ = RelationTemplates::load_dir(o.templates, o.langs);
   }
 
   const LabelIndex& labels() const { return labels_; }
@@ -133,12 +135,33 @@ class Renderer {
         stats.add("subgraphs_without_subject_label");
         continue;
       }
-      Rendered r{g.subject, g.id, l, {}};
+      Rendered r{g.subject, g.id, l, {}, {}};
       size_t rendered = 0;
+      const Mode mode = options_.mode;
       for (const StatementIds& st : g.statements) {
         const bool qualifier = !st.qualifier.empty();
-        if (qualifier && options_.mode != RenderOptions::Mode::linearize) continue;
-        if (statement(r.text, l, static_cast<uint32_t>(subject), g.subject, *subject_label, st, rendered, stats))
+        if (qualifier && mode != Mode::linearize) continue;
+        if (mode == Mode::pairs) {
+          // Only statements a template says, so that both sides carry the same facts.
+          const int64_t relation = text_.relation_row(st.relation);
+          if (relation < 0 ||
+              !templates_.find(labels_.languages()[l], text_.relation_number(static_cast<uint32_t>(relation)))) {
+            stats.add("statements_without_template");
+            continue;
+          }
+          AnnotatedText source = r.source, sentence = r.text;
+          const uint32_t s = static_cast<uint32_t>(subject);
+          if (!statement(source, Mode::linearize, l, s, g.subject, *subject_label, st, rendered, stats) ||
+              !statement(sentence, Mode::templates, l, s, g.subject, *subject_label, st, rendered, stats)) {
+            stats.add("statements_missing_label");
+            continue;
+          }
+          r.source = std::move(source);
+          r.text = std::move(sentence);
+          ++rendered;
+          continue;
+        }
+        if (statement(r.text, mode, l, static_cast<uint32_t>(subject), g.subject, *subject_label, st, rendered, stats))
           ++rendered;
         else
           stats.add("statements_missing_label");
@@ -150,14 +173,16 @@ class Renderer {
     }
   }
 
-  // Appends one statement in the mode's form; false (nothing appended) when a label is missing.
-  bool statement(AnnotatedText& t, size_t lang, uint32_t subject, const std::string& subject_id,
+  using Mode = RenderOptions::Mode;
+
+  // Appends one statement in `mode`'s form; false (nothing appended) when a label is missing.
+  bool statement(AnnotatedText& t, Mode mode, size_t lang, uint32_t subject, const std::string& subject_id,
                  std::string_view subject_label, const StatementIds& st, size_t index, Stats& stats) const {
     auto object = text_.value_text(lang, st.kind, st.value);
     const int64_t relation = text_.relation_row(st.relation);  // -1 for an id the store lacks
     if (!object || relation < 0) return false;
     const ParsedTemplate* tpl = nullptr;
-    if (options_.mode == RenderOptions::Mode::templates && st.qualifier.empty()) {
+    if (mode == Mode::templates && st.qualifier.empty()) {
       tpl = templates_.find(labels_.languages()[lang], text_.relation_number(static_cast<uint32_t>(relation)));
       if (!tpl) stats.add("template_fallbacks");
     }
@@ -172,7 +197,7 @@ class Renderer {
       else
         t.append(*object);
     };
-    if (options_.mode == RenderOptions::Mode::linearize) {
+    if (mode == Mode::linearize) {
       if (index == 0) t.append_span(subject_label, "entity", subject_id);
       t.append(index == 0 ? " " : ", ");
       if (st.qualifier.empty()) {
@@ -254,8 +279,11 @@ class LineTasks {
 
 Stats render_subgraphs(const RenderOptions& options) {
   if (options.langs.empty()) throw UsageError("--langs: no language");
-  if (options.mode == RenderOptions::Mode::templates && options.templates.empty())
-    throw UsageError("--mode template needs --templates DIR");
+  if ((options.mode == RenderOptions::Mode::templates || options.mode == RenderOptions::Mode::pairs) &&
+      options.templates.empty())
+    throw UsageError("--mode template and --mode pairs need --templates DIR");
+  if (options.mode == RenderOptions::Mode::pairs && options.group_by_subject)
+    throw UsageError("--group-by-subject does not apply to --mode pairs");
   const Renderer renderer(options);
   const std::vector<std::string>& langs = renderer.labels().languages();
   RecordWriter writer(options.output, options.split_dir, ".jsonl");
@@ -267,7 +295,25 @@ Stats render_subgraphs(const RenderOptions& options) {
   Stats stats;
   const char* mode = options.mode == RenderOptions::Mode::kmlm        ? "kmlm"
                      : options.mode == RenderOptions::Mode::linearize ? "linearize"
+                     : options.mode == RenderOptions::Mode::pairs     ? "pairs"
                                                                       : "template";
+  // Pairs mode: the verbaliser's training records, as kg-align writes its aligned sentences.
+  auto write_pair = [&](const Rendered& r) {
+    RecordBatch batch;
+    std::string& out = batch.out(langs[r.lang], split);
+    out += "{\"id\":";
+    append_json_string(out, r.id);
+    out += ",\"subject\":";
+    append_json_string(out, r.subject);
+    out += ",\"lang\":";
+    append_json_string(out, langs[r.lang]);
+    out += ",\"serialized_triples\":";
+    append_json_string(out, r.source.text());
+    out += ",\"sentence\":";
+    append_json_string(out, r.text.text());
+    out += ",\"mode\":\"pairs\"}\n";
+    writer.write(batch);
+  };
   auto write = [&](const AnnotatedText& text, size_t lang, const std::string& id, const std::string& subject) {
     std::string extra = ",\"id\":";
     append_json_string(extra, id);
@@ -298,6 +344,10 @@ Stats render_subgraphs(const RenderOptions& options) {
         for (const auto& [line, reason] : result.errors) errors.record(result.file, line, reason);
         stats.merge(result.stats);
         for (Rendered& r : result.rendered) {
+          if (options.mode == RenderOptions::Mode::pairs) {
+            write_pair(r);
+            continue;
+          }
           if (!options.group_by_subject) {
             write(r.text, r.lang, r.id, r.subject);
             continue;

@@ -1,6 +1,7 @@
 // verbalize render: KELM subgraphs (verbalize subgraphs) as annotated text in several languages:
 // KMLM's "h [mask] r [mask] t." per statement, TEKGEN's linearised model input "s r1 o1, r2 o2",
-// or sentences from per-language relation templates in X-FACTR's format. Labels come from the KG
+// or sentences from per-language relation templates in X-FACTR's format; or pairs of the last two
+// (the neural verbaliser's training data: serialized_triples and the template sentence). Labels come from the KG
 // store; a statement whose subject, relation or object has no label in a language is left out
 // of that language (counted), never rendered with another language's label.
 #pragma once
@@ -14,7 +15,7 @@
 namespace kglm::gen {
 
 struct RenderOptions : RunOptions {
-  enum class Mode { kmlm, linearize, templates };
+  enum class Mode { kmlm, linearize, templates, pairs };
   Mode mode = Mode::kmlm;
   std::string kg;
   std::vector<std::string> langs;

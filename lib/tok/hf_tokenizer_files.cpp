@@ -123,6 +123,14 @@ void write_xlmr_hf_files(const std::filesystem::path& dir, std::string_view mode
   write_config_files(dir, {{"tokenizer_class", json_string("XLMRobertaTokenizer")}}, special_tokens);
 }
 
+void write_t5_hf_files(const std::filesystem::path& dir, std::string_view model_bytes) {
+  make_directories(dir.string());
+  write_file_atomically(dir / kT5SentencePieceFile, model_bytes);
+  const JsonMembers special_tokens = {
+      {"eos_token", json_string("</s>")}, {"unk_token", json_string("<unk>")}, {"pad_token", json_string("<pad>")}};
+  write_config_files(dir, {{"tokenizer_class", json_string("T5Tokenizer")}, {"extra_ids", "0"}}, special_tokens);
+}
+
 void write_bert_hf_files(const std::filesystem::path& dir, std::string_view vocab_text,
                          const WordPieceOptions& options) {
   make_directories(dir.string());

@@ -13,6 +13,7 @@ namespace kglm::tok {
 
 inline constexpr const char* kSentencePieceModelFile = "sentencepiece.bpe.model";
 inline constexpr const char* kWordPieceVocabFile = "vocab.txt";
+inline constexpr const char* kT5SentencePieceFile = "spiece.model";
 inline constexpr const char* kTokenizerConfigFile = "tokenizer_config.json";
 inline constexpr const char* kSpecialTokensMapFile = "special_tokens_map.json";
 
@@ -30,6 +31,10 @@ void read_bert_tokenizer_config(const std::filesystem::path& config_file, WordPi
 // Writes sentencepiece.bpe.model (the given model bytes), tokenizer_config.json and
 // special_tokens_map.json for XLMRobertaTokenizer.
 void write_xlmr_hf_files(const std::filesystem::path& dir, std::string_view model_bytes);
+
+// Writes spiece.model (the given model bytes), tokenizer_config.json and special_tokens_map.json for
+// T5Tokenizer (no extra ids: kglm's T5 vocabularies have no sentinel tokens).
+void write_t5_hf_files(const std::filesystem::path& dir, std::string_view model_bytes);
 
 // Writes vocab.txt (the given contents), tokenizer_config.json and special_tokens_map.json for BertTokenizer.
 void write_bert_hf_files(const std::filesystem::path& dir, std::string_view vocab_text,

@@ -44,8 +44,9 @@ uint32_t skip_whitespace(std::string_view text, uint32_t begin, uint32_t end) {
 }  // namespace
 
 SentencePieceTokenizer::SentencePieceTokenizer(std::string model_bytes, std::filesystem::path source,
-                                               const std::filesystem::path& model_file)
+                                               const std::filesystem::path& model_file, SentencePieceIds ids)
     : processor_(std::make_unique<sentencepiece::SentencePieceProcessor>()),
+      ids_(ids),
       model_bytes_(std::move(model_bytes)),
       source_(std::move(source)) {
   const std::string where = location(model_file.string());
@@ -54,6 +55,21 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::string model_bytes, std::fil
   const int piece_count = processor_->GetPieceSize();
   if (piece_count <= 0 || piece_count > std::numeric_limits<int32_t>::max() - 2) {
     throw Error(where + "SentencePiece model with " + std::to_string(piece_count) + " pieces");
+  }
+  if (native()) {
+    // T5's convention: the pieces' own ids; the model must have been trained with <pad> and </s>.
+    auto id_of = [&](std::string_view p) {
+      const int id = processor_->PieceToId(p);
+      return id == processor_->unk_id() ? -1 : id;
+    };
+    special_ = {.bos = -1, .eos = id_of("</s>"), .pad = id_of("<pad>"), .unk = processor_->unk_id(), .mask = -1};
+    if (special_.eos < 0 || special_.pad < 0)
+      throw Error(where + "a T5 vocabulary needs <pad> and </s> pieces (spm_train --pad_id=0 --eos_id=1 --unk_id=2 " +
+                  "--bos_id=-1, as T5's)");
+    id_of_piece_.resize(static_cast<size_t>(piece_count));
+    for (int id = 0; id < piece_count; ++id) id_of_piece_[static_cast<size_t>(id)] = id;
+    vocab_size_ = piece_count;
+    return;
   }
   // As XLMRobertaTokenizer converts a piece: one of fairseq's specials by its string, SentencePiece's
   // unknown as <unk>, anything else shifted by the offset.
@@ -101,12 +117,14 @@ std::string SentencePieceTokenizer::piece(int32_t id) const {
   if (id < 0 || id >= vocab_size_) {
     throw Error("token id " + std::to_string(id) + " out of range [0, " + std::to_string(vocab_size_) + ")");
   }
+  if (native()) return processor_->IdToPiece(id);
   if (id < static_cast<int32_t>(kFairseqSpecials.size())) return std::string(kFairseqSpecials[static_cast<size_t>(id)]);
   if (id == special_.mask) return std::string(kMaskPiece);
   return processor_->IdToPiece(id - kFairseqOffset);
 }
 
 int32_t SentencePieceTokenizer::piece_to_id(std::string_view piece) const {
+  if (native()) return processor_->PieceToId(piece);
   if (const int32_t special = fairseq_special_id(piece); special >= 0) return special;
   if (piece == kMaskPiece) return special_.mask;
   const int spm_id = processor_->PieceToId(piece);  // SentencePiece's unknown id when absent
@@ -129,6 +147,10 @@ std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) cons
     if (id < 0 || id >= vocab_size_) {
       throw Error("token id " + std::to_string(id) + " out of range [0, " + std::to_string(vocab_size_) + ")");
     }
+    if (native()) {
+      run.push_back(id);  // SentencePiece leaves its control pieces (<pad>, </s>) out of the text
+      continue;
+    }
     if (id < static_cast<int32_t>(kFairseqSpecials.size()) || id == special_.mask) {
       flush();
       text += piece(id);
@@ -141,12 +163,16 @@ std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) cons
 }
 
 void SentencePieceTokenizer::save_hf_files(const std::filesystem::path& dir) const {
-  write_xlmr_hf_files(dir, model_bytes_);
+  if (native()) {
+    write_t5_hf_files(dir, model_bytes_);
+  } else {
+    write_xlmr_hf_files(dir, model_bytes_);
+  }
 }
 
 std::unique_ptr<Tokenizer> load_sentencepiece(const std::filesystem::path& model_file,
-                                              const std::filesystem::path& source) {
-  return std::make_unique<SentencePieceTokenizer>(read_whole_file(model_file), source, model_file);
+                                              const std::filesystem::path& source, SentencePieceIds ids) {
+  return std::make_unique<SentencePieceTokenizer>(read_whole_file(model_file), source, model_file, ids);
 }
 
 }  // namespace kglm::tok

@@ -1,5 +1,7 @@
 // SentencePiece with the id mapping of XLM-R (fairseq, HF XLMRobertaTokenizer): <s>=0, <pad>=1,
-// </s>=2, <unk>=3, every other piece its SentencePiece id + 1, and <mask> after the last piece.
+// </s>=2, <unk>=3, every other piece its SentencePiece id + 1, and <mask> after the last piece; or
+// with SentencePiece's own ids, as T5 and mT5 (HF T5Tokenizer) use them: the model's <pad>, </s>
+// and <unk> pieces are the special tokens, there is no <s> and no mask.
 #pragma once
 
 #include <filesystem>
@@ -17,12 +19,15 @@ class SentencePieceProcessor;
 
 namespace kglm::tok {
 
+enum class SentencePieceIds : uint8_t { Fairseq, Native };
+
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   // model_bytes: the contents of model_file; source: what load_tokenizer() was given. Throws
-  // kglm::Error naming model_file when the bytes are not a usable model.
-  SentencePieceTokenizer(std::string model_bytes, std::filesystem::path source,
-                         const std::filesystem::path& model_file);
+  // kglm::Error naming model_file when the bytes are not a usable model (Native: one without
+  // <pad> and </s> pieces).
+  SentencePieceTokenizer(std::string model_bytes, std::filesystem::path source, const std::filesystem::path& model_file,
+                         SentencePieceIds ids = SentencePieceIds::Fairseq);
   ~SentencePieceTokenizer() override;
 
   TokenizerKind kind() const override { return TokenizerKind::SentencePiece; }
@@ -36,7 +41,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   void save_hf_files(const std::filesystem::path& dir) const override;
 
  private:
+  bool native() const { return ids_ == SentencePieceIds::Native; }
   std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
+  SentencePieceIds ids_;
   std::string model_bytes_;           // kept to save an exact copy
   std::vector<int32_t> id_of_piece_;  // SentencePiece id -> our id
   int32_t vocab_size_ = 0;
@@ -46,6 +53,7 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 // Loads a SentencePiece .model file; `source` is what load_tokenizer() was given.
 std::unique_ptr<Tokenizer> load_sentencepiece(const std::filesystem::path& model_file,
-                                              const std::filesystem::path& source);
+                                              const std::filesystem::path& source,
+                                              SentencePieceIds ids = SentencePieceIds::Fairseq);
 
 }  // namespace kglm::tok

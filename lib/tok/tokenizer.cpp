@@ -38,6 +38,9 @@ std::unique_ptr<Tokenizer> load_directory(const std::filesystem::path& dir) {
   std::error_code ec;
   const auto spm_model = dir / kSentencePieceModelFile;
   if (std::filesystem::is_regular_file(spm_model, ec)) return load_sentencepiece(spm_model, dir);
+  const auto t5_model = dir / kT5SentencePieceFile;
+  if (std::filesystem::is_regular_file(t5_model, ec))
+    return load_sentencepiece(t5_model, dir, SentencePieceIds::Native);
   const auto vocab = dir / kWordPieceVocabFile;
   if (std::filesystem::is_regular_file(vocab, ec)) {
     // A Hugging Face directory: BertTokenizer's defaults (uncased) unless tokenizer_config.json says otherwise.
@@ -46,11 +49,23 @@ std::unique_ptr<Tokenizer> load_directory(const std::filesystem::path& dir) {
     if (std::filesystem::exists(config, ec)) read_bert_tokenizer_config(config, options);
     return load_wordpiece(vocab, options, dir);
   }
-  throw Error(location(dir.string()) + "no tokenizer in this directory (expected " + kSentencePieceModelFile + " or " +
-              kWordPieceVocabFile + ")");
+  throw Error(location(dir.string()) + "no tokenizer in this directory (expected " + kSentencePieceModelFile + ", " +
+              kT5SentencePieceFile + " or " + kWordPieceVocabFile + ")");
 }
 
 }  // namespace
+
+std::unique_ptr<Tokenizer> load_t5_tokenizer(const std::filesystem::path& model_or_dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(model_or_dir, ec)) {
+    const auto t5_model = model_or_dir / kT5SentencePieceFile;
+    if (!std::filesystem::is_regular_file(t5_model, ec))
+      throw Error(location(model_or_dir.string()) + "no " + kT5SentencePieceFile + " (a T5 model directory has one)");
+    return load_sentencepiece(t5_model, model_or_dir, SentencePieceIds::Native);
+  }
+  if (!std::filesystem::exists(model_or_dir, ec)) throw Error(location(model_or_dir.string()) + "no such file");
+  return load_sentencepiece(model_or_dir, model_or_dir, SentencePieceIds::Native);
+}
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_or_dir) {
   std::error_code ec;

@@ -56,9 +56,14 @@ class Tokenizer {
 std::string vocabulary_checksum(const Tokenizer& tokenizer);
 
 // Loads from a Hugging Face model directory (sentencepiece.bpe.model → XLM-R SentencePiece;
+// spiece.model → T5's SentencePiece;
 // vocab.txt → WordPiece, options from tokenizer_config.json), or directly from a .model file
 // (SentencePiece, XLM-R mapping) or a vocab.txt file (WordPiece, cased unless told otherwise).
 // Throws kglm::Error naming the path on anything unusable.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_or_dir);
+
+// T5's tokenizer: SentencePiece with its own ids, from a model directory's spiece.model or a .model
+// file (trained with <pad> and </s> pieces).
+std::unique_ptr<Tokenizer> load_t5_tokenizer(const std::filesystem::path& model_or_dir);
 
 }  // namespace kglm::tok

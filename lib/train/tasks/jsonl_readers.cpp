@@ -4,52 +4,11 @@
 
 #include <functional>
 
-#include "core/input_kind.hpp"
-#include "core/input_stream.hpp"
-#include "core/line_batcher.hpp"
+#include "core/jsonl_records.hpp"
 
 namespace kglm::train::tasks {
 
 namespace {
-
-// Calls parse(root) on every non-blank line's JSON object; a line that is not JSON, or whose
-// parse() throws, is reported and skipped. Refuses a file whose every record was bad.
-template <class T>
-std::vector<T> read_jsonl(const std::string& path, const char* what,
-                          const std::function<T(simdjson::dom::element)>& parse, ErrorCounter& errors) {
-  InputStream in(path);
-  std::vector<T> out;
-  if (skip_empty_input(require_text_input(in, what), in.name())) return out;
-  const uint64_t errors_before = errors.count();
-  simdjson::dom::parser parser;
-  for_each_line(in, [&](uint64_t n, std::string_view line) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    simdjson::dom::element root;
-    if (auto err = parser.parse(line.data(), line.size(), true).get(root)) {
-      errors.record(in.name(), n, std::string("not JSON: ") + simdjson::error_message(err));
-      return;
-    }
-    try {
-      if (!root.is_object()) throw Error("not a JSON object");
-      T record = parse(root);
-      record.line = n;
-      out.push_back(std::move(record));
-      errors.add_valid();
-    } catch (const Error& e) {
-      errors.record(in.name(), n, e.what());
-    }
-  });
-  if (out.empty() && errors.count() > errors_before)
-    throw Error(location(in.name()) + "no valid record; every one was bad");
-  return out;
-}
-
-std::string string_field(simdjson::dom::element root, const char* key, bool required = true) {
-  std::string_view v;
-  if (root[key].get(v) == simdjson::SUCCESS) return std::string(v);
-  if (required) throw Error(std::string("no string field \"") + key + "\"");
-  return {};
-}
 
 ChoiceExample parse_xlr(simdjson::dom::element root) {
   ChoiceExample e;
@@ -113,11 +72,11 @@ RelationExample parse_annotated_relation(simdjson::dom::element root) {
 }  // namespace
 
 std::vector<ChoiceExample> read_xlr(const std::string& path, ErrorCounter& errors) {
-  return read_jsonl<ChoiceExample>(path, "XLR JSON lines", parse_xlr, errors);
+  return read_jsonl_records<ChoiceExample>(path, "XLR JSON lines", parse_xlr, errors);
 }
 
 std::vector<RelationExample> read_annotated_relations(const std::string& path, ErrorCounter& errors) {
-  return read_jsonl<RelationExample>(path, "annotated-text JSON lines", parse_annotated_relation, errors);
+  return read_jsonl_records<RelationExample>(path, "annotated-text JSON lines", parse_annotated_relation, errors);
 }
 
 }  // namespace kglm::train::tasks

@@ -1,0 +1,108 @@
+#include "verbalize/generation.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/json_writer.hpp"
+#include "core/log.hpp"
+#include "core/output_stream.hpp"
+#include "gen/annotated_text.hpp"
+#include "nn/threads.hpp"
+#include "verbalize/verbalizer_model.hpp"
+#include "verbalize/verbalizer_records.hpp"
+
+namespace kglm::verbalize {
+
+Stats generate_sentences(const GenerateOptions& o) {
+  if (o.model.empty()) throw UsageError("--model DIR is required");
+  if (o.inputs.empty()) throw UsageError("subgraphs or aligned records are required (FILE...)");
+  if (o.output.empty()) throw UsageError("-o OUTPUT is required");
+  if (o.batch < 1) throw UsageError("--batch must be ≥ 1");
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  const auto start = std::chrono::steady_clock::now();
+  Verbalizer v = load_verbalizer(o.model);
+  DecodeOptions how = o.decode;
+  if (how.max_len == 0) how.max_len = v.max_target_len;
+  how.seed = o.seed;
+  const int64_t max_source = o.max_source_len > 0 ? o.max_source_len : v.max_source_len;
+
+  ErrorCounter errors(o.max_errors);
+  Stats stats;
+  std::vector<GenerationInput> inputs;
+  for (const std::string& path : o.inputs) {
+    std::vector<GenerationInput> part = read_generation_inputs(path, errors, stats);
+    std::move(part.begin(), part.end(), std::back_inserter(inputs));
+  }
+  errors.finish(o.inputs);
+  if (inputs.empty()) throw Error("nothing to verbalize: every record was skipped (see the counts)");
+
+  OutputStream out(o.output);
+  std::unique_ptr<OutputStream> text_out;
+  if (!o.text_output.empty()) text_out = std::make_unique<OutputStream>(o.text_output);
+  int64_t truncated = 0, generated_tokens = 0, empty = 0;
+  std::string line;
+  for (size_t first = 0; first < inputs.size(); first += static_cast<size_t>(o.batch)) {
+    const size_t last = std::min(inputs.size(), first + static_cast<size_t>(o.batch));
+    std::vector<std::vector<int32_t>> sources;
+    std::vector<uint64_t> keys;
+    for (size_t i = first; i < last; ++i) {
+      sources.push_back(encode_text(*v.tokenizer, inputs[i].serialized, max_source, truncated));
+      keys.push_back(i);  // the record's position among the inputs: its sampling stream
+    }
+    const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources, v.config), how, keys);
+    for (size_t i = first; i < last; ++i) {
+      const GenerationInput& in = inputs[i];
+      const std::vector<int32_t>& tokens = outputs[i - first];
+      generated_tokens += static_cast<int64_t>(tokens.size());
+      const std::string sentence = v.tokenizer->decode(tokens);
+      if (sentence.empty()) ++empty;
+      line.clear();
+      line += '{';
+      if (!in.id.empty()) {
+        line += "\"id\":";
+        append_json_string(line, in.id);
+        line += ',';
+      }
+      if (!in.subject.empty()) {
+        line += "\"subject\":";
+        append_json_string(line, in.subject);
+        line += ',';
+      }
+      if (!in.triples_json.empty()) line += "\"triples\":" + in.triples_json + ",";
+      line += "\"serialized_triples\":";
+      append_json_string(line, in.serialized);
+      line += ",\"gen_sentence\":";
+      append_json_string(line, sentence);
+      if (!in.reference.empty()) {
+        line += ",\"sentence\":";
+        append_json_string(line, in.reference);
+      }
+      line += "}\n";
+      out.write(line);
+      if (text_out && !sentence.empty()) {
+        gen::AnnotatedText text;
+        text.append(sentence);
+        line.clear();
+        std::string extra = ",\"id\":";
+        append_json_string(extra, in.id.empty() ? std::to_string(in.line) : in.id);
+        text.append_json(line, o.lang, extra);
+        text_out->write(line);
+      }
+    }
+    if (!o.quiet && (last == inputs.size() || (first / static_cast<size_t>(o.batch)) % 50 == 49))
+      log_info(std::to_string(last) + "/" + std::to_string(inputs.size()) + " sentences");
+  }
+  out.close();
+  if (text_out) text_out->close();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.set("sentences", static_cast<int64_t>(inputs.size()));
+  stats.set("empty_sentences", empty);
+  stats.set("generated_tokens", generated_tokens);
+  stats.set("inputs_truncated", truncated);
+  stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  stats.set("milliseconds", static_cast<int64_t>(1000 * seconds));
+  if (seconds > 0) stats.set("sentences_per_second", std::llround(static_cast<double>(inputs.size()) / seconds));
+  return stats;
+}
+
+}  // namespace kglm::verbalize
