@@ -184,7 +184,8 @@ int evaluate_main(int argc, char** argv) {
   const CommonOptions& c = cli.common();
   ErrorCounter errors(c.max_errors);
   const verbalize::EvaluationScores s = verbalize::evaluate_generated(c.inputs, errors);
-  const std::string json = s.to_json() + "\n";
+  // Empty inputs: an empty report.
+  const std::string json = s.sentences + s.without_reference > 0 ? s.to_json() + "\n" : std::string();
   if (!c.output.empty()) {
     OutputStream out(c.output);
     out.write(json);

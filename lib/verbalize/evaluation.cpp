@@ -51,7 +51,8 @@ EvaluationScores evaluate_generated(const std::vector<std::string>& inputs, Erro
     }
   }
   errors.finish(inputs);
-  if (s.sentences == 0) throw Error("no generated sentence has a reference (\"sentence\") to score against");
+  if (s.sentences == 0 && s.without_reference > 0)
+    throw Error("no generated sentence has a reference (\"sentence\") to score against");
   s.bleu = bleu.score();
   s.chrf = chrf.score();
   s.copy_bleu = copy_bleu.score();

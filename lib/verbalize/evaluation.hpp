@@ -16,6 +16,7 @@ struct EvaluationScores {
   std::string to_json() const;  // one line
 };
 
+// Throws when the inputs hold records but none has a reference; empty inputs give 0 sentences.
 EvaluationScores evaluate_generated(const std::vector<std::string>& inputs, ErrorCounter& errors);
 
 }  // namespace kglm::verbalize

@@ -34,12 +34,15 @@ Stats generate_sentences(const GenerateOptions& o) {
     std::move(part.begin(), part.end(), std::back_inserter(inputs));
   }
   errors.finish(o.inputs);
-  if (inputs.empty()) throw Error("nothing to verbalize: every record was skipped (see the counts)");
+  const int64_t skipped = stats.get("skipped_empty_subgraph") + stats.get("skipped_missing_label");
+  if (inputs.empty() && skipped > 0)
+    throw Error("nothing to verbalize: all " + std::to_string(skipped) + " records were skipped (see the counts)");
 
-  OutputStream out(o.output);
+  OutputStream out(o.output);  // empty inputs: an empty output
   std::unique_ptr<OutputStream> text_out;
   if (!o.text_output.empty()) text_out = std::make_unique<OutputStream>(o.text_output);
   int64_t truncated = 0, generated_tokens = 0, empty = 0;
+  double decode_seconds = 0;  // in decode(): the model's work, without loading, tokenizing and writing
   std::string line;
   for (size_t first = 0; first < inputs.size(); first += static_cast<size_t>(o.batch)) {
     const size_t last = std::min(inputs.size(), first + static_cast<size_t>(o.batch));
@@ -101,6 +104,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   stats.set("inputs_truncated", truncated);
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
   stats.set("milliseconds", static_cast<int64_t>(1000 * seconds));
+  stats.set("decode_milliseconds", std::llround(1000 * decode_seconds));
   if (seconds > 0) stats.set("sentences_per_second", std::llround(static_cast<double>(inputs.size()) / seconds));
   return stats;
 }

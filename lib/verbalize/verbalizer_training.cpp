@@ -316,7 +316,7 @@ int run_train(const TrainOptions& o) {
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
   Run run(o, comm);
-  if (!run.done()) run.evaluate();
+  if (run.steps_done() == 0) run.evaluate();  // the start of a fresh run (a resumed one logged it)
   bool stopped = false;
   while (!run.done()) {
     const bool go_on = run.step();

@@ -41,6 +41,22 @@ with open(sys.argv[2], "w") as out:
         doc = json.loads(line)
         out.write(json.dumps({"id": doc["id"], "title": doc["title"], "text": doc["text"]}) + "\n")
 PY
+# A tiny verbaliser (two steps on template pairs) and its output, for verbalize generate and evaluate.
+if command -v spm_train > /dev/null; then
+  "$bin/verbalize" render --kg "$d/kg.h5" --mode pairs --templates "$src/data/templates" --langs en \
+    -o "$d/pairs.jsonl" -q "$d/subgraphs.jsonl" || exit 1
+  python3 -c "import json,sys; [print(r['serialized_triples'] + '\n' + r['sentence']) for r in map(json.loads, open(sys.argv[1]))]" \
+    "$d/pairs.jsonl" > "$d/spm.txt"
+  spm_train --input="$d/spm.txt" --model_prefix="$d/spm" --vocab_size=200 --hard_vocab_limit=false --pad_id=0 \
+    --eos_id=1 --unk_id=2 --bos_id=-1 > /dev/null 2>&1 || exit 1
+  printf '{"model_type": "t5", "vocab_size": %d, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 1, "num_heads": 4}\n' \
+    "$(wc -l < "$d/spm.vocab")" > "$d/t5.json"
+  "$bin/verbalize" train --config "$d/t5.json" --tokenizer "$d/spm.model" --steps 2 --out "$d/verbalizer" -q \
+    "$d/pairs.jsonl" || exit 1
+  "$bin/verbalize" generate --model "$d/verbalizer" --max-len 8 -o "$d/generated.jsonl" -q "$d/aligned.jsonl" || exit 1
+else
+  echo "note: no spm_train: verbalize generate and evaluate are left out"
+fi
 spm=""
 [ -n "$fixtures" ] && [ -f "$fixtures/tokenizer/spm-test-vocab1000.model" ] && spm=$fixtures/tokenizer/spm-test-vocab1000.model
 if [ -n "$spm" ]; then
@@ -67,6 +83,10 @@ tools=(
   "kg-cycles-xlr|hdf5|$d/cycles.h5|kg-cycles xlr --kg $d/kg.h5 --cycles {IN} --langs en,fr -o {OUT}"
   "verbalize-subgraphs|hdf5|$d/kg.h5|verbalize subgraphs --kg {IN} --cooc $d/cooc.tsv -o {OUT}"
 )
+if [ -f "$d/verbalizer/model.safetensors" ]; then
+  tools+=("verbalize-generate|text|$d/subgraphs.jsonl|verbalize generate --model $d/verbalizer --max-len 8 -o {OUT} {IN}")
+  tools+=("verbalize-evaluate|text|$d/generated.jsonl|verbalize evaluate -o {OUT} {IN}")
+fi
 if [ -n "$spm" ]; then
   tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o {OUT} {IN}")
   tools+=("pretrain|hdf5|$d/tokens.h5|pretrain --data {IN} --layers 1 --hidden 16 --heads 2 --ffn 32 --batch 2 --steps 1 --out {OUT}")
