@@ -35,6 +35,7 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/verbalize.py
 
 install: build
 	cmake --install $(BUILD)

@@ -13,6 +13,7 @@
 #include "train/pretrain.hpp"
 #include "verbalize/evaluation.hpp"
 #include "verbalize/generation.hpp"
+#include "verbalize/quality_filter.hpp"
 #include "verbalize/verbalizer_training.hpp"
 
 using namespace kglm;
@@ -25,7 +26,9 @@ constexpr const char* kUsage =
     "SUBGRAPHS.jsonl...\n"
     "       verbalize train (--config config.json --tokenizer spm.model | --init MODEL_DIR) --out DIR PAIRS.jsonl...\n"
     "       verbalize generate --model DIR [--beams K | --top-k K] -o kelm.jsonl SUBGRAPHS.jsonl...\n"
-    "       verbalize evaluate GENERATED.jsonl...";
+    "       verbalize evaluate GENERATED.jsonl...\n"
+    "       verbalize train-filter --init ENCODER_DIR --out RUN_DIR PAIRS.jsonl...\n"
+    "       verbalize filter --model RUN_DIR (--drop-fraction 0.01 | --threshold T) -o kept.jsonl GENERATED.jsonl...";
 
 int subgraphs_main(int argc, char** argv) {
   ToolCli cli("verbalize subgraphs", "verbalize subgraphs --kg kg.h5 --cooc cooc.tsv [options] -o subgraphs.jsonl",
@@ -200,6 +203,66 @@ int evaluate_main(int argc, char** argv) {
   return 0;
 }
 
+int train_filter_main(int argc, char** argv) {
+  ToolCli cli("verbalize train-filter",
+              "verbalize train-filter --init ENCODER_DIR --out RUN_DIR [options] PAIRS.jsonl...",
+              "KELM's semantic-quality filter: finetune's sequence task on \"[CLS] triples [SEP] sentence\", the\n"
+              "aligned pairs as positives, the triples with an object replaced and another pair's sentence as\n"
+              "negatives. Reports the held-out AUC of true pairs against corrupted ones (RUN_DIR/filter.json).");
+  verbalize::FilterTrainOptions o;
+  std::string device = "cpu";
+  // clang-format off
+  cli.add()
+      ("init", po::value(&o.init)->required(), "the encoder to fine-tune (XLM-R or BERT model directory)")
+      ("out", po::value(&o.out)->required(), "the run directory (seed-S/best is the filter)")
+      ("held-out", po::value(&o.held_out)->default_value(0.1), "share of the pairs held out for the AUC")
+      ("epochs", po::value(&o.epochs)->default_value(2), "passes over the training examples")
+      ("batch", po::value(&o.batch)->default_value(32), "examples per step")
+      ("max-len", po::value(&o.max_len)->default_value(128), "tokens per example at most")
+      ("lr", po::value(&o.lr)->default_value(5e-5), "peak learning rate")
+      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_inputs();
+  const CommonOptions& c = cli.common();
+  require_range("--held-out", o.held_out, 0, 1, true, true);
+  o.data = c.inputs;
+  o.device = nn::parse_device(device);
+  o.seed = c.seed;
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.max_errors = c.max_errors;
+  o.stats_file = c.stats_file;
+  return verbalize::run_filter_train(o);
+}
+
+int filter_main(int argc, char** argv) {
+  ToolCli cli("verbalize filter", "verbalize filter --model RUN_DIR (--drop-fraction F | --threshold T) -o OUT GEN...",
+              "Scores generated sentences with the quality filter (verbalize train-filter), adds \"score\" and keeps\n"
+              "those at or above --threshold, or all but the lowest --drop-fraction (KELM: 0.01), in input order.");
+  verbalize::FilterOptions o;
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model)->required(), "the filter: a run directory (its seed-*/best) or a model directory")
+      ("threshold", po::value(&o.threshold)->default_value(-1), "keep the sentences scored at least this")
+      ("drop-fraction", po::value(&o.drop_fraction)->default_value(-1), "drop this share of the lowest scores")
+      ("batch", po::value(&o.batch)->default_value(64), "sentences scored together");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  const CommonOptions& c = cli.common();
+  if (o.drop_fraction >= 0) require_range("--drop-fraction", o.drop_fraction, 0, 1, false, true);
+  if (o.threshold >= 0) require_range("--threshold", o.threshold, 0, 1);
+  o.inputs = c.inputs;
+  o.output = c.output;
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.max_errors = c.max_errors;
+  report_stats(c, verbalize::run_filter(o));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,16 +273,20 @@ int main(int argc, char** argv) {
     if (command == "train") return train_main(argc - 1, argv + 1);
     if (command == "generate") return generate_main(argc - 1, argv + 1);
     if (command == "evaluate") return evaluate_main(argc - 1, argv + 1);
+    if (command == "train-filter") return train_filter_main(argc - 1, argv + 1);
+    if (command == "filter") return filter_main(argc - 1, argv + 1);
     if (command == "--help" || command == "-h") {
       std::cout << "Usage: " << kUsage
-                << "\nSee verbalize COMMAND --help (subgraphs, render, train, generate, evaluate), man 1 verbalize.\n";
+                << "\nSee verbalize COMMAND --help (subgraphs, render, train, generate, evaluate, train-filter, "
+                   "filter), man 1 verbalize.\n";
       return 0;
     }
     if (command == "--version") {
       std::cout << "verbalize (kglm) " << kglm_version() << "\n";
       return 0;
     }
-    throw UsageError("expected a command: subgraphs, render, train, generate or evaluate\nusage: " +
-                     std::string(kUsage));
+    throw UsageError(
+        "expected a command: subgraphs, render, train, generate, evaluate, train-filter or filter\nusage: " +
+        std::string(kUsage));
   });
 }

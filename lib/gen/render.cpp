@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <memory>
 
 #include "core/error.hpp"
@@ -45,7 +46,8 @@ struct Rendered {
   std::string id;
   size_t lang = 0;
   AnnotatedText text;
-  AnnotatedText source;  // pairs mode: the linearised statements that `text` says
+  AnnotatedText source;                             // pairs mode: the linearised statements that `text` says
+  std::vector<std::array<std::string, 3>> triples;  // pairs mode: their labels (KELM's "triples")
 };
 
 struct TaskResult {
@@ -135,7 +137,7 @@ class Renderer {
         stats.add("subgraphs_without_subject_label");
         continue;
       }
-      Rendered r{g.subject, g.id, l, {}, {}};
+      Rendered r{g.subject, g.id, l, {}, {}, {}};
       size_t rendered = 0;
       const Mode mode = options_.mode;
       for (const StatementIds& st : g.statements) {
@@ -158,6 +160,9 @@ class Renderer {
           }
           r.source = std::move(source);
           r.text = std::move(sentence);
+          r.triples.push_back({std::string(*subject_label),
+                               std::string(*text_.relation_label(l, static_cast<uint32_t>(relation))),
+                               std::string(*text_.value_text(l, st.kind, st.value))});
           ++rendered;
           continue;
         }
@@ -307,7 +312,16 @@ Stats render_subgraphs(const RenderOptions& options) {
     append_json_string(out, r.subject);
     out += ",\"lang\":";
     append_json_string(out, langs[r.lang]);
-    out += ",\"serialized_triples\":";
+    out += ",\"triples\":[";
+    for (size_t i = 0; i < r.triples.size(); ++i) {
+      out += i ? ",[" : "[";
+      for (size_t k = 0; k < 3; ++k) {
+        if (k) out += ',';
+        append_json_string(out, r.triples[i][k]);
+      }
+      out += ']';
+    }
+    out += "],\"serialized_triples\":";
     append_json_string(out, r.source.text());
     out += ",\"sentence\":";
     append_json_string(out, r.text.text());

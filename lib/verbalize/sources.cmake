@@ -3,6 +3,7 @@ set(KGLM_VERBALIZE_SOURCES
   verbalize/decoding.cpp
   verbalize/evaluation.cpp
   verbalize/generation.cpp
+  verbalize/quality_filter.cpp
   verbalize/seq2seq_batch.cpp
   verbalize/text_metrics.cpp
   verbalize/verbalizer_model.cpp

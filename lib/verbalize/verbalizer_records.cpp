@@ -66,6 +66,7 @@ std::vector<GenerationInput> read_generation_inputs(const std::string& path, Err
         in.triples_json = simdjson::minify(triples);
         in.serialized = string_field(root, "serialized_triples", false);
         if (in.serialized.empty()) in.serialized = serialize_triples(parsed);
+        in.triples = std::move(parsed);
         return in;
       },
       errors);

@@ -25,6 +25,7 @@ std::vector<TrainingPair> read_training_pairs(const std::string& path, ErrorCoun
 struct GenerationInput {
   std::string id, subject;
   std::string triples_json;  // the record's "triples" as written (copied to the output); "" when it has none
+  std::vector<std::vector<std::string>> triples;  // parsed: [s, r, o] or a qualifier's [s, "o q", v]
   bool skipped = false;
   std::string serialized;  // serialized_triples, or built from the triples as TEKGEN's input
   std::string reference;   // the record's "sentence" (aligned records), or ""

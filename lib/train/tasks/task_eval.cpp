@@ -17,16 +17,24 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
                    [&](uint32_t a, uint32_t b) { return encoded[a].ids.size() > encoded[b].ids.size(); });
   TaskPredictions out;
   out.labels.assign(encoded.size(), -1);
-  if (kind == TaskKind::token) out.tags.resize(encoded.size());
+  if (kind == TaskKind::token) {
+    out.tags.resize(encoded.size());
+  } else {
+    out.probabilities.resize(encoded.size());
+  }
   const auto step = static_cast<size_t>(std::max<int64_t>(batch, 1));
   for (size_t begin = 0; begin < order.size(); begin += step) {
     const std::span<const uint32_t> examples(order.data() + begin, std::min(step, order.size() - begin));
     const TaskBatch b = make_task_batch(kind, encoded, examples, {}, batch_length(encoded, examples), model.config());
-    const std::vector<int32_t> best = argmax_rows(model.forward(b, nn::DropoutContext{}));
+    const nn::Tensor& logits = model.forward(b, nn::DropoutContext{});
+    const std::vector<int32_t> best = argmax_rows(logits);
+    const std::vector<std::vector<float>> probabilities =
+        kind == TaskKind::token ? std::vector<std::vector<float>>() : softmax_rows(logits);
     for (size_t r = 0; r < examples.size(); ++r) {
       const uint32_t i = examples[r];
       if (kind != TaskKind::token) {
         out.labels[i] = best[r];
+        out.probabilities[i] = probabilities[r];
         continue;
       }
       std::vector<std::string>& tags = out.tags[i];

@@ -15,6 +15,8 @@ namespace kglm::train::tasks {
 struct TaskPredictions {
   std::vector<int32_t> labels;                 // per example: a label id (choice: the choice)
   std::vector<std::vector<std::string>> tags;  // token task: per word (O where --max-len cut it)
+  // The other tasks: per example, the softmax of its logits (the labels' or the choices' order).
+  std::vector<std::vector<float>> probabilities;
 };
 
 TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,

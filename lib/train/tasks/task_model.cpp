@@ -1,5 +1,8 @@
 #include "train/tasks/task_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "nn/ops/elementwise.hpp"
 
 namespace kglm::train::tasks {
@@ -77,13 +80,22 @@ std::string TaskModel::architecture_name() const {
   return base;
 }
 
-std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
+namespace {
+
+// logits as F32 on the host.
+nn::Tensor host_f32(const nn::Tensor& logits) {
   nn::Tensor f32 = logits;
   if (logits.dtype() != nn::DType::F32) {
     f32 = nn::Tensor::empty(logits.shape(), nn::DType::F32, logits.device());
     nn::convert(logits, f32);
   }
-  const nn::Tensor host = f32.to(nn::Device::Cpu);
+  return f32.to(nn::Device::Cpu);
+}
+
+}  // namespace
+
+std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
+  const nn::Tensor host = host_f32(logits);
   const int64_t m = host.dim(0), c = host.dim(1);
   std::vector<int32_t> out(static_cast<size_t>(m));
   const float* p = host.data<float>();
@@ -92,6 +104,22 @@ std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
     for (int64_t k = 1; k < c; ++k)
       if (p[r * c + k] > p[r * c + best]) best = k;
     out[static_cast<size_t>(r)] = static_cast<int32_t>(best);
+  }
+  return out;
+}
+
+std::vector<std::vector<float>> softmax_rows(const nn::Tensor& logits) {
+  const nn::Tensor host = host_f32(logits);
+  const int64_t m = host.dim(0), c = host.dim(1);
+  std::vector<std::vector<float>> out(static_cast<size_t>(m), std::vector<float>(static_cast<size_t>(c)));
+  const float* p = host.data<float>();
+  for (int64_t r = 0; r < m; ++r) {
+    const float* row = p + r * c;
+    const double max = *std::max_element(row, row + c);
+    double sum = 0;
+    for (int64_t k = 0; k < c; ++k) sum += std::exp(row[k] - max);
+    for (int64_t k = 0; k < c; ++k)
+      out[static_cast<size_t>(r)][static_cast<size_t>(k)] = static_cast<float>(std::exp(row[k] - max) / sum);
   }
   return out;
 }

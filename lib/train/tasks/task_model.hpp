@@ -53,5 +53,7 @@ class TaskModel {
 
 // The predicted class of each row of logits [M, C] (the first of equal maxima).
 std::vector<int32_t> argmax_rows(const nn::Tensor& logits);
+// softmax of each row of logits [M, C], computed in double on the host.
+std::vector<std::vector<float>> softmax_rows(const nn::Tensor& logits);
 
 }  // namespace kglm::train::tasks

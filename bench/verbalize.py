@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""bench/verbalize: sentences/s of `verbalize generate` (greedy and beam 4) against the same T5 model
+decoding the same sources in Debian's python3-torch with a hand-written loop over the same
+key-value cache (bench/reference/verbalize_torch.py), in one run, on the same machine and threads.
+
+Data: template pairs of the X-FACTR dev KG's subgraphs (verbalize render --mode pairs, as
+tests/cli/verbalize-quality.sh builds them); --sentences of them are verbalised. Model: a small T5
+(4 + 4 blocks, d_model 256, 8 heads of 32, FFN 1024, ReLU, tied head), a 2,000-piece SentencePiece
+vocabulary trained on the pairs, --train-steps steps of verbalize train so that sentences end the
+way trained ones do (the decoding's cost depends on the lengths, not on the weights' quality). Both
+decode in batches of 32 up to 64 tokens; kglm's time is its --stats decode_milliseconds (the
+decode calls: no loading, tokenizing or writing), the peer's its decode loop alone. Each at
+--threads 1 and 2. The outputs are compared token for token.
+
+Usage: bench/verbalize.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--sentences 256]
+                          [--train-steps 150]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import arguments  # noqa: E402
+
+TORCH_PYTHON = "/usr/bin/python3"
+CONFIG = {"model_type": "t5", "vocab_size": 2000, "d_model": 256, "d_kv": 32, "d_ff": 1024, "num_layers": 4,
+          "num_decoder_layers": 4, "num_heads": 8, "relative_attention_num_buckets": 32,
+          "relative_attention_max_distance": 128, "dropout_rate": 0.1, "feed_forward_proj": "relu",
+          "tie_word_embeddings": True}
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--sentences", type=int, default=256)
+        ap.add_argument("--train-steps", type=int, default=150)
+    args = arguments(extra)
+    if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+        sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
+    fx = args.fixtures
+    if not os.path.exists(os.path.join(fx, "xfactr-kg-dev.json.gz")):
+        sys.exit("fixtures not found: " + fx)
+    root = os.path.join(args.work, "verbalize")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    b = lambda tool: os.path.join(args.bin, tool)  # noqa: E731
+    q = ["--quiet", "--threads", "2"]
+    run = lambda cmd: subprocess.run(cmd, check=True)  # noqa: E731
+    run([b("wd-extract"), os.path.join(fx, "xfactr-kg-dev.json.gz"), "-o", f"{root}/kg.h5", "--langs", "en"] + q)
+    run([b("wiki-extract"), os.path.join(fx, "wikipedia", "enwiki-sample-a.xml.bz2"), "-o", f"{root}/docs.jsonl"] + q)
+    run([b("kg-align"), "--kg", f"{root}/kg.h5", "--cooc", f"{root}/cooc.tsv", "-o", f"{root}/aligned.jsonl",
+         f"{root}/docs.jsonl"] + q)
+    run([b("verbalize"), "subgraphs", "--kg", f"{root}/kg.h5", "--cooc", f"{root}/cooc.tsv", "--kinds", "item",
+         "-o", f"{root}/subgraphs.jsonl"] + q)
+    run([b("verbalize"), "render", "--kg", f"{root}/kg.h5", "--mode", "pairs", "--templates",
+         os.path.join(fx, "xfactr", "templates"), "--langs", "en", "-o", f"{root}/pairs.jsonl",
+         f"{root}/subgraphs.jsonl"] + q)
+    pairs = [json.loads(line) for line in open(f"{root}/pairs.jsonl")]
+    with open(f"{root}/spm.txt", "w") as f:
+        for p in pairs:
+            f.write(p["serialized_triples"] + "\n" + p["sentence"] + "\n")
+    subprocess.run(["spm_train", f"--input={root}/spm.txt", f"--model_prefix={root}/spm", "--vocab_size=2000",
+                    "--pad_id=0", "--eos_id=1", "--unk_id=2", "--bos_id=-1", "--character_coverage=1.0",
+                    "--input_sentence_size=200000", "--shuffle_input_sentence=true"], check=True, capture_output=True)
+    json.dump(CONFIG, open(f"{root}/config.json", "w"))
+    run([b("verbalize"), "train", "--config", f"{root}/config.json", "--tokenizer", f"{root}/spm.model", "--steps",
+         str(args.train_steps), "--batch", "32", "--lr", "2e-3", "--eval-fraction", "0", "--out", f"{root}/model",
+         f"{root}/pairs.jsonl"] + q)
+    # The sources: pairs from the end of the file (the training steps saw the first ones).
+    inputs = pairs[-args.sentences:]
+    with open(f"{root}/inputs.jsonl", "w") as f:
+        for p in inputs:
+            f.write(json.dumps({"serialized_triples": p["serialized_triples"]}) + "\n")
+    with open(f"{root}/inputs.txt", "w") as f:
+        for p in inputs:
+            f.write(p["serialized_triples"] + "\n")
+    ids = subprocess.run(["spm_encode", f"--model={root}/spm.model", "--output_format=id", f"{root}/inputs.txt"],
+                         check=True, capture_output=True, text=True).stdout.splitlines()
+    with open(f"{root}/inputs.ids", "w") as f:
+        for line in ids:  # at most 127 pieces and </s>, as verbalize cuts them
+            f.write(" ".join(line.split()[:127] + ["1"]) + "\n")
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rows, agreement = [], {}
+    for beams in (0, 4):
+        label = "beam 4" if beams else "greedy"
+        for threads in (1, 2):
+            out = f"{root}/kglm-{beams}-{threads}"
+            run([b("verbalize"), "generate", "--model", f"{root}/model", "--batch", "32", "--max-len", "64",
+                 "--threads", str(threads), "-o", f"{out}.jsonl", "--stats", f"{out}.stats.json", "--quiet",
+                 f"{root}/inputs.jsonl"] + (["--beams", str(beams)] if beams else []))
+            s = json.load(open(f"{out}.stats.json"))
+            ours = s["sentences"] / (s["decode_milliseconds"] / 1000)
+            env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+            peer_out = f"{root}/torch-{beams}-{threads}.ids"
+            r = json.loads(subprocess.run(
+                [TORCH_PYTHON, os.path.join(here, "reference", "verbalize_torch.py"), "--model", f"{root}/model",
+                 "--ids", f"{root}/inputs.ids", "--beams", str(beams), "--batch", "32", "--max-len", "64",
+                 "--threads", str(threads), "--out", peer_out], check=True, capture_output=True, text=True,
+                env=env).stdout)
+            rows.append((label, threads, ours, r["sentences_per_second"]))
+            if threads == 1:
+                theirs = subprocess.run(["spm_decode", f"--model={root}/spm.model", "--input_format=id", peer_out],
+                                        check=True, capture_output=True, text=True).stdout.split("\n")
+                mine = [json.loads(line)["gen_sentence"] for line in open(f"{out}.jsonl")]
+                agreement[label] = sum(1 for x, y in zip(mine, theirs) if x == y)
+    print(f"data: {len(inputs)} X-FACTR template pairs' serialized triples; model T5 4+4 blocks, d_model 256, "
+          f"8 heads, FFN 1024, vocabulary 2000, {args.train_steps} training steps; batches of 32, at most 64 tokens")
+    print(f"{'decoding':<10} {'threads':>7} {'kglm sent/s':>12} {'torch sent/s':>13} {'ratio':>7}")
+    for label, threads, ours, theirs in rows:
+        print(f"{label:<10} {threads:>7} {ours:>12.1f} {theirs:>13.1f} {ours / theirs:>6.2f}x")
+    for label, same in agreement.items():
+        print(f"agreement ({label}, 1 thread): {same} of {len(inputs)} sentences identical")
+
+
+main()
