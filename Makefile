@@ -44,12 +44,13 @@ install: build
 # sanitizers instrument host code only, the CUDA kernels are built and tested by `make test`, and
 # ASan's shadow memory collides with the CUDA driver's address reservations on GPU machines. The
 # Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools
-# (pipeline_demo runs every tool sanitized), and run in `make test`.
+# (pipeline_demo runs every tool sanitized), and run in `make test`; so does verbalize_quality, which
+# trains two small models for minutes (cli_verbalize runs the same commands sanitized).
 sanitize:
 	@cmake/install-deps.sh
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON -DKGLM_CUDA=OFF
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE slurm -E pipeline_papers
+	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE slurm -E "pipeline_papers|verbalize_quality"
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
