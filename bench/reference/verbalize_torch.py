@@ -20,8 +20,13 @@ import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "tests", "reference"))
-from make_t5_fixtures import T5, additive  # noqa: E402
+from make_t5_fixtures import T5  # noqa: E402
 from safetensors_min import read_safetensors  # noqa: E402
+
+
+def additive(mask):
+    """[B, S] 1/0 key mask → [B, 1, 1, S] additive float32 mask (0 or float32's min), as HF's."""
+    return (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
 
 
 def load(model_dir):

@@ -210,7 +210,7 @@ class T5Model::Stack {
 
   void start(Cache& c, const Tensor& encoder, const Tensor& encoder_mask, int64_t batch, int64_t source_len,
              int64_t capacity) {
-    const int64_t inner = config_.inner(), d = config_.d_model, s = batch * source_len;
+    const int64_t inner = config_.inner(), s = batch * source_len;
     c = Cache{};
     p_ = 0;  // decoding never drops out
     c.batch = batch;
@@ -228,24 +228,7 @@ class T5Model::Stack {
       c.cross_k.push_back(k.view({batch, source_len, inner}));
       c.cross_v.push_back(v.view({batch, source_len, inner}));
     }
-    c.x = Tensor::empty({batch, d}, a, dev);
-    c.normed = Tensor::empty({batch, d}, a, dev);
-    c.rstd = Tensor::empty({batch}, DType::F32, dev);
-    c.q = Tensor::empty({batch, inner}, a, dev);
-    c.k = Tensor::empty({batch, inner}, a, dev);
-    c.v = Tensor::empty({batch, inner}, a, dev);
-    c.ctx = Tensor::empty({batch, inner}, a, dev);
-    c.probs = Tensor::empty({batch * config_.heads * std::max(capacity, source_len)}, a, dev);
-    c.bias = Tensor::empty({config_.heads * capacity}, a, dev);
-    c.logits_in = Tensor::empty({batch, d}, a, dev);
-    const int64_t f = config_.d_ff;
-    c.ff.normed = Tensor::empty({batch, d}, a, dev);
-    c.ff.rstd = Tensor::empty({batch}, DType::F32, dev);
-    c.ff.pre0 = Tensor::empty({batch, f}, a, dev);
-    c.ff.act0 = Tensor::empty({batch, f}, a, dev);
-    c.ff.pre1 = Tensor::empty({batch, f}, a, dev);
-    c.ff.hidden = Tensor::empty({batch, f}, a, dev);
-    c.ff.out = Tensor::empty({batch, d}, a, dev);
+    allocate_step_buffers(c);
   }
 
   // One decoder position for every sequence: returns the final-normed output [B, d_model].
@@ -288,22 +271,33 @@ class T5Model::Stack {
     return c.logits_in;
   }
 
+  // Sequence i of the new cache continues sequence rows[i] of the old one; the batch becomes
+  // rows.size() (beam search widens it to the beams, finished sequences leave it).
   void reorder(Cache& c, const std::vector<int32_t>& rows) {
-    if (static_cast<int64_t>(rows.size()) != c.batch)
-      throw Error("T5 decoding: reorder_cache needs " + std::to_string(c.batch) + " rows");
-    Tensor index = Tensor::from<int32_t>({c.batch}, rows).to(params_.device());
-    auto reorder_rows = [&](Tensor& t) {
-      Tensor flat = t.view({c.batch, t.numel() / c.batch});
-      Tensor gathered = Tensor::empty(flat.shape(), flat.dtype(), flat.device());
-      gather_rows(flat, index, gathered);
-      flat.copy_from(gathered);
+    const auto n = static_cast<int64_t>(rows.size());
+    if (n == 0) throw Error("T5 decoding: reorder_cache with no rows");
+    for (int32_t r : rows)
+      if (r < 0 || r >= c.batch)
+        throw Error("T5 decoding: reorder_cache row " + std::to_string(r) + " is outside [0, " +
+                    std::to_string(c.batch) + ")");
+    const Tensor index = Tensor::from<int32_t>({n}, rows).to(params_.device());
+    auto gather = [&](Tensor& t) {
+      const int64_t width = t.numel() / c.batch;
+      Tensor gathered = Tensor::empty({n, width}, t.dtype(), t.device());
+      gather_rows(t.view({c.batch, width}), index, gathered);
+      Shape shape = t.shape();
+      shape[0] = n;
+      t = gathered.view(shape);
     };
     for (size_t l = 0; l < blocks_.size(); ++l)
-      for (Tensor* t : {&c.self_k[l], &c.self_v[l], &c.cross_k[l], &c.cross_v[l]}) reorder_rows(*t);
-    Tensor mask = c.encoder_mask.to(Device::Cpu).clone(), reordered = mask.clone();
-    for (int64_t i = 0; i < c.batch; ++i)
+      for (Tensor* t : {&c.self_k[l], &c.self_v[l], &c.cross_k[l], &c.cross_v[l]}) gather(*t);
+    const Tensor mask = c.encoder_mask.to(Device::Cpu);
+    Tensor reordered = Tensor::empty({n, c.source_len}, DType::I32);
+    for (int64_t i = 0; i < n; ++i)
       reordered.rows(i, i + 1).copy_from(mask.rows(rows[static_cast<size_t>(i)], rows[static_cast<size_t>(i)] + 1));
-    c.encoder_mask.copy_from(reordered);
+    c.encoder_mask = reordered.to(params_.device());
+    c.batch = n;
+    allocate_step_buffers(c);
   }
 
  private:
@@ -478,6 +472,30 @@ class T5Model::Stack {
     add(c.x, c.normed, c.x);
   }
 
+  // A decode step's buffers for c.batch sequences.
+  void allocate_step_buffers(Cache& c) const {
+    const int64_t batch = c.batch, inner = config_.inner(), d = config_.d_model, f = config_.d_ff;
+    const Device dev = params_.device();
+    const DType a = params_.compute_dtype();
+    c.x = Tensor::empty({batch, d}, a, dev);
+    c.normed = Tensor::empty({batch, d}, a, dev);
+    c.rstd = Tensor::empty({batch}, DType::F32, dev);
+    c.q = Tensor::empty({batch, inner}, a, dev);
+    c.k = Tensor::empty({batch, inner}, a, dev);
+    c.v = Tensor::empty({batch, inner}, a, dev);
+    c.ctx = Tensor::empty({batch, inner}, a, dev);
+    c.probs = Tensor::empty({batch * config_.heads * std::max(c.capacity, c.source_len)}, a, dev);
+    c.bias = Tensor::empty({config_.heads * c.capacity}, a, dev);
+    c.logits_in = Tensor::empty({batch, d}, a, dev);
+    c.ff.normed = Tensor::empty({batch, d}, a, dev);
+    c.ff.rstd = Tensor::empty({batch}, DType::F32, dev);
+    c.ff.pre0 = Tensor::empty({batch, f}, a, dev);
+    c.ff.act0 = Tensor::empty({batch, f}, a, dev);
+    c.ff.pre1 = Tensor::empty({batch, f}, a, dev);
+    c.ff.hidden = Tensor::empty({batch, f}, a, dev);
+    c.ff.out = Tensor::empty({batch, d}, a, dev);
+  }
+
   Tensor& param(size_t i) { return params_[i].compute; }
   Tensor& grad(size_t i) { return params_[i].grad; }
 
@@ -575,6 +593,9 @@ const Tensor& T5Model::decode_step(const Tensor& tokens) {
   if (!decode_) throw Error("T5 decoding: decode_step before start_decoding");
   check_shape(tokens, {decode_->cache.batch}, "T5 decode_step", "tokens");
   Tensor& out = decoder_->step(decode_->cache, tokens.to(params_.device()));
+  if (decode_->logits.dim(0) != decode_->cache.batch)
+    decode_->logits =
+        Tensor::empty({decode_->cache.batch, config_.vocab_size}, params_.compute_dtype(), params_.device());
   if (config_.tie_embeddings) scale(out, 1 / std::sqrt(static_cast<double>(config_.d_model)));
   linear_forward(out, params_[lm_head_].compute, Tensor(), decode_->logits);
   return decode_->logits;
@@ -586,5 +607,7 @@ void T5Model::reorder_cache(const std::vector<int32_t>& rows) {
 }
 
 int64_t T5Model::decoded_steps() const { return decode_ ? decode_->cache.steps : 0; }
+
+int64_t T5Model::decoding_batch() const { return decode_ ? decode_->cache.batch : 0; }
 
 }  // namespace kglm::nn

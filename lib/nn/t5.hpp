@@ -63,12 +63,15 @@ class T5Model {
   // Incremental decoding: encodes a batch of sources (no dropout) and prepares a key-value cache
   // for up to max_steps decoder positions. Then decode_step(tokens I32 [B]) feeds one token per
   // sequence (first decoder_start_token_id) and returns the next-token logits [B, V], valid until
-  // the next call; reorder_cache(rows) makes sequence i continue sequence rows[i] (beam search).
+  // the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch becoming
+  // rows.size(): beam search widens a batch of sources to their beams and reorders them, and
+  // finished sequences leave the batch so that no step is spent on them.
   void start_decoding(const Tensor& input_ids, const Tensor& attention_mask, int64_t batch, int64_t source_len,
                       int64_t max_steps);
   const Tensor& decode_step(const Tensor& tokens);
   void reorder_cache(const std::vector<int32_t>& rows);
   int64_t decoded_steps() const;
+  int64_t decoding_batch() const;  // the sequences decoded now
 
   const T5Config& config() const { return config_; }
   size_t shared_embeddings() const { return shared_; }

@@ -48,41 +48,40 @@ int32_t sample_top_k(const float* logits, int64_t v, const DecodeOptions& o, Rng
   return ids[k - 1];
 }
 
-// Greedy decoding and sampling: one sequence per source.
+// Greedy decoding and sampling: one sequence per source. A finished sequence leaves the batch.
 std::vector<std::vector<int32_t>> decode_single(nn::T5Model& model, const SourceBatch& s, const DecodeOptions& o,
                                                 std::span<const uint64_t> keys) {
   const nn::T5Config& c = model.config();
-  const int64_t b = s.batch, v = c.vocab_size;
-  model.start_decoding(s.input_ids, s.attention_mask, b, s.length, o.max_len);
-  std::vector<std::vector<int32_t>> out(static_cast<size_t>(b));
-  std::vector<uint8_t> done(static_cast<size_t>(b), 0);
-  std::vector<int32_t> tokens(static_cast<size_t>(b), static_cast<int32_t>(c.decoder_start_token_id));
-  for (int64_t step = 0; step < o.max_len; ++step) {
-    const nn::Tensor& logits = model.decode_step(nn::Tensor::from<int32_t>({b}, tokens));
-    bool all_done = true;
-    for (int64_t i = 0; i < b; ++i) {
-      const auto r = static_cast<size_t>(i);
-      if (done[r]) {
-        tokens[r] = static_cast<int32_t>(c.pad_token_id);
-        continue;
-      }
-      const float* row = logits.data<float>() + i * v;
+  const int64_t v = c.vocab_size;
+  model.start_decoding(s.input_ids, s.attention_mask, s.batch, s.length, o.max_len);
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(s.batch));
+  std::vector<size_t> active(static_cast<size_t>(s.batch));  // row r of the batch decodes source active[r]
+  std::iota(active.begin(), active.end(), size_t{0});
+  std::vector<int32_t> tokens(active.size(), static_cast<int32_t>(c.decoder_start_token_id));
+  for (int64_t step = 0; step < o.max_len && !active.empty(); ++step) {
+    const nn::Tensor& logits =
+        model.decode_step(nn::Tensor::from<int32_t>({static_cast<int64_t>(active.size())}, tokens));
+    std::vector<int32_t> keep;
+    std::vector<size_t> still;
+    std::vector<int32_t> next_tokens;
+    for (size_t r = 0; r < active.size(); ++r) {
+      const float* row = logits.data<float>() + static_cast<int64_t>(r) * v;
       int32_t next;
       if (o.method == DecodeMethod::Sample) {
-        Rng rng(o.seed, keys[r], kSampleStream + static_cast<uint32_t>(step));
+        Rng rng(o.seed, keys[active[r]], kSampleStream + static_cast<uint32_t>(step));
         next = sample_top_k(row, v, o, rng);
       } else {
         next = argmax(row, v);
       }
-      tokens[r] = next;
-      if (next == c.eos_token_id) {
-        done[r] = 1;
-      } else {
-        out[r].push_back(next);
-        all_done = false;
-      }
+      if (next == c.eos_token_id) continue;
+      out[active[r]].push_back(next);
+      keep.push_back(static_cast<int32_t>(r));
+      still.push_back(active[r]);
+      next_tokens.push_back(next);
     }
-    if (all_done) break;
+    if (!still.empty() && still.size() < active.size()) model.reorder_cache(keep);
+    active = std::move(still);
+    tokens = std::move(next_tokens);
   }
   return out;
 }
@@ -92,27 +91,25 @@ struct Hypothesis {
   double score = 0;  // normalised
 };
 
+// Beam search: the batch of sources is encoded once, then widened to k rows per source; a source's
+// rows leave the batch when it is done.
 std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceBatch& s, const DecodeOptions& o) {
   const nn::T5Config& c = model.config();
-  const int64_t b = s.batch, k = o.beams, v = c.vocab_size, rows = b * k;
-  // Every source k times: rows i·k … i·k + k − 1 are example i's beams.
-  std::vector<int32_t> ids, mask;
-  const int32_t* src_ids = s.input_ids.data<int32_t>();
-  const int32_t* src_mask = s.attention_mask.data<int32_t>();
+  const int64_t b = s.batch, k = o.beams, v = c.vocab_size;
+  model.start_decoding(s.input_ids, s.attention_mask, b, s.length, o.max_len);
+  std::vector<int32_t> widen;
   for (int64_t i = 0; i < b; ++i)
-    for (int64_t j = 0; j < k; ++j) {
-      ids.insert(ids.end(), src_ids + i * s.length, src_ids + (i + 1) * s.length);
-      mask.insert(mask.end(), src_mask + i * s.length, src_mask + (i + 1) * s.length);
-    }
-  model.start_decoding(nn::Tensor::from<int32_t>({rows * s.length}, ids),
-                       nn::Tensor::from<int32_t>({rows * s.length}, mask), rows, s.length, o.max_len);
+    for (int64_t j = 0; j < k; ++j) widen.push_back(static_cast<int32_t>(i));
+  model.reorder_cache(widen);
   const double lowest = -std::numeric_limits<double>::infinity();
-  std::vector<double> score(static_cast<size_t>(rows), lowest);
+  // Per active source (in batch order): its k beams' scores and tokens.
+  std::vector<size_t> active(static_cast<size_t>(b));
+  std::iota(active.begin(), active.end(), size_t{0});
+  std::vector<double> score(static_cast<size_t>(b * k), lowest);
   for (int64_t i = 0; i < b; ++i) score[static_cast<size_t>(i * k)] = 0;  // the first step expands one beam
-  std::vector<std::vector<int32_t>> beam(static_cast<size_t>(rows));
+  std::vector<std::vector<int32_t>> beam(static_cast<size_t>(b * k));
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(b));
-  std::vector<uint8_t> done(static_cast<size_t>(b), 0);
-  std::vector<int32_t> tokens(static_cast<size_t>(rows), static_cast<int32_t>(c.decoder_start_token_id));
+  std::vector<int32_t> tokens(static_cast<size_t>(b * k), static_cast<int32_t>(c.decoder_start_token_id));
   std::vector<double> logp;
   struct Candidate {
     double score;
@@ -122,22 +119,21 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
   auto normalised = [&](double sum, size_t generated) {
     return sum / std::pow(static_cast<double>(generated), o.length_penalty);
   };
-  for (int64_t step = 0; step < o.max_len; ++step) {
+  for (int64_t step = 0; step < o.max_len && !active.empty(); ++step) {
+    const auto rows = static_cast<int64_t>(active.size()) * k;
     const nn::Tensor& logits = model.decode_step(nn::Tensor::from<int32_t>({rows}, tokens));
-    std::vector<int32_t> order(static_cast<size_t>(rows));
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<double> new_score = score;
-    std::vector<std::vector<int32_t>> new_beam = beam;
-    bool all_done = true;
-    for (int64_t i = 0; i < b; ++i) {
-      if (done[static_cast<size_t>(i)]) {
-        for (int64_t j = 0; j < k; ++j) tokens[static_cast<size_t>(i * k + j)] = static_cast<int32_t>(c.pad_token_id);
-        continue;
-      }
+    std::vector<int32_t> order;  // the next batch's rows, from this one's
+    std::vector<size_t> still;
+    std::vector<double> new_score;
+    std::vector<std::vector<int32_t>> new_beam;
+    std::vector<int32_t> new_tokens;
+    for (size_t a = 0; a < active.size(); ++a) {
+      const size_t example = active[a];
+      const auto first = static_cast<int64_t>(a) * k;
       std::vector<Candidate> candidates;
       candidates.reserve(static_cast<size_t>(k * v));
       for (int64_t j = 0; j < k; ++j) {
-        const auto r = static_cast<size_t>(i * k + j);
+        const auto r = static_cast<size_t>(first + j);
         if (score[r] == lowest) continue;
         log_softmax(logits.data<float>() + static_cast<int64_t>(r) * v, v, logp);
         for (int64_t t = 0; t < v; ++t)
@@ -149,43 +145,52 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
                           return x.score > y.score ||
                                  (x.score == y.score && (x.beam < y.beam || (x.beam == y.beam && x.token < y.token)));
                         });
-      int64_t filled = 0;
-      for (size_t rank = 0; rank < keep && filled < k; ++rank) {
+      std::vector<Candidate> chosen;
+      for (size_t rank = 0; rank < keep && static_cast<int64_t>(chosen.size()) < k; ++rank) {
         const Candidate& cand = candidates[rank];
-        const std::vector<int32_t>& history = beam[static_cast<size_t>(i * k + cand.beam)];
         if (cand.token == c.eos_token_id) {
+          const std::vector<int32_t>& history = beam[static_cast<size_t>(first + cand.beam)];
           if (rank < static_cast<size_t>(k))  // an </s> below the best k does not finish a hypothesis
-            finished[static_cast<size_t>(i)].push_back({history, normalised(cand.score, history.size() + 1)});
+            finished[example].push_back({history, normalised(cand.score, history.size() + 1)});
           continue;
         }
-        const auto r = static_cast<size_t>(i * k + filled);
-        order[r] = static_cast<int32_t>(i * k + cand.beam);
-        new_score[r] = cand.score;
-        new_beam[r] = history;
-        new_beam[r].push_back(cand.token);
-        tokens[r] = cand.token;
-        ++filled;
+        chosen.push_back(cand);
       }
-      for (int64_t j = filled; j < k; ++j) new_score[static_cast<size_t>(i * k + j)] = lowest;
-      if (static_cast<int64_t>(finished[static_cast<size_t>(i)].size()) >= k || filled == 0) {
-        done[static_cast<size_t>(i)] = 1;
-      } else {
-        all_done = false;
+      if (static_cast<int64_t>(finished[example].size()) >= k || chosen.empty()) continue;  // done
+      still.push_back(example);
+      for (int64_t j = 0; j < k; ++j) {
+        if (j < static_cast<int64_t>(chosen.size())) {
+          const Candidate& cand = chosen[static_cast<size_t>(j)];
+          order.push_back(static_cast<int32_t>(first + cand.beam));
+          new_score.push_back(cand.score);
+          new_beam.push_back(beam[static_cast<size_t>(first + cand.beam)]);
+          new_beam.back().push_back(cand.token);
+          new_tokens.push_back(cand.token);
+        } else {  // fewer candidates than beams: an empty beam (never expanded)
+          order.push_back(static_cast<int32_t>(first));
+          new_score.push_back(lowest);
+          new_beam.emplace_back();
+          new_tokens.push_back(static_cast<int32_t>(c.pad_token_id));
+        }
       }
     }
+    // Out of length: the running beams of the unfinished sources compete too.
+    if (step + 1 == o.max_len)
+      for (size_t a = 0; a < still.size(); ++a)
+        for (int64_t j = 0; j < k; ++j) {
+          const auto r = static_cast<size_t>(static_cast<int64_t>(a) * k + j);
+          if (new_score[r] != lowest)
+            finished[still[a]].push_back({new_beam[r], normalised(new_score[r], new_beam[r].size())});
+        }
+    if (!still.empty()) model.reorder_cache(order);
+    active = std::move(still);
     score = std::move(new_score);
     beam = std::move(new_beam);
-    if (all_done) break;
-    model.reorder_cache(order);
+    tokens = std::move(new_tokens);
   }
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(b));
   for (int64_t i = 0; i < b; ++i) {
-    std::vector<Hypothesis>& f = finished[static_cast<size_t>(i)];
-    if (!done[static_cast<size_t>(i)])  // out of length: the running beams compete too
-      for (int64_t j = 0; j < k; ++j) {
-        const auto r = static_cast<size_t>(i * k + j);
-        if (score[r] != lowest) f.push_back({beam[r], normalised(score[r], beam[r].size())});
-      }
+    const std::vector<Hypothesis>& f = finished[static_cast<size_t>(i)];
     if (f.empty()) continue;
     // The best; the first of equals (the order they finished in).
     out[static_cast<size_t>(i)] = std::max_element(f.begin(), f.end(), [](const Hypothesis& x, const Hypothesis& y) {

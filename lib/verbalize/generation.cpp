@@ -52,7 +52,9 @@ Stats generate_sentences(const GenerateOptions& o) {
       sources.push_back(encode_text(*v.tokenizer, inputs[i].serialized, max_source, truncated));
       keys.push_back(i);  // the record's position among the inputs: its sampling stream
     }
+    const auto decode_start = std::chrono::steady_clock::now();
     const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources, v.config), how, keys);
+    decode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
     for (size_t i = first; i < last; ++i) {
       const GenerationInput& in = inputs[i];
       const std::vector<int32_t>& tokens = outputs[i - first];
