@@ -32,16 +32,17 @@ void check_special_tokens(const tok::Tokenizer& tokenizer, const nn::T5Config& c
 }
 
 nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::span<const uint32_t> rows,
-                                    const nn::T5Config& config) {
+                                    const nn::T5Config& config, int64_t source_len, int64_t target_len) {
   std::vector<std::vector<int32_t>> sources;
   sources.reserve(rows.size());
   for (uint32_t r : rows) sources.push_back(pairs[r].source);
-  const SourceBatch source = make_source_batch(sources, config);
+  const SourceBatch source = make_source_batch(sources, config, source_len);
   nn::Seq2SeqBatch b;
   b.batch = source.batch;
   b.source_len = source.length;
   b.input_ids = source.input_ids;
   b.attention_mask = source.attention_mask;
+  b.target_len = target_len;
   for (uint32_t r : rows) b.target_len = std::max<int64_t>(b.target_len, static_cast<int64_t>(pairs[r].target.size()));
   std::vector<int32_t> labels(static_cast<size_t>(b.batch * b.target_len), nn::kIgnoreIndex);
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -53,9 +54,11 @@ nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::spa
   return b;
 }
 
-SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config) {
+SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config,
+                              int64_t length) {
   SourceBatch b;
   b.batch = static_cast<int64_t>(sources.size());
+  b.length = length;
   for (const auto& s : sources) b.length = std::max<int64_t>(b.length, static_cast<int64_t>(s.size()));
   std::vector<int32_t> ids(static_cast<size_t>(b.batch * b.length), static_cast<int32_t>(config.pad_token_id));
   std::vector<int32_t> mask(ids.size(), 0);

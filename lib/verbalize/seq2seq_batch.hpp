@@ -24,15 +24,18 @@ std::vector<int32_t> encode_text(const tok::Tokenizer& tokenizer, const std::str
 void check_special_tokens(const tok::Tokenizer& tokenizer, const nn::T5Config& config);
 
 // Host tensors of one batch: the examples `rows` of `pairs`, sources and targets right-padded to
-// the batch's longest, the decoder input shifted right from the labels (padding ignored).
+// the batch's longest (or to source_len and target_len when longer: a data-parallel rank pads its
+// share as the whole global batch is padded, so that dropout draws alike), the decoder input
+// shifted right from the labels (padding ignored).
 nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::span<const uint32_t> rows,
-                                    const nn::T5Config& config);
+                                    const nn::T5Config& config, int64_t source_len = 0, int64_t target_len = 0);
 
 // Sources only (generation): ids I32 [B·S] and mask I32 [B·S], S the longest.
 struct SourceBatch {
   int64_t batch = 0, length = 0;
   nn::Tensor input_ids, attention_mask;
 };
-SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config);
+SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config,
+                              int64_t length = 0);
 
 }  // namespace kglm::verbalize
