@@ -58,11 +58,12 @@ sanitize:
 # or build-fuzz/tests/fuzz_safetensors tests/fuzz/safetensors-corpus
 # or build-fuzz/tests/fuzz_input_policy tests/fuzz/input-corpus
 # or build-fuzz/tests/fuzz_probe_inputs tests/fuzz/probe-corpus
+# or build-fuzz/tests/fuzz_verbalizer_inputs tests/fuzz/verbalize-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
-		fuzz_safetensors fuzz_input_policy fuzz_tagged_reader fuzz_probe_inputs
+		fuzz_safetensors fuzz_input_policy fuzz_tagged_reader fuzz_probe_inputs fuzz_verbalizer_inputs
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out
