@@ -92,6 +92,17 @@ int render_main(int argc, char** argv) {
   return 0;
 }
 
+// The shared command line's part of a training command's options.
+void fill_settings(const CommonOptions& c, const std::string& device, verbalize::RunSettings& o) {
+  o.data = c.inputs;
+  o.device = nn::parse_device(device);
+  o.seed = c.seed;
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.max_errors = c.max_errors;
+  o.stats_file = c.stats_file;
+}
+
 int train_main(int argc, char** argv) {
   ToolCli cli("verbalize train",
               "verbalize train (--config config.json --tokenizer spm.model | --init MODEL_DIR | --resume DIR)\n"
@@ -133,13 +144,7 @@ int train_main(int argc, char** argv) {
   require_range("--lr", o.optimizer.lr, 0, 1e9, true);
   require_range("--eval-fraction", o.eval_fraction, 0, 1, false, true);
   require_range("--dropout", o.dropout, -1, 1, false, true);
-  o.data = c.inputs;
-  o.device = nn::parse_device(device);
-  o.seed = c.seed;
-  o.threads = c.threads;
-  o.quiet = c.quiet;
-  o.max_errors = c.max_errors;
-  o.stats_file = c.stats_file;
+  fill_settings(c, device, o);
   return verbalize::run_train(o);
 }
 
@@ -226,13 +231,7 @@ int train_filter_main(int argc, char** argv) {
   cli.require_inputs();
   const CommonOptions& c = cli.common();
   require_range("--held-out", o.held_out, 0, 1, true, true);
-  o.data = c.inputs;
-  o.device = nn::parse_device(device);
-  o.seed = c.seed;
-  o.threads = c.threads;
-  o.quiet = c.quiet;
-  o.max_errors = c.max_errors;
-  o.stats_file = c.stats_file;
+  fill_settings(c, device, o);
   return verbalize::run_filter_train(o);
 }
 

@@ -14,22 +14,17 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "nn/tensor.hpp"
+#include "verbalize/verbalizer_training.hpp"
 
 namespace kglm::verbalize {
 
-struct FilterTrainOptions {
-  std::vector<std::string> data;  // aligned pairs with triples (kg-align, verbalize render --mode pairs)
-  std::string init;               // the encoder to fine-tune (a Hugging Face XLM-R or BERT directory)
-  std::string out;                // the run directory (finetune's: seed-S/best is the filter)
-  double held_out = 0.1;          // share of the pairs whose examples are held out (by the pair's index)
+struct FilterTrainOptions : RunSettings {
+  // data: aligned pairs with triples (kg-align, verbalize render --mode pairs)
+  std::string init;       // the encoder to fine-tune (a Hugging Face XLM-R or BERT directory)
+  std::string out;        // the run directory (finetune's: seed-S/best is the filter)
+  double held_out = 0.1;  // share of the pairs whose examples are held out (by the pair's index)
   int64_t epochs = 2, batch = 32, max_len = 128;
   double lr = 5e-5;
-  uint64_t seed = 11;
-  nn::Device device = nn::Device::Cpu;
-  unsigned threads = 1;
-  bool quiet = false;
-  ErrorLimit max_errors;
-  std::string stats_file;
 };
 
 // Trains the filter and reports the held-out AUC of true pairs against corrupted ones.

@@ -16,9 +16,20 @@
 
 namespace kglm::verbalize {
 
-struct TrainOptions {
-  std::vector<std::string> data;  // training pairs (JSON lines)
-  std::string eval_data;          // held-out pairs; "" = eval_fraction of the training pairs
+// What the training commands (train, train-filter) take from the shared command line.
+struct RunSettings {
+  std::vector<std::string> data;  // the input files
+  uint64_t seed = 0;
+  nn::Device device = nn::Device::Cpu;
+  unsigned threads = 1;
+  bool quiet = false;
+  ErrorLimit max_errors;
+  std::string stats_file;
+};
+
+struct TrainOptions : RunSettings {
+  // data: training pairs (JSON lines)
+  std::string eval_data;  // held-out pairs; "" = eval_fraction of the training pairs
   double eval_fraction = 0.02;
   int64_t eval_max = 2000;
   std::string init;       // a T5 model directory to start from (stage 2, or a pre-trained T5)
@@ -33,12 +44,6 @@ struct TrainOptions {
   float dropout = -1;              // < 0: the model's dropout_rate
   int64_t eval_every = 0, save_every = 0, log_every = 10;
   int64_t stop_after = 0;  // > 0: checkpoint and stop (exit 75) after this many steps of this invocation
-  uint64_t seed = 0;
-  nn::Device device = nn::Device::Cpu;
-  unsigned threads = 1;
-  bool quiet = false;
-  ErrorLimit max_errors;
-  std::string stats_file;
 };
 
 // Returns the exit status: 0, or 75 when stopped by SIGUSR1 or --stop-after after a checkpoint.

@@ -47,7 +47,10 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
       if (g) std::fill(g, g + c, T(0));
       continue;
     }
-    const auto [max, argmax] = row_max(x, c);
+    // Not a structured binding: clang 14 cannot use one inside the simd loops below.
+    const auto best = row_max(x, c);
+    const T max = best.first;
+    const auto argmax = best.second;
     const T target = x[t];  // read before g, which may be x itself, is written
     double sum = 0;
     if (g) {
@@ -81,11 +84,12 @@ void best_classes(const T* logits, int64_t m, int64_t c, int32_t* classes, doubl
 #pragma omp parallel for schedule(static) if (m * c >= kParallelGrain)
   for (int64_t r = 0; r < m; ++r) {
     const T* x = logits + r * c;
-    const auto [max, argmax] = row_max(x, c);
+    const auto best = row_max(x, c);
+    const T max = best.first;
     double sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int64_t j = 0; j < c; ++j) sum += exp_of<T>(x[j] - max);
-    classes[r] = static_cast<int32_t>(argmax);
+    classes[r] = static_cast<int32_t>(best.second);
     log_probs[r] = -std::log(sum);
   }
 }
