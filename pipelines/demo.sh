@@ -75,6 +75,42 @@ stage_verbalize() {
   printf '   %-12s %6d\n' subgraphs "$(wc -l < "$RUN/subgraphs.jsonl")" template "$(wc -l < "$RUN/kelm-template.jsonl")"
 }
 
+stage_verbalizer() {
+  echo "== verbalize train/generate: TEKGEN's neural verbaliser, a tiny T5 trained on template pairs and the aligned"
+  echo "   sentences, decoding every subgraph -> $RUN/tekgen/, $RUN/kelm-neural.jsonl"
+  "$bin/verbalize" render --kg "$RUN/kg.h5" --mode pairs --templates "$here/data/templates" --langs en \
+    -o "$RUN/kelm-pairs.jsonl" --quiet "$RUN/subgraphs.jsonl"
+  python3 -c "
+import json, sys
+with open(sys.argv[3], 'w') as out:
+    for path in sys.argv[1:3]:
+        for r in map(json.loads, open(path)):
+            out.write(r['serialized_triples'] + '\n' + r['sentence'] + '\n')
+" "$RUN/kelm-pairs.jsonl" "$RUN/aligned.jsonl" "$RUN/t5-spm.txt"
+  # T5's ids: <pad> 0, </s> 1, <unk> 2, no <s>.
+  spm_train --input="$RUN/t5-spm.txt" --model_prefix="$RUN/t5-spm" --vocab_size=400 --hard_vocab_limit=false \
+    --pad_id=0 --eos_id=1 --unk_id=2 --bos_id=-1 --character_coverage=1.0 > "$RUN/t5-spm.log" 2>&1 ||
+    { echo "spm_train failed: $(tail -3 "$RUN/t5-spm.log")" >&2; return 1; }
+  printf '{"model_type": "t5", "vocab_size": %d, "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 2, "num_heads": 4}\n' \
+    "$(wc -l < "$RUN/t5-spm.vocab")" > "$RUN/t5-config.json"
+  "$bin/verbalize" train --config "$RUN/t5-config.json" --tokenizer "$RUN/t5-spm.model" --steps 400 --batch 16 \
+    --lr 3e-3 --eval-fraction 0.1 --log "$RUN/tekgen-metrics.jsonl" --out "$RUN/tekgen" --stats "$RUN/tekgen.stats.json" \
+    --quiet "$RUN/kelm-pairs.jsonl" "$RUN/aligned.jsonl"
+  "$bin/verbalize" generate --model "$RUN/tekgen" --beams 2 -o "$RUN/kelm-neural.jsonl" \
+    --text-output "$RUN/kelm-neural.text.jsonl" --quiet "$RUN/subgraphs.jsonl"
+  "$bin/verbalize" generate --model "$RUN/tekgen" -o "$RUN/tekgen-aligned.jsonl" --quiet "$RUN/aligned.jsonl"
+  "$bin/verbalize" evaluate -o "$RUN/tekgen-scores.json" --quiet "$RUN/tekgen-aligned.jsonl"
+  python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+print('   %d steps, held-out loss %.2f -> %.2f; %d sentences' % (s['steps'], s['first_eval_loss_milli'] / 1000,
+      s['last_eval_loss_milli'] / 1000, sum(1 for _ in open(sys.argv[3]))))
+print('   aligned sentences: BLEU %.1f, chrF %.1f (copying the triples: %.1f, %.1f)' % (e['bleu'], e['chrf'],
+      e['copy_bleu'], e['copy_chrf']))
+" "$RUN/tekgen.stats.json" "$RUN/tekgen-scores.json" "$RUN/kelm-neural.jsonl"
+}
+
 stage_sample_lang() {
   echo "== sample-lang: per-language corpora rebalanced with q ∝ p^alpha -> $RUN/kelm-balanced.jsonl, $RUN/kmlm-balanced/"
   "$bin/sample-lang" "$RUN/kelm-kmlm" --alpha 0.3 --keep-smallest -o "$RUN/kelm-balanced.jsonl" \
@@ -154,6 +190,9 @@ stage kg-align --after "wd-extract wiki-extract" --out "$RUN/aligned.jsonl" --ou
   --out "$RUN/relations.jsonl" --out "$RUN/ner" -- stage_kg_align
 stage verbalize --after "wd-extract kg-align" --in "$data/templates" --out "$RUN/subgraphs.jsonl" \
   --out "$RUN/kelm-kmlm" --out "$RUN/kelm-linear.jsonl" --out "$RUN/kelm-template.jsonl" -- stage_verbalize
+stage verbalizer --after "verbalize kg-align" --in "$data/templates" --out "$RUN/kelm-pairs.jsonl" \
+  --out "$RUN/t5-spm.model" --out "$RUN/tekgen" --out "$RUN/kelm-neural.jsonl" --out "$RUN/tekgen-scores.json" \
+  -- stage_verbalizer
 stage sample-lang --after "cs-gen verbalize" --out "$RUN/kelm-balanced.jsonl" --out "$RUN/kmlm-balanced" \
   -- stage_sample_lang
 stage pretrain --after "cs-gen kg-cycles sample-lang" --out "$RUN/spm.model" --out "$RUN/tokens.h5" \

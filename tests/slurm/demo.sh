@@ -12,7 +12,7 @@ export KGLM_BIN=$bin
 "$src/pipelines/demo.sh" --submit --sbatch-args "--mem=1G" "$tmp/slurm" > "$tmp/submit.out" 2>&1 ||
   fail "--submit: $(cat "$tmp/submit.out")"
 stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
-[ "$stages" = 9 ] || fail "expected 9 jobs: $(cat "$tmp/submit.out")"
+[ "$stages" = 10 ] || fail "expected 10 jobs: $(cat "$tmp/submit.out")"
 grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
 jobs=$(run_jobs "$tmp/slurm")
 "$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
@@ -34,6 +34,6 @@ python3 "$src/tests/slurm/same_outputs.py" "$tmp/local" "$tmp/slurm" || fail "th
 ok "the outputs under Slurm equal the local run's"
 
 "$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/again.out" 2>&1 || fail "second --submit: $(cat "$tmp/again.out")"
-[ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 9 ] || fail "resubmitted: $(cat "$tmp/again.out")"
+[ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 10 ] || fail "resubmitted: $(cat "$tmp/again.out")"
 ok "a second --submit finds every stage complete by its record and submits nothing"
 echo "$pass checks passed"
