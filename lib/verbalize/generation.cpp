@@ -107,7 +107,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
   stats.set("milliseconds", static_cast<int64_t>(1000 * seconds));
   stats.set("decode_milliseconds", std::llround(1000 * decode_seconds));
-  if (seconds > 0) stats.set("sentences_per_second", std::llround(static_cast<double>(inputs.size()) / seconds));
+  if (seconds > 0) stats.set("sentences_per_s", std::llround(static_cast<double>(inputs.size()) / seconds));
   return stats;
 }
 

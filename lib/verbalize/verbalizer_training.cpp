@@ -171,7 +171,7 @@ class Run {
     milli("last_eval_loss_milli", last_eval_);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     s.set("milliseconds", static_cast<int64_t>(1000 * seconds));
-    if (seconds > 0) s.set("tokens_per_second", static_cast<int64_t>(static_cast<double>(tokens_run_()) / seconds));
+    if (seconds > 0) s.set("tokens_per_s", static_cast<int64_t>(static_cast<double>(tokens_run_()) / seconds));
     return s;
   }
 
