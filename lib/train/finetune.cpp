@@ -97,24 +97,6 @@ void finish_stats(const FinetuneCommon& o, Stats& stats, int rank) {
   if (!o.quiet) stats.print();
 }
 
-// The model directories of --model: one (it has finetune.json), or a run's seed-*/best by seed.
-std::vector<std::pair<uint64_t, fs::path>> model_dirs(const std::string& model) {
-  if (fs::exists(fs::path(model) / "finetune.json") && fs::exists(fs::path(model) / "config.json")) return {{0, model}};
-  std::vector<std::pair<uint64_t, fs::path>> dirs;
-  if (fs::is_directory(model))
-    for (const fs::directory_entry& e : fs::directory_iterator(model)) {
-      const std::string name = e.path().filename().string();
-      if (!name.starts_with("seed-") || !fs::exists(e.path() / "best" / "finetune.json")) continue;
-      try {
-        dirs.emplace_back(std::stoull(name.substr(5)), e.path() / "best");
-      } catch (const std::exception&) {
-      }
-    }
-  if (dirs.empty()) throw Error(model + ": neither a fine-tuned model nor a run directory with seed-*/best models");
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
-}
-
 // A saved model, its tokenizer and its task, ready to predict.
 struct LoadedModel {
   tasks::TaskConfig task;
@@ -228,6 +210,23 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
 
 }  // namespace
 
+std::vector<std::pair<uint64_t, fs::path>> finetuned_model_dirs(const std::string& model) {
+  if (fs::exists(fs::path(model) / "finetune.json") && fs::exists(fs::path(model) / "config.json")) return {{0, model}};
+  std::vector<std::pair<uint64_t, fs::path>> dirs;
+  if (fs::is_directory(model))
+    for (const fs::directory_entry& e : fs::directory_iterator(model)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with("seed-") || !fs::exists(e.path() / "best" / "finetune.json")) continue;
+      try {
+        dirs.emplace_back(std::stoull(name.substr(5)), e.path() / "best");
+      } catch (const std::exception&) {
+      }
+    }
+  if (dirs.empty()) throw Error(model + ": neither a fine-tuned model nor a run directory with seed-*/best models");
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
 int run_finetune(const FinetuneOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   if (o.init.empty()) throw UsageError("--init MODEL_DIR is required");
@@ -248,7 +247,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   std::vector<tasks::SeedResult> results;
   ErrorCounter errors(o.max_errors);
   tasks::TaskKind kind = tasks::TaskKind::token;
-  for (const auto& [seed, dir] : model_dirs(o.model)) {
+  for (const auto& [seed, dir] : finetuned_model_dirs(o.model)) {
     LoadedModel m = load_model(dir, o.device);
     kind = m.task.kind;
     tasks::SeedResult r;

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -58,6 +60,10 @@ struct FinetunePredictOptions : FinetuneCommon {
   std::string input;  // PATH or LANG=PATH
   std::string output;
 };
+
+// The models of MODEL: one fine-tuned model directory (it has finetune.json and config.json), as seed
+// 0, or a run directory's seed-*/best, by seed; kglm::Error when there is none.
+std::vector<std::pair<uint64_t, std::filesystem::path>> finetuned_model_dirs(const std::string& model);
 
 // The exit status: 0, or kExitStopped (75) when stopped by SIGUSR1 or --stop-after.
 int run_finetune(const FinetuneOptions& options);

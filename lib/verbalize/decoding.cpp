@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/ops/cross_entropy.hpp"
 
 namespace kglm::verbalize {
 
@@ -22,11 +23,6 @@ void log_softmax(const float* logits, int64_t v, std::vector<double>& out) {
   for (int64_t i = 0; i < v; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
   const double log_sum = max + std::log(sum);
   for (int64_t i = 0; i < v; ++i) out[static_cast<size_t>(i)] = logits[i] - log_sum;
-}
-
-// The first maximum, as torch.argmax.
-int32_t argmax(const float* logits, int64_t v) {
-  return static_cast<int32_t>(std::max_element(logits, logits + v) - logits);
 }
 
 // A draw from the top k of softmax(logits / temperature); ties broken by the lower id.
@@ -58,20 +54,22 @@ std::vector<std::vector<int32_t>> decode_single(nn::T5Model& model, const Source
   std::vector<size_t> active(static_cast<size_t>(s.batch));  // row r of the batch decodes source active[r]
   std::iota(active.begin(), active.end(), size_t{0});
   std::vector<int32_t> tokens(active.size(), static_cast<int32_t>(c.decoder_start_token_id));
+  std::vector<int32_t> best;
+  std::vector<double> best_log_probs;
   for (int64_t step = 0; step < o.max_len && !active.empty(); ++step) {
     const nn::Tensor& logits =
         model.decode_step(nn::Tensor::from<int32_t>({static_cast<int64_t>(active.size())}, tokens));
     std::vector<int32_t> keep;
     std::vector<size_t> still;
     std::vector<int32_t> next_tokens;
+    if (o.method == DecodeMethod::Greedy) nn::best_classes(logits, best, best_log_probs);  // each row's first maximum
     for (size_t r = 0; r < active.size(); ++r) {
-      const float* row = logits.data<float>() + static_cast<int64_t>(r) * v;
       int32_t next;
       if (o.method == DecodeMethod::Sample) {
         Rng rng(o.seed, keys[active[r]], kSampleStream + static_cast<uint32_t>(step));
-        next = sample_top_k(row, v, o, rng);
+        next = sample_top_k(logits.data<float>() + static_cast<int64_t>(r) * v, v, o, rng);
       } else {
-        next = argmax(row, v);
+        next = best[r];
       }
       if (next == c.eos_token_id) continue;
       out[active[r]].push_back(next);

@@ -67,21 +67,8 @@ std::optional<std::string> corrupt_triples(const std::vector<GenerationInput>& p
   return std::nullopt;
 }
 
-// The filter model of a path: a model directory (finetune.json) or a run's lowest seed-*/best.
-fs::path filter_model_dir(const fs::path& path) {
-  if (fs::exists(path / "finetune.json") && fs::exists(path / "config.json")) return path;
-  std::vector<std::pair<uint64_t, fs::path>> seeds;
-  if (fs::is_directory(path))
-    for (const fs::directory_entry& e : fs::directory_iterator(path)) {
-      const std::string name = e.path().filename().string();
-      if (name.starts_with("seed-") && fs::exists(e.path() / "best" / "finetune.json")) try {
-          seeds.emplace_back(std::stoull(name.substr(5)), e.path() / "best");
-        } catch (const std::exception&) {
-        }
-    }
-  if (seeds.empty()) throw Error(path.string() + ": neither a filter model nor a run with seed-*/best");
-  return std::min_element(seeds.begin(), seeds.end())->second;
-}
+// The filter model of a path: a model directory, or a run's seed-*/best of the lowest seed.
+fs::path filter_model_dir(const fs::path& path) { return train::finetuned_model_dirs(path.string()).front().second; }
 
 // P(good) of each (triples, sentence) pair under the filter in `dir`.
 std::vector<double> score_pairs(const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& pairs,
