@@ -668,7 +668,7 @@ TEST_P(T5Reference, ForwardLossAndGradientsMatchPyTorch) {
 }
 
 // The cached, one-position-at-a-time decode gives the teacher-forced pass's logits, also after the
-// cache is reordered (beam search's bookkeeping).
+// cache is reordered, shrunk and widened (beam search's and finished sequences' bookkeeping).
 TEST_P(T5Reference, CachedDecodingEqualsTheFullRecompute) {
   LoadedT5 t5(dir());
   auto ref = SafetensorsFile::open(dir() / "seq2seq.safetensors");
@@ -680,16 +680,23 @@ TEST_P(T5Reference, CachedDecodingEqualsTheFullRecompute) {
   const int32_t* dec = batch.decoder_input_ids.data<int32_t>();
   std::vector<int32_t> order(static_cast<size_t>(B));
   for (int64_t i = 0; i < B; ++i) order[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+  // The cache is reordered (reversed at step 3), shrunk (the middle sequence leaves at step 5, as a
+  // finished one does) and widened (the first sequence taken twice at step 6, as beams are).
+  const std::vector<std::pair<int64_t, std::vector<int32_t>>> reorders = {{3, {2, 1, 0}}, {5, {0, 2}}, {6, {0, 0, 1}}};
   for (int64_t t = 0; t < T; ++t) {
-    if (t == 3) {  // reverse the sequences: row i now continues row B − 1 − i
-      std::vector<int32_t> reverse(order.rbegin(), order.rend());
-      t5.model->reorder_cache({2, 1, 0});
-      order = reverse;
+    for (const auto& [at, rows] : reorders) {
+      if (at != t) continue;
+      std::vector<int32_t> next;
+      for (int32_t r : rows) next.push_back(order[static_cast<size_t>(r)]);
+      t5.model->reorder_cache(rows);
+      order = next;
+      EXPECT_EQ(t5.model->decoding_batch(), static_cast<int64_t>(order.size()));
     }
-    std::vector<int32_t> tokens(static_cast<size_t>(B));
-    for (int64_t i = 0; i < B; ++i) tokens[static_cast<size_t>(i)] = dec[order[static_cast<size_t>(i)] * T + t];
-    const Tensor& logits = t5.model->decode_step(Tensor::from<int32_t>({B}, tokens));
-    for (int64_t i = 0; i < B; ++i) {
+    const auto b = static_cast<int64_t>(order.size());
+    std::vector<int32_t> tokens(static_cast<size_t>(b));
+    for (int64_t i = 0; i < b; ++i) tokens[static_cast<size_t>(i)] = dec[order[static_cast<size_t>(i)] * T + t];
+    const Tensor& logits = t5.model->decode_step(Tensor::from<int32_t>({b}, tokens));
+    for (int64_t i = 0; i < b; ++i) {
       const float* got = logits.data<float>() + i * V;
       const float* want = full.data<float>() + (order[static_cast<size_t>(i)] * T + t) * V;
       double err = 0;
@@ -698,7 +705,10 @@ TEST_P(T5Reference, CachedDecodingEqualsTheFullRecompute) {
     }
   }
   EXPECT_EQ(t5.model->decoded_steps(), T);
-  EXPECT_THROW(t5.model->decode_step(Tensor::from<int32_t>({B}, std::vector<int32_t>(B, 0))), Error);
+  const auto b = static_cast<int64_t>(order.size());
+  EXPECT_THROW(t5.model->decode_step(Tensor::from<int32_t>({b}, std::vector<int32_t>(static_cast<size_t>(b), 0))),
+               Error);
+  EXPECT_THROW(t5.model->reorder_cache({3}), Error);  // no such sequence
 }
 
 // The loss along a random direction in parameter space: central differences in float against
