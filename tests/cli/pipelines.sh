@@ -18,7 +18,10 @@ ok "kmlm: 2 shards merged, code-switched and reasoning text, 20 steps of pre-tra
 
 "$src/pipelines/entitycs.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/entitycs" > "$tmp/entitycs.out" 2>&1 ||
   fail "entitycs: $(tail "$tmp/entitycs.out")"
-zstd -dc "$tmp/entitycs/entitycs/entitycs-0000.jsonl.zst" | grep -q '<e>' || fail "entitycs: no marked entities"
+# Decompressed to a file first: grep -q stops reading at the first match, and under pipefail the
+# writer's SIGPIPE would fail the check.
+zstd -dcq "$tmp/entitycs/entitycs/entitycs-0000.jsonl.zst" -o "$tmp/entitycs-0000.jsonl"
+grep -q '<e>' "$tmp/entitycs-0000.jsonl" || fail "entitycs: no marked entities"
 python3 - "$tmp/entitycs/prepare.stats.json" << 'PY' || fail "entitycs: the token dataset's languages"
 import json, sys
 langs = {k.split(".", 1)[1] for k in json.load(open(sys.argv[1])) if k.startswith("sequences.")}
