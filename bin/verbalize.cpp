@@ -136,7 +136,7 @@ int train_main(int argc, char** argv) {
       ("save-every", po::value(&o.save_every)->default_value(0), "checkpoint every N steps (and at the end)")
       ("log-every", po::value(&o.log_every)->default_value(10), "progress line every N steps")
       ("stop-after", po::value(&o.stop_after)->default_value(0), "checkpoint and exit 75 after N steps of this run")
-      ("device", po::value(&device)->default_value("cpu"), "cpu (the T5 ops have no CUDA kernels yet)");
+      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda (one GPU per rank)");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_inputs();
@@ -154,7 +154,7 @@ int generate_main(int argc, char** argv) {
               "beam search (--beams K) or top-k sampling (--top-k K, seeded; KELM's corpus: 5, temperature 0.5).\n"
               "Writes KELM's {triples, serialized_triples, gen_sentence} JSON lines in input order.");
   verbalize::GenerateOptions o;
-  std::string method = "greedy";
+  std::string device = "cpu";
   // clang-format off
   cli.add()
       ("model", po::value(&o.model)->required(), "the verbaliser (verbalize train's --out)")
@@ -167,7 +167,8 @@ int generate_main(int argc, char** argv) {
       ("max-source-len", po::value(&o.max_source_len)->default_value(0), "input tokens at most (0: the model's)")
       ("batch", po::value(&o.batch)->default_value(32), "inputs decoded together")
       ("text-output", po::value(&o.text_output), "also the sentences as annotated text (for pretrain prepare)")
-      ("lang", po::value(&o.lang)->default_value("en"), "the annotated text's language");
+      ("lang", po::value(&o.lang)->default_value("en"), "the annotated text's language")
+      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();
@@ -178,6 +179,7 @@ int generate_main(int argc, char** argv) {
                     : top_k ? verbalize::DecodeMethod::Sample
                             : verbalize::DecodeMethod::Greedy;
   require_range("--temperature", o.decode.temperature, 0, 1e6, true);
+  o.device = nn::parse_device(device);
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), verbalize::generate_sentences(o));
   return 0;
@@ -240,12 +242,14 @@ int filter_main(int argc, char** argv) {
               "Scores generated sentences with the quality filter (verbalize train-filter), adds \"score\" and keeps\n"
               "those at or above --threshold, or all but the lowest --drop-fraction (KELM: 0.01), in input order.");
   verbalize::FilterOptions o;
+  std::string device = "cpu";
   // clang-format off
   cli.add()
       ("model", po::value(&o.model)->required(), "the filter: a run directory (its seed-*/best) or a model directory")
       ("threshold", po::value(&o.threshold)->default_value(-1), "keep the sentences scored at least this")
       ("drop-fraction", po::value(&o.drop_fraction)->default_value(-1), "drop this share of the lowest scores")
-      ("batch", po::value(&o.batch)->default_value(64), "sentences scored together");
+      ("batch", po::value(&o.batch)->default_value(64), "sentences scored together")
+      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();
@@ -255,6 +259,7 @@ int filter_main(int argc, char** argv) {
   if (o.threshold >= 0) require_range("--threshold", o.threshold, 0, 1);
   o.inputs = c.inputs;
   o.output = c.output;
+  o.device = nn::parse_device(device);
   o.threads = c.threads;
   o.quiet = c.quiet;
   o.max_errors = c.max_errors;

@@ -197,6 +197,8 @@ class T5Model::Stack {
   }
 
   const Tensor& output() const { return out_; }
+  // The encoder's key mask I32 [B, T] as its last forward pass copied it (on the model's device).
+  const Tensor& key_mask() const { return key_mask_; }
 
   // --- incremental decoding (the decoder stack) ---------------------------------------------------
   struct Cache {
@@ -254,10 +256,8 @@ class T5Model::Stack {
       linear_forward(c.normed, param(b.self.k), none, c.k);
       linear_forward(c.normed, param(b.self.v), none, c.v);
       Tensor k_rows = c.self_k[l].view({B * c.capacity, inner}), v_rows = c.self_v[l].view({B * c.capacity, inner});
-      for (int64_t s = 0; s < B; ++s) {
-        k_rows.rows(s * c.capacity + t, s * c.capacity + t + 1).copy_from(c.k.rows(s, s + 1));
-        v_rows.rows(s * c.capacity + t, s * c.capacity + t + 1).copy_from(c.v.rows(s, s + 1));
-      }
+      copy_rows_strided(c.k, k_rows, t, c.capacity);
+      copy_rows_strided(c.v, v_rows, t, c.capacity);
       attend(c, self, c.self_k[l], c.self_v[l], none, bias, b.self.o);
       // Cross-attention over the cached encoder keys and values.
       rms_norm_forward(c.x, param(b.cross.norm), config_.layer_norm_eps, c.normed, c.rstd);
@@ -560,8 +560,8 @@ CrossEntropyResult T5Model::forward(const Seq2SeqBatch& batch, const DropoutCont
   const Tensor mask = batch.attention_mask.view({B, S});
   const Tensor& encoded = encoder_->forward(batch.input_ids, B, S, mask, Tensor(), Tensor(), 0, dropout, 0);
   const uint64_t decoder_sites = 2 + kSitesPerBlock * static_cast<uint64_t>(config_.layers);
-  const Tensor& decoded =
-      decoder_->forward(batch.decoder_input_ids, B, T, Tensor(), encoded, mask, S, dropout, decoder_sites);
+  const Tensor& decoded = decoder_->forward(batch.decoder_input_ids, B, T, Tensor(), encoded, encoder_->key_mask(), S,
+                                            dropout, decoder_sites);
   head_in_.copy_from(decoded);
   if (config_.tie_embeddings) scale(head_in_, 1 / std::sqrt(static_cast<double>(d)));
   linear_forward(head_in_, params_[lm_head_].compute, Tensor(), logits_);
@@ -585,7 +585,7 @@ void T5Model::start_decoding(const Tensor& input_ids, const Tensor& attention_ma
   const Tensor mask = attention_mask.view({batch, source_len});
   const Tensor& encoded = encoder_->forward(input_ids, batch, source_len, mask, Tensor(), Tensor(), 0, {}, 0);
   decode_ = std::make_unique<DecodeState>();
-  decoder_->start(decode_->cache, encoded, mask, batch, source_len, max_steps);
+  decoder_->start(decode_->cache, encoded, encoder_->key_mask(), batch, source_len, max_steps);
   decode_->logits = Tensor::empty({batch, config_.vocab_size}, params_.compute_dtype(), params_.device());
 }
 

@@ -8,12 +8,23 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "nn/ops/cross_entropy.hpp"
+#include "nn/ops/elementwise.hpp"
 
 namespace kglm::verbalize {
 
 namespace {
 
 constexpr uint32_t kSampleStream = 0x73616d70;  // "samp"
+
+// A decode step's logits as host F32: those on the CPU in place, a device's copied once per step.
+nn::Tensor host_logits(const nn::Tensor& logits) {
+  nn::Tensor f32 = logits;
+  if (logits.dtype() != nn::DType::F32) {
+    f32 = nn::Tensor::empty(logits.shape(), nn::DType::F32, logits.device());
+    nn::convert(logits, f32);
+  }
+  return f32.to(nn::Device::Cpu);
+}
 
 // log softmax of one row of logits, in double.
 void log_softmax(const float* logits, int64_t v, std::vector<double>& out) {
@@ -62,12 +73,17 @@ std::vector<std::vector<int32_t>> decode_single(nn::T5Model& model, const Source
     std::vector<int32_t> keep;
     std::vector<size_t> still;
     std::vector<int32_t> next_tokens;
-    if (o.method == DecodeMethod::Greedy) nn::best_classes(logits, best, best_log_probs);  // each row's first maximum
+    nn::Tensor host;  // sampling reads the logits on the host; greedy reads back each row's argmax only
+    if (o.method == DecodeMethod::Greedy) {
+      nn::best_classes(logits, best, best_log_probs);  // each row's first maximum
+    } else {
+      host = host_logits(logits);
+    }
     for (size_t r = 0; r < active.size(); ++r) {
       int32_t next;
       if (o.method == DecodeMethod::Sample) {
         Rng rng(o.seed, keys[active[r]], kSampleStream + static_cast<uint32_t>(step));
-        next = sample_top_k(logits.data<float>() + static_cast<int64_t>(r) * v, v, o, rng);
+        next = sample_top_k(host.data<float>() + static_cast<int64_t>(r) * v, v, o, rng);
       } else {
         next = best[r];
       }
@@ -119,7 +135,7 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
   };
   for (int64_t step = 0; step < o.max_len && !active.empty(); ++step) {
     const auto rows = static_cast<int64_t>(active.size()) * k;
-    const nn::Tensor& logits = model.decode_step(nn::Tensor::from<int32_t>({rows}, tokens));
+    const nn::Tensor logits = host_logits(model.decode_step(nn::Tensor::from<int32_t>({rows}, tokens)));
     std::vector<int32_t> order;  // the next batch's rows, from this one's
     std::vector<size_t> still;
     std::vector<double> new_score;

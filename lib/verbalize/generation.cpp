@@ -19,8 +19,9 @@ Stats generate_sentences(const GenerateOptions& o) {
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
   if (o.batch < 1) throw UsageError("--batch must be ≥ 1");
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
   const auto start = std::chrono::steady_clock::now();
-  Verbalizer v = load_verbalizer(o.model);
+  Verbalizer v = load_verbalizer(o.model, o.device);
   DecodeOptions how = o.decode;
   if (how.max_len == 0) how.max_len = v.max_target_len;
   how.seed = o.seed;

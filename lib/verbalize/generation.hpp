@@ -19,6 +19,7 @@ struct GenerateOptions : RunOptions {
   DecodeOptions decode;     // max_len 0: the model's max_target_len
   int64_t batch = 32;
   int64_t max_source_len = 0;  // 0: the model's
+  nn::Device device = nn::Device::Cpu;
 };
 
 Stats generate_sentences(const GenerateOptions& options);

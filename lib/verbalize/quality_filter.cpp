@@ -72,7 +72,7 @@ fs::path filter_model_dir(const fs::path& path) { return train::finetuned_model_
 
 // P(good) of each (triples, sentence) pair under the filter in `dir`.
 std::vector<double> score_pairs(const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& pairs,
-                                int64_t batch) {
+                                int64_t batch, nn::Device device) {
   namespace t = train::tasks;
   const t::TaskConfig task = t::read_task_config(dir / "finetune.json");
   const t::LabelSet labels(task.labels);
@@ -81,7 +81,7 @@ std::vector<double> score_pairs(const fs::path& dir, const std::vector<std::pair
     throw Error(dir.string() + ": not a quality filter (a sequence task with labels bad and good)");
   const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
   const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);
-  t::TaskModel model(config, task.kind, task.pooling, static_cast<int64_t>(labels.size()), nn::Device::Cpu);
+  t::TaskModel model(config, task.kind, task.pooling, static_cast<int64_t>(labels.size()), device);
   nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), model.params(), false);
   t::TaskData data;
   data.kind = t::TaskKind::sequence;
@@ -190,7 +190,7 @@ int run_filter_train(const FilterTrainOptions& o) {
     held_pairs.emplace_back(e.triples, e.sentence);
     positive.push_back(e.good ? 1 : 0);
   }
-  const double auc = roc_auc(score_pairs(filter_model_dir(o.out), held_pairs, o.batch), positive);
+  const double auc = roc_auc(score_pairs(filter_model_dir(o.out), held_pairs, o.batch, o.device), positive);
   char json[160];
   std::snprintf(json, sizeof json, "{\"heldout_auc\": %.6f, \"heldout_examples\": %zu, \"train_examples\": %zu}\n", auc,
                 held.size(), train.size());
@@ -215,6 +215,7 @@ Stats run_filter(const FilterOptions& o) {
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
   if ((o.threshold >= 0) == (o.drop_fraction >= 0)) throw UsageError("give --threshold or --drop-fraction");
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
   const fs::path dir = filter_model_dir(o.model);
   struct Generated {
     std::string json, triples, sentence;
@@ -235,7 +236,8 @@ Stats run_filter(const FilterOptions& o) {
   errors.finish(o.inputs);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const Generated& g : records) pairs.emplace_back(g.triples, g.sentence);
-  const std::vector<double> scores = records.empty() ? std::vector<double>() : score_pairs(dir, pairs, o.batch);
+  const std::vector<double> scores =
+      records.empty() ? std::vector<double>() : score_pairs(dir, pairs, o.batch, o.device);
   double threshold = o.threshold;
   if (o.drop_fraction >= 0 && !scores.empty()) {
     // The score of the last record dropped: the lowest ⌊fraction · n⌋ go (ties at the cut go too).

@@ -37,6 +37,7 @@ struct FilterOptions {
   double threshold = -1;      // ≥ 0: keep the sentences scored at least this
   double drop_fraction = -1;  // ≥ 0: drop this share of the lowest-scored (KELM: 0.01)
   int64_t batch = 64, max_len = 128;
+  nn::Device device = nn::Device::Cpu;  // where the filter scores
   unsigned threads = 1;
   bool quiet = false;
   ErrorLimit max_errors;

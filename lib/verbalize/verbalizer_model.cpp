@@ -9,13 +9,13 @@
 
 namespace kglm::verbalize {
 
-Verbalizer load_verbalizer(const std::filesystem::path& dir) {
+Verbalizer load_verbalizer(const std::filesystem::path& dir, nn::Device device) {
   Verbalizer v;
   if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": not a model directory");
   v.config = nn::read_t5_config(dir / "config.json");
   v.tokenizer = tok::load_t5_tokenizer(dir);
   check_special_tokens(*v.tokenizer, v.config);
-  v.params = std::make_unique<nn::ParameterStore>();
+  v.params = std::make_unique<nn::ParameterStore>(device);
   v.model = std::make_unique<nn::T5Model>(v.config, *v.params);
   v.params->allocate(1, false);
   nn::load_t5_weights(dir, *v.params, v.config);

@@ -19,7 +19,7 @@ struct Verbalizer {
   int64_t max_source_len = 128, max_target_len = 128;  // verbalizer.json's, else these
 };
 
-// Weights without gradients (a model that only predicts).
-Verbalizer load_verbalizer(const std::filesystem::path& dir);
+// Weights without gradients (a model that only predicts), on `device`.
+Verbalizer load_verbalizer(const std::filesystem::path& dir, nn::Device device = nn::Device::Cpu);
 
 }  // namespace kglm::verbalize

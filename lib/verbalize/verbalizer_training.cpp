@@ -318,8 +318,7 @@ int run_train(const TrainOptions& o) {
   if (o.max_source_len < 2 || o.max_target_len < 2)
     throw UsageError("--max-source-len and --max-target-len must be ≥ 2");
   if (!o.resume.empty() && !o.init.empty()) throw UsageError("--resume continues a run; --init starts one: not both");
-  if (o.device == nn::Device::Cuda)
-    throw UsageError("--device cuda: the T5 ops have no CUDA kernels yet; verbalize runs on the CPU");
+  nn::require_device(o.device);
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
   Run run(o, comm);

@@ -607,12 +607,13 @@ TEST(PositionIds, RobertaAndBertNumbering) {
 
 namespace {
 
-// The reference's T5 model with its weights, on the CPU.
+// The reference's T5 model with its weights, on `device`.
 struct LoadedT5 {
   T5Config config;
   ParameterStore params;
   std::optional<T5Model> model;
-  explicit LoadedT5(const fs::path& dir) : config(read_t5_config(dir / "config.json")) {
+  explicit LoadedT5(const fs::path& dir, Device device = Device::Cpu)
+      : config(read_t5_config(dir / "config.json")), params(device) {
     model.emplace(config, params);
     params.allocate();
     load_t5_weights(dir, params, config);
@@ -637,8 +638,18 @@ class T5Reference : public ::testing::TestWithParam<std::string> {
   fs::path dir() const { return kData / GetParam(); }
 };
 
-TEST_P(T5Reference, ForwardLossAndGradientsMatchPyTorch) {
-  LoadedT5 t5(dir());
+// (reference model, device): the checks that run on every device.
+class T5Parity : public ::testing::TestWithParam<std::tuple<std::string, Device>> {
+ protected:
+  void SetUp() override {
+    if (device() == Device::Cuda && !cuda::available()) GTEST_SKIP() << cuda::unavailable_reason();
+  }
+  fs::path dir() const { return kData / std::get<0>(GetParam()); }
+  Device device() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(T5Parity, ForwardLossAndGradientsMatchPyTorch) {
+  LoadedT5 t5(dir(), device());
   auto ref = SafetensorsFile::open(dir() / "seq2seq.safetensors");
   Seq2SeqBatch batch = read_seq2seq(ref);
   // The reference's decoder input is _shift_right of its labels.
@@ -669,12 +680,12 @@ TEST_P(T5Reference, ForwardLossAndGradientsMatchPyTorch) {
 
 // The cached, one-position-at-a-time decode gives the teacher-forced pass's logits, also after the
 // cache is reordered, shrunk and widened (beam search's and finished sequences' bookkeeping).
-TEST_P(T5Reference, CachedDecodingEqualsTheFullRecompute) {
-  LoadedT5 t5(dir());
+TEST_P(T5Parity, CachedDecodingEqualsTheFullRecompute) {
+  LoadedT5 t5(dir(), device());
   auto ref = SafetensorsFile::open(dir() / "seq2seq.safetensors");
   Seq2SeqBatch batch = read_seq2seq(ref);
   t5.model->forward(batch, DropoutContext{}, 0);
-  const Tensor full = t5.model->logits().clone();
+  const Tensor full = t5.model->logits().clone().to(Device::Cpu);
   const int64_t B = batch.batch, T = batch.target_len, V = t5.config.vocab_size;
   t5.model->start_decoding(batch.input_ids, batch.attention_mask, B, batch.source_len, T);
   const int32_t* dec = batch.decoder_input_ids.data<int32_t>();
@@ -695,7 +706,7 @@ TEST_P(T5Reference, CachedDecodingEqualsTheFullRecompute) {
     const auto b = static_cast<int64_t>(order.size());
     std::vector<int32_t> tokens(static_cast<size_t>(b));
     for (int64_t i = 0; i < b; ++i) tokens[static_cast<size_t>(i)] = dec[order[static_cast<size_t>(i)] * T + t];
-    const Tensor& logits = t5.model->decode_step(Tensor::from<int32_t>({b}, tokens));
+    const Tensor logits = t5.model->decode_step(Tensor::from<int32_t>({b}, tokens)).to(Device::Cpu);
     for (int64_t i = 0; i < b; ++i) {
       const float* got = logits.data<float>() + i * V;
       const float* want = full.data<float>() + (order[static_cast<size_t>(i)] * T + t) * V;
@@ -776,6 +787,13 @@ TEST_P(T5Reference, ModelDirectoryRoundTripsAndStoredEmbeddingCopiesLoad) {
   fs::remove_all(out);
 }
 
+INSTANTIATE_TEST_SUITE_P(Models, T5Parity,
+                         ::testing::Combine(::testing::Values("t5-tiny", "mt5-tiny"),
+                                            ::testing::Values(Device::Cpu, Device::Cuda)),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, Device>>& info) {
+                           return std::string(std::get<0>(info.param) == "t5-tiny" ? "T5_" : "MT5_") +
+                                  std::string(device_name(std::get<1>(info.param)));
+                         });
 INSTANTIATE_TEST_SUITE_P(Models, T5Reference, ::testing::Values("t5-tiny", "mt5-tiny"), [](const auto& info) {
   return info.param == "t5-tiny" ? std::string("T5") : std::string("MT5");
 });

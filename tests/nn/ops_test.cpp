@@ -28,6 +28,7 @@
 #include "nn/ops/layer_norm.hpp"
 #include "nn/ops/linear.hpp"
 #include "nn/ops/rms_norm.hpp"
+#include "nn/t5.hpp"
 
 namespace kglm::nn {
 namespace {
@@ -521,6 +522,89 @@ void expect_f32_matches_f64(Device device, const char* what, std::vector<Tensor>
   }
 }
 
+// T5's ops (RMS norm, ReLU, tanh-GELU, multiply, biased attention with its relative bias, the
+// cache's strided row writes) in F32 on `dev` against F64 on the CPU.
+void expect_t5_ops_match(Device dev) {
+  const int64_t n = 48, h = 160;
+  expect_f32_matches_f64(dev, "rms_norm", {random({n, h}, 90, -2, 3), random({h}, 91), random({n, h}, 92)},
+                         {Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64),
+                          Tensor::empty({n, h}, DType::F64), Tensor::zeros({h}, DType::F64), random({n, h}, 93)},
+                         [](auto& in, auto& out) {
+                           rms_norm_forward(in[0], in[1], 1e-6, out[0], out[1]);
+                           rms_norm_backward(in[2], in[0], in[1], out[1], out[2], out[3]);
+                           Tensor none;
+                           rms_norm_backward(in[2], in[0], in[1], out[1], out[4], none, GradMode::Accumulate);
+                         });
+  expect_f32_matches_f64(
+      dev, "t5 activations", {random({n, h}, 94, -4, 4), random({n, h}, 95), random({n, h}, 96)},
+      {Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
+       Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64)},
+      [](auto& in, auto& out) {
+        relu_forward(in[0], out[0]);
+        relu_backward(in[1], out[0], out[1]);
+        gelu_tanh_forward(in[0], out[2]);
+        gelu_tanh_backward(in[1], in[0], out[3]);
+        multiply(in[0], in[2], out[4]);
+      });
+  expect_f32_matches_f64(dev, "copy_rows_strided", {random({3, h}, 97)}, {Tensor::zeros({12, h}, DType::F64)},
+                         [](auto& in, auto& out) { copy_rows_strided(in[0], out[0], 2, 4); });
+  // Causal self-attention with the relative bias and dropout, then cross-attention (5 queries, 9
+  // keys) with padding, sequence 1 having no real key at all (its rows are uniform).
+  const int64_t B = 2, A = 4, d = 8, I = A * d, T = 7, buckets = 32;
+  std::vector<int32_t> of(T * T);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) of[i * T + j] = relative_position_bucket(j - i, false, buckets, 128);
+  const Tensor buckets_of = ids({T, T}, of);
+  for (float p : {0.0f, 0.2f}) {
+    BiasedAttentionShape self{B, T, T, A, d};
+    self.causal = true;
+    expect_f32_matches_f64(
+        dev, "biased self-attention",
+        {random({B, T, I}, 100, -2, 2), random({B, T, I}, 101, -2, 2), random({B, T, I}, 102),
+         random({buckets, A}, 103), random({B, T, I}, 104), buckets_of},
+        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
+         Tensor::empty({B, A, T, T}, DType::F64), Tensor::empty({B, A, T, T}, DType::U8),
+         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
+         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, A, T, T}, DType::F64),
+         Tensor::zeros({buckets, A}, DType::F64)},
+        [&](auto& in, auto& out) {
+          relative_bias_forward(in[5], in[3], out[0]);
+          Tensor mask = p > 0 ? out[3] : Tensor();
+          biased_attention_forward(in[0], in[1], in[2], Tensor(), out[0], self, p, DropoutKey{3, 4}, out[1], out[2],
+                                   mask);
+          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], mask, self, p, out[4], out[5], out[6], out[7]);
+          relative_bias_backward(out[7], in[5], out[8]);
+        },
+        2e-5);
+  }
+  const int64_t Tq = 5, Tk = 9;
+  std::vector<int32_t> real(B * Tk, 0);
+  for (int64_t j = 0; j < 6; ++j) real[j] = 1;
+  BiasedAttentionShape cross{B, Tq, Tk, A, d};
+  cross.scale = 0.5;
+  expect_f32_matches_f64(
+      dev, "biased cross-attention",
+      {random({B, Tq, I}, 105, -2, 2), random({B, Tk, I}, 106, -2, 2), random({B, Tk, I}, 107), ids({B, Tk}, real),
+       random({B, Tq, I}, 108)},
+      {Tensor::empty({B, Tq, I}, DType::F64), Tensor::empty({B, A, Tq, Tk}, DType::F64),
+       Tensor::empty({B, Tq, I}, DType::F64), Tensor::empty({B, Tk, I}, DType::F64),
+       Tensor::empty({B, Tk, I}, DType::F64)},
+      [&](auto& in, auto& out) {
+        Tensor none;
+        biased_attention_forward(in[0], in[1], in[2], in[3], none, cross, 0, {}, out[0], out[1], none);
+        biased_attention_backward(in[4], in[0], in[1], in[2], out[1], none, cross, 0, out[2], out[3], out[4], none);
+      });
+  // A decode step: one query at position 4 against a cache of 8 rows per sequence, 5 in use.
+  BiasedAttentionShape step{B, 1, 5, A, d, 8, true, 4};
+  expect_f32_matches_f64(
+      dev, "biased attention on a cache",
+      {random({B, 1, I}, 109), random({B, 8, I}, 110), random({B, 8, I}, 111), random({A, 1, 5}, 112)},
+      {Tensor::empty({B, 1, I}, DType::F64), Tensor::empty({B, A, 1, 5}, DType::F64)}, [&](auto& in, auto& out) {
+        Tensor none;
+        biased_attention_forward(in[0], in[1], in[2], none, in[3], step, 0, {}, out[0], out[1], none);
+      });
+}
+
 TEST_P(OpsOnDevice, Float32MatchesFloat64) {
   const Device dev = device();
   const int64_t n = 64, h = 256, f = 96;
@@ -582,6 +666,7 @@ TEST_P(OpsOnDevice, Float32MatchesFloat64) {
                              attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
                            });
   }
+  expect_t5_ops_match(dev);
   std::vector<int32_t> t(n);
   for (int64_t i = 0; i < n; ++i) t[i] = i % 7 == 3 ? kIgnoreIndex : static_cast<int32_t>((i * 37) % f);
   Tensor targets = ids({n}, t);

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/cuda/runtime.hpp"
 #include "nn/t5_checkpoint.hpp"
 #include "verbalize/decoding.hpp"
 #include "verbalize/text_metrics.hpp"
@@ -80,7 +81,8 @@ struct Model {
   nn::T5Config config;
   nn::ParameterStore params;
   std::optional<nn::T5Model> model;
-  Model() : config(nn::read_t5_config(kT5 / "config.json")) {
+  explicit Model(nn::Device device = nn::Device::Cpu)
+      : config(nn::read_t5_config(kT5 / "config.json")), params(device) {
     model.emplace(config, params);
     params.allocate(1, false);
     nn::load_t5_weights(kT5, params, config);
@@ -160,6 +162,21 @@ TEST(Decoding, SamplingIsSeeded) {
   DecodeOptions greedy;
   greedy.max_len = 10;
   EXPECT_EQ(run(m, src, o), run(m, src, greedy));
+}
+
+// Greedy, beam and sampled decoding on the GPU give the CPU's tokens (skipped without a GPU).
+TEST(Decoding, CudaDecodesAsTheCpu) {
+  if (!nn::cuda::available()) GTEST_SKIP() << nn::cuda::unavailable_reason();
+  Model cpu, gpu(nn::Device::Cuda);
+  const auto src = sources(16, 6);
+  for (DecodeMethod method : {DecodeMethod::Greedy, DecodeMethod::Beam, DecodeMethod::Sample}) {
+    DecodeOptions o;
+    o.method = method;
+    o.beams = 4;
+    o.max_len = 12;
+    o.seed = 2;
+    EXPECT_EQ(run(gpu, src, o), run(cpu, src, o)) << "method " << int(method);
+  }
 }
 
 // --- records -------------------------------------------------------------------------------------

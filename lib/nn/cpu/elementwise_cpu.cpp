@@ -1,4 +1,5 @@
 // Elementwise arithmetic between the layers, and the squared norm for gradient clipping.
+#include <algorithm>
 #include <vector>
 
 #include "nn/cpu/kernels.hpp"
@@ -56,11 +57,17 @@ double sum_of_squares(const T* x, int64_t n) {
   return total;
 }
 
-#define KGLM_ELEMENTWISE_CPU(T)                               \
-  template void add<T>(const T*, const T*, T*, int64_t);      \
-  template void accumulate<T>(T*, const T*, int64_t);         \
-  template void multiply<T>(const T*, const T*, T*, int64_t); \
-  template void scale<T>(T*, double, int64_t);                \
+template <class T>
+void copy_rows_strided(const T* src, int64_t m, int64_t h, T* dst, int64_t first, int64_t stride) {
+  for (int64_t i = 0; i < m; ++i) std::copy(src + i * h, src + (i + 1) * h, dst + (first + i * stride) * h);
+}
+
+#define KGLM_ELEMENTWISE_CPU(T)                                                         \
+  template void add<T>(const T*, const T*, T*, int64_t);                                \
+  template void accumulate<T>(T*, const T*, int64_t);                                   \
+  template void multiply<T>(const T*, const T*, T*, int64_t);                           \
+  template void copy_rows_strided<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t); \
+  template void scale<T>(T*, double, int64_t);                                          \
   template double sum_of_squares<T>(const T*, int64_t);
 KGLM_ELEMENTWISE_CPU(float)
 KGLM_ELEMENTWISE_CPU(double)

@@ -227,6 +227,9 @@ template <class T>
 void accumulate(T* acc, const T* x, int64_t n);
 template <class T>
 void multiply(const T* a, const T* b, T* out, int64_t n);
+// dst row first + i·stride = src row i, i < m (rows of h elements).
+template <class T>
+void copy_rows_strided(const T* src, int64_t m, int64_t h, T* dst, int64_t first, int64_t stride);
 template <class T>
 void scale(T* x, double s, int64_t n);
 template <class T>

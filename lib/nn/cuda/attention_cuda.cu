@@ -12,12 +12,13 @@
 #include "nn/cuda/gemm.hpp"
 #include "nn/cuda/kernels.hpp"
 #include "nn/cuda/philox.cuh"
+#include "nn/cuda/softmax_rows.cuh"
 
 namespace kglm::nn::cuda {
 
 namespace {
 
-constexpr int kRowsPerBlock = kThreads / 32;  // one warp per row of scores
+using namespace score_rows;
 
 // The number of keys of sequence `real` (L flags) that can have a nonzero probability: up to the
 // last real key, or all L when there is none (the softmax is then uniform). Warp-wide.
@@ -68,46 +69,6 @@ __global__ void softmax_dropout_kernel(const float* scores, T* probs, const int3
   }
 }
 
-// Row (bh, i) of the score gradient dS [B·A·L, L] from d(weights) (fp32): through the dropout
-// mask, then the softmax: dS = P ⊙ (dP − Σⱼ P·dP). For T = float, dS may be dweights itself.
-template <class T>
-__global__ void softmax_backward_kernel(const float* dweights, T* dS, const T* probs, int64_t rows, int L,
-                                        const uint8_t* drop_mask, float keep_scale) {
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
-  if (row >= rows) return;
-  const int lane = threadIdx.x % 32;
-  const float* g = dweights + row * L;
-  const T* P = probs + row * L;
-  const uint8_t* m = drop_mask ? drop_mask + row * L : nullptr;
-  auto dP = [&](int j) { return m ? (m[j] ? g[j] * keep_scale : 0.0f) : g[j]; };
-  float dot = 0;
-  for (int j = lane; j < L; j += 32) dot += to_float(P[j]) * dP(j);
-  dot = warp_sum(dot);
-  T* out = dS + row * L;
-  for (int j = lane; j < L; j += 32) out[j] = from_float<T>(to_float(P[j]) * (dP(j) - dot));
-}
-
-template <class T>
-__global__ void apply_dropout_kernel(const T* probs, const uint8_t* mask, float keep_scale, int64_t n, T* out) {
-  for (int64_t i = global_thread(); i < n; i += grid_threads())
-    out[i] = from_float<T>(mask[i] ? to_float(probs[i]) * keep_scale : 0.0f);
-}
-
-// fp32 scratch for the scores or their gradient: `in_place` itself when T is float (the kernels
-// above allow it), else a buffer of `count` floats.
-template <class T>
-struct Fp32Scratch {
-  DeviceBuffer<float> buffer;
-  float* data;
-  Fp32Scratch(T* in_place, int64_t count)
-      : buffer(std::is_same_v<T, float> ? 0 : count),
-        data(std::is_same_v<T, float> ? reinterpret_cast<float*>(in_place) : buffer.get()) {}
-};
-
-unsigned row_blocks(int64_t rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
-
-float keep_scale_of(float p) { return static_cast<float>(1.0 / (1.0 - static_cast<double>(p))); }
-
 }  // namespace
 
 template <class T>
@@ -148,12 +109,7 @@ void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8
   const int64_t rows = B * A * L;
   DeviceBuffer<T> dropped(p > 0 ? rows * L : 0), dS(rows * L);
   Fp32Scratch<T> dweights(dS.get(), rows * L);
-  if (p > 0) {
-    apply_dropout_kernel<<<elementwise_blocks(rows * L), kThreads, 0, c.stream()>>>(
-        native(probs), drop_mask, keep_scale, rows * L, native(dropped.get()));
-    check_launch(op);
-  }
-  const T* weights = p > 0 ? dropped.get() : probs;
+  const T* weights = dropped_weights(probs, drop_mask, p, rows * L, dropped, op);
   const GemmBatch heads_qkv{B, A * L * L, L * ld, L * ld};
   for (int64_t h = 0; h < A; ++h) {
     // dv = weightsᵀ · dctx;  d(weights) = dctx · vᵀ (fp32)

@@ -71,6 +71,14 @@ inline unsigned elementwise_blocks(int64_t n, int threads = kThreads) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, cap)));
 }
 
+// Launches an elementwise (grid-stride) kernel over n items on the context's stream.
+template <class... Params, class... Args>
+void launch_elementwise(void (*kernel)(Params...), std::string_view op, int64_t n, Args... args) {
+  if (n == 0) return;
+  kernel<<<elementwise_blocks(n), kThreads, 0, Context::get().stream()>>>(args...);
+  check_launch(op);
+}
+
 // Scratch memory of `count` T from the caching allocator, returned to it when the buffer goes out
 // of scope (at once: later kernels on the stream are queued after the ones that use it).
 template <class T>

@@ -19,6 +19,19 @@ __global__ void add_kernel(const T* a, const T* b, T* out, int64_t n) {
 }
 
 template <class T>
+__global__ void multiply_kernel(const T* a, const T* b, T* out, int64_t n) {
+  for (int64_t i = global_thread(); i < n; i += grid_threads()) out[i] = from_float<T>(to_float(a[i]) * to_float(b[i]));
+}
+
+template <class T>
+__global__ void copy_rows_strided_kernel(const T* src, int64_t m, int64_t h, T* dst, int64_t first, int64_t stride) {
+  for (int64_t e = global_thread(); e < m * h; e += grid_threads()) {
+    const int64_t i = e / h, j = e % h;
+    dst[(first + i * stride) * h + j] = src[e];
+  }
+}
+
+template <class T>
 __global__ void accumulate_kernel(T* acc, const T* x, int64_t n) {
   for (int64_t i = global_thread(); i < n; i += grid_threads())
     acc[i] = from_float<T>(to_float(acc[i]) + to_float(x[i]));
@@ -93,6 +106,17 @@ void add(const T* a, const T* b, T* out, int64_t n) {
 }
 
 template <class T>
+void multiply(const T* a, const T* b, T* out, int64_t n) {
+  launch_elementwise(multiply_kernel<native_t<T>>, "multiply", n, native(a), native(b), native(out), n);
+}
+
+template <class T>
+void copy_rows_strided(const T* src, int64_t m, int64_t h, T* dst, int64_t first, int64_t stride) {
+  launch_elementwise(copy_rows_strided_kernel<native_t<T>>, "copy_rows_strided", m * h, native(src), m, h, native(dst),
+                     first, stride);
+}
+
+template <class T>
 void accumulate(T* acc, const T* x, int64_t n) {
   if (n == 0) return;
   accumulate_kernel<<<elementwise_blocks(n), kThreads, 0, Context::get().stream()>>>(native(acc), native(x), n);
@@ -127,11 +151,13 @@ void convert(const From* x, To* out, int64_t n) {
   check_launch("convert");
 }
 
-#define KGLM_ELEMENTWISE_CUDA(T)                         \
-  template void add<T>(const T*, const T*, T*, int64_t); \
-  template void accumulate<T>(T*, const T*, int64_t);    \
-  template void scale<T>(T*, double, int64_t);           \
-  template double sum_of_squares<T>(const T*, int64_t);  \
+#define KGLM_ELEMENTWISE_CUDA(T)                                                        \
+  template void add<T>(const T*, const T*, T*, int64_t);                                \
+  template void multiply<T>(const T*, const T*, T*, int64_t);                           \
+  template void copy_rows_strided<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t); \
+  template void accumulate<T>(T*, const T*, int64_t);                                   \
+  template void scale<T>(T*, double, int64_t);                                          \
+  template double sum_of_squares<T>(const T*, int64_t);                                 \
   template void add_column_sums<T>(const T*, int64_t, int64_t, float*);
 KGLM_FOR_STORAGE_TYPES(KGLM_ELEMENTWISE_CUDA)
 #undef KGLM_ELEMENTWISE_CUDA

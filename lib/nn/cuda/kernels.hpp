@@ -22,6 +22,7 @@
 
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
+#include "nn/ops/biased_attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 
@@ -72,6 +73,21 @@ template <class T>
 void tanh_forward(const T* x, T* y, int64_t n);
 template <class T>
 void tanh_backward(const T* dy, const T* y, T* dx, int64_t n);
+template <class T>
+void relu_forward(const T* x, T* y, int64_t n);
+template <class T>
+void relu_backward(const T* dy, const T* y, T* dx, int64_t n);
+template <class T>
+void gelu_tanh_forward(const T* x, T* y, int64_t n);
+template <class T>
+void gelu_tanh_backward(const T* dy, const T* x, T* dx, int64_t n);
+
+// --- rms_norm_cuda.cu: x [n, h]; dx written or accumulated, dgamma (or null) accumulated ----------
+template <class T>
+void rms_norm_forward(const T* x, const T* gamma, double eps, T* y, float* rstd, int64_t n, int64_t h);
+template <class T>
+void rms_norm_backward(const T* dy, const T* x, const T* gamma, const float* rstd, T* dx, float* dgamma, int64_t n,
+                       int64_t h, bool dx_accumulate);
 
 // --- dropout_cuda.cu -------------------------------------------------------------------------------
 template <class T>
@@ -87,6 +103,23 @@ template <class T>
 void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
                         float p, T* dqkv);
 
+// --- biased_attention_cuda.cu (see nn/ops/biased_attention.hpp): key_mask (or null) and buckets
+// checked by the caller; bias may be null, drop_mask null when p == 0, dscores null when not asked
+template <class T>
+void biased_attention_forward(const T* q, const T* k, const T* v, const int32_t* key_mask, const T* bias,
+                              const BiasedAttentionShape& s, float p, const DropoutKey& key, T* ctx, T* probs,
+                              uint8_t* drop_mask);
+template <class T>
+void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v, const T* probs,
+                               const uint8_t* drop_mask, const BiasedAttentionShape& s, float p, T* dq, T* dk, T* dv,
+                               T* dscores);
+template <class T>
+void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t heads, int64_t tq, int64_t tk, T* bias);
+// dtable [buckets, heads] (F32: a parameter gradient) += the bias gradient summed over the batch.
+template <class T>
+void relative_bias_backward(const T* dscores, const int32_t* buckets_of, int64_t batch, int64_t heads, int64_t tq,
+                            int64_t tk, int64_t buckets, float* dtable);
+
 // --- cross_entropy_cuda.cu: targets checked by the caller; row_weights, row_losses on the device ----
 template <class T>
 CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_t m, int64_t c, T* dlogits,
@@ -100,6 +133,11 @@ template <class T>
 void add(const T* a, const T* b, T* out, int64_t n);
 template <class T>
 void accumulate(T* acc, const T* x, int64_t n);
+template <class T>
+void multiply(const T* a, const T* b, T* out, int64_t n);
+// dst row first + i·stride = src row i, i < m (rows of h elements).
+template <class T>
+void copy_rows_strided(const T* src, int64_t m, int64_t h, T* dst, int64_t first, int64_t stride);
 template <class T>
 void scale(T* x, double s, int64_t n);
 template <class T>

@@ -11,12 +11,14 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/activation_cuda.cu
     nn/cuda/adamw_cuda.cu
     nn/cuda/attention_cuda.cu
+    nn/cuda/biased_attention_cuda.cu
     nn/cuda/cross_entropy_cuda.cu
     nn/cuda/dropout_cuda.cu
     nn/cuda/elementwise_cuda.cu
     nn/cuda/embedding_cuda.cu
     nn/cuda/layer_norm_cuda.cu
     nn/cuda/linear_cuda.cu
+    nn/cuda/rms_norm_cuda.cu
   )
 else()
   set(KGLM_NN_CUDA_SOURCES nn/cuda/runtime_none.cpp)

@@ -95,42 +95,66 @@ void tanh_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
 
 void relu_forward(const Tensor& x, Tensor& y) {
   check_unary(x, y, "relu_forward", "x", "y");
-  on_cpu_only(x, "relu_forward", [&] {
-    with_floating(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::relu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
-    });
-  });
+  on_device(
+      x, "relu_forward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::relu_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::relu_forward<T>(device_data<T>(x), device_data<T>(y), x.numel());
+      });
 }
 
 void relu_backward(const Tensor& dy, const Tensor& y, Tensor& dx) {
   check_unary_backward(dy, y, dx, "relu_backward", "y");
-  on_cpu_only(y, "relu_backward", [&] {
-    with_floating(y.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::relu_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
-    });
-  });
+  on_device(
+      y, "relu_backward",
+      [&] {
+        with_floating(y.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::relu_backward<T>(dy.data<T>(), y.data<T>(), dx.data<T>(), y.numel());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::relu_backward<T>(device_data<T>(dy), device_data<T>(y), device_data<T>(dx), y.numel());
+      });
 }
 
 void gelu_tanh_forward(const Tensor& x, Tensor& y) {
   check_unary(x, y, "gelu_tanh_forward", "x", "y");
-  on_cpu_only(x, "gelu_tanh_forward", [&] {
-    with_floating(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::gelu_tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
-    });
-  });
+  on_device(
+      x, "gelu_tanh_forward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::gelu_tanh_forward<T>(x.data<T>(), y.data<T>(), x.numel());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::gelu_tanh_forward<T>(device_data<T>(x), device_data<T>(y), x.numel());
+      });
 }
 
 void gelu_tanh_backward(const Tensor& dy, const Tensor& x, Tensor& dx) {
   check_unary_backward(dy, x, dx, "gelu_tanh_backward", "x");
-  on_cpu_only(x, "gelu_tanh_backward", [&] {
-    with_floating(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::gelu_tanh_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
-    });
-  });
+  on_device(
+      x, "gelu_tanh_backward",
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::gelu_tanh_backward<T>(dy.data<T>(), x.data<T>(), dx.data<T>(), x.numel());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::gelu_tanh_backward<T>(device_data<T>(dy), device_data<T>(x), device_data<T>(dx), x.numel());
+      });
 }
 
 }  // namespace kglm::nn

@@ -42,14 +42,24 @@ void biased_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v,
   if (dropout_p > 0) check_index(drop_mask, DType::U8, q, {B, A, Tq, Tk}, op, "drop_mask");
   check_disjoint(op, {{ctx, "ctx"}, {probs, "probs"}, {drop_mask, "drop_mask"}},
                  {{q, "q"}, {k, "k"}, {v, "v"}, {key_mask, "key_mask"}, {bias, "bias"}});
-  on_cpu_only(q, op, [&] {
-    with_floating(q.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::biased_attention_forward<T>(q.data<T>(), k.data<T>(), v.data<T>(), data_or_null<int32_t>(key_mask),
-                                       data_or_null<T>(bias), shape, dropout_p, key, ctx.data<T>(), probs.data<T>(),
-                                       dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr);
-    });
-  });
+  on_device(
+      q, op,
+      [&] {
+        with_floating(q.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::biased_attention_forward<T>(q.data<T>(), k.data<T>(), v.data<T>(), data_or_null<int32_t>(key_mask),
+                                           data_or_null<T>(bias), shape, dropout_p, key, ctx.data<T>(), probs.data<T>(),
+                                           dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr);
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        const int32_t* mask = device_data<int32_t>(key_mask);
+        if (mask) cuda::check_indices(op, "key_mask", mask, B * Tk, 2, 2);  // 0 (padding) or 1
+        cuda::biased_attention_forward<T>(
+            device_data<T>(q), device_data<T>(k), device_data<T>(v), mask, device_data<T>(bias), shape, dropout_p, key,
+            device_data<T>(ctx), device_data<T>(probs), dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr);
+      });
 }
 
 void biased_attention_backward(const Tensor& dctx, const Tensor& q, const Tensor& k, const Tensor& v,
@@ -74,14 +84,23 @@ void biased_attention_backward(const Tensor& dctx, const Tensor& q, const Tensor
   if (dscores.defined()) check_like(dscores, q, {B, A, Tq, Tk}, op, "dscores");
   check_disjoint(op, {{dq, "dq"}, {dk, "dk"}, {dv, "dv"}, {dscores, "dscores"}},
                  {{dctx, "dctx"}, {q, "q"}, {k, "k"}, {v, "v"}, {probs, "probs"}, {drop_mask, "drop_mask"}});
-  on_cpu_only(q, op, [&] {
-    with_floating(q.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::biased_attention_backward<T>(dctx.data<T>(), q.data<T>(), k.data<T>(), v.data<T>(), probs.data<T>(),
-                                        dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr, shape, dropout_p,
-                                        dq.data<T>(), dk.data<T>(), dv.data<T>(), data_or_null<T>(dscores));
-    });
-  });
+  on_device(
+      q, op,
+      [&] {
+        with_floating(q.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::biased_attention_backward<T>(dctx.data<T>(), q.data<T>(), k.data<T>(), v.data<T>(), probs.data<T>(),
+                                            dropout_p > 0 ? drop_mask.data<uint8_t>() : nullptr, shape, dropout_p,
+                                            dq.data<T>(), dk.data<T>(), dv.data<T>(), data_or_null<T>(dscores));
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::biased_attention_backward<T>(
+            device_data<T>(dctx), device_data<T>(q), device_data<T>(k), device_data<T>(v), device_data<T>(probs),
+            dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr, shape, dropout_p, device_data<T>(dq),
+            device_data<T>(dk), device_data<T>(dv), device_data<T>(dscores));
+      });
 }
 
 void relative_bias_forward(const Tensor& buckets_of, const Tensor& table, Tensor& bias) {
@@ -93,13 +112,21 @@ void relative_bias_forward(const Tensor& buckets_of, const Tensor& table, Tensor
   check_index(buckets_of, DType::I32, table, {tq, tk}, op, "buckets_of");
   check_like(bias, table, {heads, tq, tk}, op, "bias");
   check_disjoint(op, {{bias, "bias"}}, {{table, "table"}, {buckets_of, "buckets_of"}});
-  on_cpu_only(table, op, [&] {
-    with_floating(table.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::relative_bias_forward<T>(buckets_of.data<int32_t>(), table.data<T>(), table.dim(0), heads, tq, tk,
-                                    bias.data<T>());
-    });
-  });
+  on_device(
+      table, op,
+      [&] {
+        with_floating(table.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::relative_bias_forward<T>(buckets_of.data<int32_t>(), table.data<T>(), table.dim(0), heads, tq, tk,
+                                        bias.data<T>());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        const int32_t* b = device_data<int32_t>(buckets_of);
+        cuda::check_indices(op, "buckets_of", b, tq * tk, table.dim(0), static_cast<int32_t>(table.dim(0)));
+        cuda::relative_bias_forward<T>(b, device_data<T>(table), heads, tq, tk, device_data<T>(bias));
+      });
 }
 
 void relative_bias_backward(const Tensor& dscores, const Tensor& buckets_of, Tensor& dtable) {
@@ -109,20 +136,30 @@ void relative_bias_backward(const Tensor& dscores, const Tensor& buckets_of, Ten
   const int64_t batch = dscores.dim(0), heads = dscores.dim(1), tq = dscores.dim(2), tk = dscores.dim(3);
   check_index(buckets_of, DType::I32, dscores, {tq, tk}, op, "buckets_of");
   check_rank(dtable, 2, op, "dtable");
-  check_like(dtable, dscores, {dtable.dim(0), heads}, op, "dtable");
+  const int64_t buckets = dtable.dim(0);
+  check_wide(dtable, dscores, {buckets, heads}, op, "dtable");  // a parameter gradient
   check_disjoint(op, {{dtable, "dtable"}}, {{dscores, "dscores"}, {buckets_of, "buckets_of"}});
-  on_cpu_only(dscores, op, [&] {
-    with_floating(dscores.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      const int32_t* b = buckets_of.data<int32_t>();
-      // Checked here so that a bad bucket fails before anything is accumulated.
-      for (int64_t i = 0; i < tq * tk; ++i)
-        if (b[i] < 0 || b[i] >= dtable.dim(0))
-          throw Error(std::string(op) + ": bucket " + std::to_string(b[i]) + " is outside [0, " +
-                      std::to_string(dtable.dim(0)) + ")");
-      cpu::relative_bias_backward<T>(dscores.data<T>(), b, batch, heads, tq, tk, dtable.data<T>());
-    });
-  });
+  on_device(
+      dscores, op,
+      [&] {
+        with_floating(dscores.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          const int32_t* b = buckets_of.data<int32_t>();
+          // Checked here so that a bad bucket fails before anything is accumulated.
+          for (int64_t i = 0; i < tq * tk; ++i)
+            if (b[i] < 0 || b[i] >= buckets)
+              throw Error(std::string(op) + ": bucket " + std::to_string(b[i]) + " is outside [0, " +
+                          std::to_string(buckets) + ")");
+          cpu::relative_bias_backward<T>(dscores.data<T>(), b, batch, heads, tq, tk, dtable.data<T>());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        const int32_t* b = device_data<int32_t>(buckets_of);
+        cuda::check_indices(op, "buckets_of", b, tq * tk, buckets, static_cast<int32_t>(buckets));
+        cuda::relative_bias_backward<T>(device_data<T>(dscores), b, batch, heads, tq, tk, buckets,
+                                        device_data<float>(dtable));
+      });
 }
 
 }  // namespace kglm::nn

@@ -43,14 +43,6 @@ decltype(auto) on_device(const Tensor& t, std::string_view op, Cpu&& cpu, Gpu&& 
 #endif
 }
 
-// The ops that have no CUDA kernel yet (T5's: RMS norm, ReLU, tanh-GELU, multiply, biased
-// attention): host tensors run `cpu()`, device tensors are refused with an error naming the op.
-template <class Cpu>
-void on_cpu_only(const Tensor& t, std::string_view op, Cpu&& cpu) {
-  on_device(t, op, std::forward<Cpu>(cpu),
-            [&](auto) { throw Error(std::string(op) + ": no CUDA kernel yet (T5 runs on the CPU)"); });
-}
-
 // For the ops whose CUDA kernels take F32 only (the optimizer's): f() when T is float.
 template <class T, class F>
 void f32_only(std::string_view op, F&& f) {

@@ -38,12 +38,18 @@ void multiply(const Tensor& a, const Tensor& b, Tensor& out) {
   check_like(out, a, a.shape(), op, "out");
   check_same_or_disjoint(out, a, op, "out", "a");
   check_same_or_disjoint(out, b, op, "out", "b");
-  on_cpu_only(a, op, [&] {
-    with_floating(a.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::multiply<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
-    });
-  });
+  on_device(
+      a, op,
+      [&] {
+        with_floating(a.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::multiply<T>(a.data<T>(), b.data<T>(), out.data<T>(), a.numel());
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::multiply<T>(device_data<T>(a), device_data<T>(b), device_data<T>(out), a.numel());
+      });
 }
 
 void accumulate(Tensor& acc, const Tensor& x) {
@@ -207,6 +213,31 @@ void gather_rows(const Tensor& src, const Tensor& index, Tensor& out) {
 
 void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc) {
   scatter_add_rows_checked("scatter_add_rows", "index", index, dout, dsrc);
+}
+
+void copy_rows_strided(const Tensor& src, Tensor& dst, int64_t first, int64_t stride) {
+  constexpr std::string_view op = "copy_rows_strided";
+  check_floating(src, op, "src");
+  check_rank(src, 2, op, "src");
+  check_rank(dst, 2, op, "dst");
+  const int64_t m = src.dim(0), h = src.dim(1), n = dst.dim(0);
+  check_like(dst, src, {n, h}, op, "dst");
+  if (stride < 1 || first < 0 || (m > 0 && first + (m - 1) * stride >= n))
+    throw Error(std::string(op) + ": rows " + std::to_string(first) + " + i·" + std::to_string(stride) + ", i < " +
+                std::to_string(m) + ", do not fit the " + std::to_string(n) + " rows of dst");
+  check_disjoint(dst, src, op, "dst", "src");
+  on_device(
+      src, op,
+      [&] {
+        with_floating(src.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::copy_rows_strided<T>(src.data<T>(), m, h, dst.data<T>(), first, stride);
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::copy_rows_strided<T>(device_data<T>(src), m, h, device_data<T>(dst), first, stride);
+      });
 }
 
 }  // namespace kglm::nn

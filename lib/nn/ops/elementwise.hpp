@@ -23,5 +23,9 @@ void convert(const Tensor& from, Tensor& to);
 void gather_rows(const Tensor& src, const Tensor& index, Tensor& out);
 // dsrc[index[i]] += dout[i] (Accumulate, deterministic for repeated indices).
 void scatter_add_rows(const Tensor& dout, const Tensor& index, Tensor& dsrc);
+// dst[first + i·stride] = src[i] for the M rows of src [M, H], dst [N, H], stride ≥ 1: a decode
+// step's keys and values written into a cache [B, capacity, H] in one pass (first = the step,
+// stride = the capacity).
+void copy_rows_strided(const Tensor& src, Tensor& dst, int64_t first, int64_t stride);
 
 }  // namespace kglm::nn

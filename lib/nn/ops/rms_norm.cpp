@@ -22,12 +22,19 @@ void rms_norm_forward(const Tensor& x, const Tensor& gamma, double eps, Tensor& 
   check_same_or_disjoint(y, x, op, "y", "x");  // each row is read before it is written
   check_disjoint(op, {{y, "y"}, {rstd, "rstd"}}, {{gamma, "gamma"}});
   check_disjoint(op, {{rstd, "rstd"}}, {{x, "x"}});
-  on_cpu_only(x, op, [&] {
-    with_floating(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::rms_norm_forward<T>(x.data<T>(), gamma.data<T>(), eps, y.data<T>(), rstd.data<T>(), n, h);
-    });
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::rms_norm_forward<T>(x.data<T>(), gamma.data<T>(), eps, y.data<T>(), rstd.data<T>(), n, h);
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::rms_norm_forward<T>(device_data<T>(x), device_data<T>(gamma), eps, device_data<T>(y),
+                                  device_data<float>(rstd), n, h);
+      });
 }
 
 void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& rstd, Tensor& dx,
@@ -47,13 +54,21 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, c
     check_disjoint(dx, dy, op, "dx", "dy");
   }
   check_disjoint(op, {{dx, "dx"}, {dgamma, "dgamma"}}, {{x, "x"}, {gamma, "gamma"}, {rstd, "rstd"}});
-  on_cpu_only(x, op, [&] {
-    with_floating(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      cpu::rms_norm_backward<T>(dy.data<T>(), x.data<T>(), gamma.data<T>(), rstd.data<T>(), dx.data<T>(),
-                                data_or_null<T>(dgamma), n, h, dx_mode == GradMode::Accumulate);
-    });
-  });
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::rms_norm_backward<T>(dy.data<T>(), x.data<T>(), gamma.data<T>(), rstd.data<T>(), dx.data<T>(),
+                                    data_or_null<T>(dgamma), n, h, dx_mode == GradMode::Accumulate);
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::rms_norm_backward<T>(device_data<T>(dy), device_data<T>(x), device_data<T>(gamma),
+                                   device_data<float>(rstd), device_data<T>(dx), device_data<float>(dgamma), n, h,
+                                   dx_mode == GradMode::Accumulate);
+      });
 }
 
 }  // namespace kglm::nn
