@@ -12,8 +12,11 @@ decode in batches of 32 up to 64 tokens; kglm's time is its --stats decode_milli
 decode calls: no loading, tokenizing or writing), the peer's its decode loop alone. Each at
 --threads 1 and 2. The outputs are compared token for token.
 
+--device cuda adds rows for kglm on the GPU (verbalize generate --device cuda), against torch on the
+GPU when its build has CUDA, else against torch's one-thread CPU rate (the row says which).
+
 Usage: bench/verbalize.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--sentences 256]
-                          [--train-steps 150]
+                          [--train-steps 150] [--device cuda]
 """
 import json
 import os
@@ -35,6 +38,7 @@ def main():
     def extra(ap):
         ap.add_argument("--sentences", type=int, default=256)
         ap.add_argument("--train-steps", type=int, default=150)
+        ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
@@ -82,36 +86,44 @@ def main():
             f.write(" ".join(line.split()[:127] + ["1"]) + "\n")
 
     here = os.path.dirname(os.path.abspath(__file__))
+    torch_cuda = args.device == "cuda" and subprocess.run(
+        [TORCH_PYTHON, "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
+        capture_output=True).returncode == 0
+    # (label of the threads column, kglm's --threads and --device, torch's --threads and --device)
+    settings = [(str(t), t, "cpu", t, "cpu") for t in (1, 2)]
+    if args.device == "cuda":
+        settings.append(("gpu", 1, "cuda", 1, "cuda" if torch_cuda else "cpu"))
     rows, agreement = [], {}
     for beams in (0, 4):
         label = "beam 4" if beams else "greedy"
-        for threads in (1, 2):
-            out = f"{root}/kglm-{beams}-{threads}"
+        for column, threads, device, peer_threads, peer_device in settings:
+            out = f"{root}/kglm-{beams}-{column}"
             run([b("verbalize"), "generate", "--model", f"{root}/model", "--batch", "32", "--max-len", "64",
-                 "--threads", str(threads), "-o", f"{out}.jsonl", "--stats", f"{out}.stats.json", "--quiet",
-                 f"{root}/inputs.jsonl"] + (["--beams", str(beams)] if beams else []))
+                 "--threads", str(threads), "--device", device, "-o", f"{out}.jsonl", "--stats",
+                 f"{out}.stats.json", "--quiet", f"{root}/inputs.jsonl"] + (["--beams", str(beams)] if beams else []))
             s = json.load(open(f"{out}.stats.json"))
             ours = s["sentences"] / (s["decode_milliseconds"] / 1000)
-            env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-            peer_out = f"{root}/torch-{beams}-{threads}.ids"
+            env = dict(os.environ, OPENBLAS_NUM_THREADS=str(peer_threads))
+            peer_out = f"{root}/torch-{beams}-{column}.ids"
             r = json.loads(subprocess.run(
                 [TORCH_PYTHON, os.path.join(here, "reference", "verbalize_torch.py"), "--model", f"{root}/model",
                  "--ids", f"{root}/inputs.ids", "--beams", str(beams), "--batch", "32", "--max-len", "64",
-                 "--threads", str(threads), "--out", peer_out], check=True, capture_output=True, text=True,
-                env=env).stdout)
-            rows.append((label, threads, ours, r["sentences_per_second"]))
-            if threads == 1:
+                 "--threads", str(peer_threads), "--device", peer_device, "--out", peer_out], check=True,
+                capture_output=True, text=True, env=env).stdout)
+            rows.append((label, column if peer_device == device else f"{column} (torch cpu)", ours,
+                         r["sentences_per_second"]))
+            if column != "2":
                 theirs = subprocess.run(["spm_decode", f"--model={root}/spm.model", "--input_format=id", peer_out],
                                         check=True, capture_output=True, text=True).stdout.split("\n")
                 mine = [json.loads(line)["gen_sentence"] for line in open(f"{out}.jsonl")]
-                agreement[label] = sum(1 for x, y in zip(mine, theirs) if x == y)
+                agreement[f"{label}, {column}"] = sum(1 for x, y in zip(mine, theirs) if x == y)
     print(f"data: {len(inputs)} X-FACTR template pairs' serialized triples; model T5 4+4 blocks, d_model 256, "
           f"8 heads, FFN 1024, vocabulary 2000, {args.train_steps} training steps; batches of 32, at most 64 tokens")
-    print(f"{'decoding':<10} {'threads':>7} {'kglm sent/s':>12} {'torch sent/s':>13} {'ratio':>7}")
-    for label, threads, ours, theirs in rows:
-        print(f"{label:<10} {threads:>7} {ours:>12.1f} {theirs:>13.1f} {ours / theirs:>6.2f}x")
+    print(f"{'decoding':<10} {'threads':>15} {'kglm sent/s':>12} {'torch sent/s':>13} {'ratio':>7}")
+    for label, column, ours, theirs in rows:
+        print(f"{label:<10} {column:>15} {ours:>12.1f} {theirs:>13.1f} {ours / theirs:>6.2f}x")
     for label, same in agreement.items():
-        print(f"agreement ({label}, 1 thread): {same} of {len(inputs)} sentences identical")
+        print(f"agreement ({label}): {same} of {len(inputs)} sentences identical")
 
 
 main()

@@ -182,10 +182,14 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--max-len", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (a CUDA build of torch)")
     ap.add_argument("--out")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model, cfg = load(a.model)
+    if a.device != "cpu":  # every tensor the loops make lands there too
+        model.to(a.device)
+        torch.set_default_device(a.device)
     sources = [[int(x) for x in line.split()] for line in open(a.ids)]
     outputs = []
     start = time.perf_counter()
@@ -193,6 +197,8 @@ def main():
         for first in range(0, len(sources), a.batch):
             chunk = sources[first:first + a.batch]
             outputs += beam(model, cfg, chunk, a.max_len, a.beams) if a.beams else greedy(model, cfg, chunk, a.max_len)
+    if a.device != "cpu":
+        torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     if a.out:
         with open(a.out, "w") as f:

@@ -16,15 +16,17 @@
 
 namespace kglm {
 
-// Calls parse(root) on every non-blank line's JSON object; a line that is not JSON, or whose
-// parse() throws, is reported and skipped. Refuses a file whose every record was bad.
+// Calls parse(root) on every non-blank line's JSON object and hands each record to consume(), in
+// file order, as it is read (memory: one record); a line that is not JSON, or whose parse()
+// throws, is reported and skipped. Refuses a file whose every record was bad.
 template <class T>
-std::vector<T> read_jsonl_records(const std::string& path, const char* what,
-                                  const std::function<T(simdjson::dom::element)>& parse, ErrorCounter& errors) {
+void for_each_jsonl_record(const std::string& path, const char* what,
+                           const std::function<T(simdjson::dom::element)>& parse, ErrorCounter& errors,
+                           const std::function<void(T&&)>& consume) {
   InputStream in(path);
-  std::vector<T> out;
-  if (skip_empty_input(require_text_input(in, what), in.name())) return out;
+  if (skip_empty_input(require_text_input(in, what), in.name())) return;
   const uint64_t errors_before = errors.count();
+  uint64_t valid = 0;
   simdjson::dom::parser parser;
   for_each_line(in, [&](uint64_t n, std::string_view line) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
@@ -33,18 +35,29 @@ std::vector<T> read_jsonl_records(const std::string& path, const char* what,
       errors.record(in.name(), n, std::string("not JSON: ") + simdjson::error_message(err));
       return;
     }
+    T record;
     try {
       if (!root.is_object()) throw Error("not a JSON object");
-      T record = parse(root);
+      record = parse(root);
       record.line = n;
-      out.push_back(std::move(record));
-      errors.add_valid();
     } catch (const Error& e) {
       errors.record(in.name(), n, e.what());
+      return;
     }
+    errors.add_valid();
+    ++valid;
+    consume(std::move(record));
   });
-  if (out.empty() && errors.count() > errors_before)
+  if (valid == 0 && errors.count() > errors_before)
     throw Error(location(in.name()) + "no valid record; every one was bad");
+}
+
+// All the records of a file (for_each_jsonl_record), in a vector.
+template <class T>
+std::vector<T> read_jsonl_records(const std::string& path, const char* what,
+                                  const std::function<T(simdjson::dom::element)>& parse, ErrorCounter& errors) {
+  std::vector<T> out;
+  for_each_jsonl_record<T>(path, what, parse, errors, [&](T&& record) { out.push_back(std::move(record)); });
   return out;
 }
 

@@ -13,6 +13,37 @@
 
 namespace kglm::verbalize {
 
+namespace {
+
+// KELM's JSON line of a generated sentence, into `line`: the input's id and subject (when it has
+// them), triples, serialized_triples, gen_sentence, and its reference sentence (when it has one).
+void kelm_record(const GenerationInput& in, const std::string& sentence, std::string& line) {
+  line.clear();
+  line += '{';
+  if (!in.id.empty()) {
+    line += "\"id\":";
+    append_json_string(line, in.id);
+    line += ',';
+  }
+  if (!in.subject.empty()) {
+    line += "\"subject\":";
+    append_json_string(line, in.subject);
+    line += ',';
+  }
+  if (!in.triples_json.empty()) line += "\"triples\":" + in.triples_json + ",";
+  line += "\"serialized_triples\":";
+  append_json_string(line, in.serialized);
+  line += ",\"gen_sentence\":";
+  append_json_string(line, sentence);
+  if (!in.reference.empty()) {
+    line += ",\"sentence\":";
+    append_json_string(line, in.reference);
+  }
+  line += "}\n";
+}
+
+}  // namespace
+
 Stats generate_sentences(const GenerateOptions& o) {
   if (o.model.empty()) throw UsageError("--model DIR is required");
   if (o.inputs.empty()) throw UsageError("subgraphs or aligned records are required (FILE...)");
@@ -29,61 +60,35 @@ Stats generate_sentences(const GenerateOptions& o) {
 
   ErrorCounter errors(o.max_errors);
   Stats stats;
-  std::vector<GenerationInput> inputs;
-  for (const std::string& path : o.inputs) {
-    std::vector<GenerationInput> part = read_generation_inputs(path, errors, stats);
-    std::move(part.begin(), part.end(), std::back_inserter(inputs));
-  }
-  errors.finish(o.inputs);
-  const int64_t skipped = stats.get("skipped_empty_subgraph") + stats.get("skipped_missing_label");
-  if (inputs.empty() && skipped > 0)
-    throw Error("nothing to verbalize: all " + std::to_string(skipped) + " records were skipped (see the counts)");
-
+  // The inputs stream through in batches of --batch: memory holds one batch, whatever the input's
+  // size. The output is atomic, so a run refused at the end (too many bad records, nothing usable)
+  // leaves none.
   OutputStream out(o.output);  // empty inputs: an empty output
   std::unique_ptr<OutputStream> text_out;
   if (!o.text_output.empty()) text_out = std::make_unique<OutputStream>(o.text_output);
   int64_t truncated = 0, generated_tokens = 0, empty = 0;
+  uint64_t done = 0;          // inputs decoded and written: the next one's position, its sampling stream
   double decode_seconds = 0;  // in decode(): the model's work, without loading, tokenizing and writing
   std::string line;
-  for (size_t first = 0; first < inputs.size(); first += static_cast<size_t>(o.batch)) {
-    const size_t last = std::min(inputs.size(), first + static_cast<size_t>(o.batch));
+  std::vector<GenerationInput> batch;
+  auto flush = [&] {
+    if (batch.empty()) return;
     std::vector<std::vector<int32_t>> sources;
     std::vector<uint64_t> keys;
-    for (size_t i = first; i < last; ++i) {
-      sources.push_back(encode_text(*v.tokenizer, inputs[i].serialized, max_source, truncated));
-      keys.push_back(i);  // the record's position among the inputs: its sampling stream
+    for (size_t i = 0; i < batch.size(); ++i) {
+      sources.push_back(encode_text(*v.tokenizer, batch[i].serialized, max_source, truncated));
+      keys.push_back(done + i);  // the record's position among the inputs: its sampling stream
     }
     const auto decode_start = std::chrono::steady_clock::now();
     const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources, v.config), how, keys);
     decode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
-    for (size_t i = first; i < last; ++i) {
-      const GenerationInput& in = inputs[i];
-      const std::vector<int32_t>& tokens = outputs[i - first];
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const GenerationInput& in = batch[i];
+      const std::vector<int32_t>& tokens = outputs[i];
       generated_tokens += static_cast<int64_t>(tokens.size());
       const std::string sentence = v.tokenizer->decode(tokens);
       if (sentence.empty()) ++empty;
-      line.clear();
-      line += '{';
-      if (!in.id.empty()) {
-        line += "\"id\":";
-        append_json_string(line, in.id);
-        line += ',';
-      }
-      if (!in.subject.empty()) {
-        line += "\"subject\":";
-        append_json_string(line, in.subject);
-        line += ',';
-      }
-      if (!in.triples_json.empty()) line += "\"triples\":" + in.triples_json + ",";
-      line += "\"serialized_triples\":";
-      append_json_string(line, in.serialized);
-      line += ",\"gen_sentence\":";
-      append_json_string(line, sentence);
-      if (!in.reference.empty()) {
-        line += ",\"sentence\":";
-        append_json_string(line, in.reference);
-      }
-      line += "}\n";
+      kelm_record(in, sentence, line);
       out.write(line);
       if (text_out && !sentence.empty()) {
         gen::AnnotatedText text;
@@ -95,20 +100,32 @@ Stats generate_sentences(const GenerateOptions& o) {
         text_out->write(line);
       }
     }
-    if (!o.quiet && (last == inputs.size() || (first / static_cast<size_t>(o.batch)) % 50 == 49))
-      log_info(std::to_string(last) + "/" + std::to_string(inputs.size()) + " sentences");
-  }
+    done += batch.size();
+    batch.clear();
+    if (!o.quiet && (done / static_cast<uint64_t>(o.batch)) % 50 == 0) log_info(std::to_string(done) + " sentences");
+  };
+  for (const std::string& path : o.inputs)
+    for_each_generation_input(path, errors, stats, [&](GenerationInput&& in) {
+      batch.push_back(std::move(in));
+      if (static_cast<int64_t>(batch.size()) == o.batch) flush();
+    });
+  flush();
+  if (!o.quiet) log_info(std::to_string(done) + " sentences");
+  errors.finish(o.inputs);
+  const int64_t skipped = stats.get("skipped_empty_subgraph") + stats.get("skipped_missing_label");
+  if (done == 0 && skipped > 0)
+    throw Error("nothing to verbalize: all " + std::to_string(skipped) + " records were skipped (see the counts)");
   out.close();
   if (text_out) text_out->close();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  stats.set("sentences", static_cast<int64_t>(inputs.size()));
+  stats.set("sentences", static_cast<int64_t>(done));
   stats.set("empty_sentences", empty);
   stats.set("generated_tokens", generated_tokens);
   stats.set("inputs_truncated", truncated);
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
   stats.set("milliseconds", static_cast<int64_t>(1000 * seconds));
   stats.set("decode_milliseconds", std::llround(1000 * decode_seconds));
-  if (seconds > 0) stats.set("sentences_per_s", std::llround(static_cast<double>(inputs.size()) / seconds));
+  if (seconds > 0) stats.set("sentences_per_s", std::llround(static_cast<double>(done) / seconds));
   return stats;
 }
 

@@ -27,9 +27,10 @@ std::string serialize_triples(const std::vector<std::vector<std::string>>& tripl
   return out;
 }
 
-std::vector<GenerationInput> read_generation_inputs(const std::string& path, ErrorCounter& errors, Stats& stats) {
-  // A skipped record parses to an input marked skipped, dropped below.
-  std::vector<GenerationInput> all = read_jsonl_records<GenerationInput>(
+void for_each_generation_input(const std::string& path, ErrorCounter& errors, Stats& stats,
+                               const std::function<void(GenerationInput&&)>& consume) {
+  // A skipped record parses to an input marked skipped, not handed on.
+  for_each_jsonl_record<GenerationInput>(
       path, "subgraphs or aligned triples (JSON lines with triples)",
       [&](simdjson::dom::element root) {
         GenerationInput in;
@@ -69,8 +70,15 @@ std::vector<GenerationInput> read_generation_inputs(const std::string& path, Err
         in.triples = std::move(parsed);
         return in;
       },
-      errors);
-  std::erase_if(all, [](const GenerationInput& in) { return in.skipped; });
+      errors,
+      [&](GenerationInput&& in) {
+        if (!in.skipped) consume(std::move(in));
+      });
+}
+
+std::vector<GenerationInput> read_generation_inputs(const std::string& path, ErrorCounter& errors, Stats& stats) {
+  std::vector<GenerationInput> all;
+  for_each_generation_input(path, errors, stats, [&](GenerationInput&& in) { all.push_back(std::move(in)); });
   return all;
 }
 

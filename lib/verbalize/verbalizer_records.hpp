@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct GenerationInput {
 // Records without triples (an empty subgraph) and records with a triple member that is empty (a
 // label the KG lacks) are skipped and counted in `stats` ("skipped_empty_subgraph",
 // "skipped_missing_label"), not reported as errors.
+// Streams the inputs of a file, as they are read, to consume() (the skipped ones counted, not
+// handed on).
+void for_each_generation_input(const std::string& path, ErrorCounter& errors, Stats& stats,
+                               const std::function<void(GenerationInput&&)>& consume);
 std::vector<GenerationInput> read_generation_inputs(const std::string& path, ErrorCounter& errors, Stats& stats);
 
 // TEKGEN's serialisation: "s r1 o1, r2 o2, …" — the subject once, then each triple's relation and
