@@ -838,6 +838,48 @@ TEST_P(OpsOnDevice, HalfPrecisionWithinTolerance) {
           scatter_add_rows(in[2], in[3], out[3]);  // into an F32 gradient
         },
         tol);
+    // T5's ops: RMS norm (F32 rstd and dγ), ReLU, tanh-GELU, multiply, and causal biased attention
+    // with the relative bias (its table's gradient F32).
+    expect_half_matches_f64(
+        dev, dtype, "rms_norm and T5 activations",
+        {random({n, h}, 90, -2, 3), random({h}, 91), random({n, h}, 92), random({n, h}, 94, -4, 4)},
+        {Tensor::empty({n, h}, DType::F64), Tensor::empty({n}, DType::F64), Tensor::empty({n, h}, DType::F64),
+         Tensor::zeros({h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64),
+         Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64), Tensor::empty({n, h}, DType::F64)},
+        {1, 3},
+        [](auto& in, auto& out) {
+          rms_norm_forward(in[0], in[1], 1e-6, out[0], out[1]);
+          rms_norm_backward(in[2], in[0], in[1], out[1], out[2], out[3]);
+          relu_forward(in[3], out[4]);
+          relu_backward(in[2], out[4], out[5]);
+          gelu_tanh_forward(in[3], out[6]);
+          gelu_tanh_backward(in[2], in[3], out[7]);
+          multiply(in[3], in[2], out[8]);
+        },
+        tol);
+    const int64_t B = 2, A = 4, I = 32, T = 7, buckets = 32;
+    std::vector<int32_t> of(T * T);
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) of[i * T + j] = relative_position_bucket(j - i, false, buckets, 128);
+    BiasedAttentionShape self{B, T, T, A, I / A};
+    self.causal = true;
+    expect_half_matches_f64(
+        dev, dtype, "biased attention",
+        {random({B, T, I}, 100, -2, 2), random({B, T, I}, 101, -2, 2), random({B, T, I}, 102),
+         random({buckets, A}, 103), random({B, T, I}, 104), ids({T, T}, of)},
+        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
+         Tensor::empty({B, A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
+         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
+         Tensor::empty({B, A, T, T}, DType::F64), Tensor::zeros({buckets, A}, DType::F64)},
+        {7},
+        [&](auto& in, auto& out) {
+          Tensor none;
+          relative_bias_forward(in[5], in[3], out[0]);
+          biased_attention_forward(in[0], in[1], in[2], none, out[0], self, 0, {}, out[1], out[2], none);
+          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], none, self, 0, out[3], out[4], out[5], out[6]);
+          relative_bias_backward(out[6], in[5], out[7]);
+        },
+        tol);
   }
 }
 
