@@ -55,13 +55,8 @@ if [ $code -eq 1 ]; then
   ok "--device cuda without a GPU: exit 1, '$(cat "$tmp/err")'"
 else
   [ $code -eq 0 ] || fail "--device cuda: exit $code"
-  python3 - "$tmp/full.jsonl" "$tmp/gpu.jsonl" <<'PY' || fail "GPU losses differ from the CPU's"
-import json, sys
-def losses(p):
-    return [r["loss"] for r in map(json.loads, open(p)) if "loss" in r]
-a, b = losses(sys.argv[1]), losses(sys.argv[2])
-assert len(a) == len(b) == 12 and all(abs(x - y) <= 1e-4 * max(1, abs(x)) for x, y in zip(a, b)), (a, b)
-PY
+  python3 "$src/tests/cli/losses_match.py" "$tmp/full.jsonl" "$tmp/gpu.jsonl" 12 1e-4 ||
+    fail "GPU losses differ from the CPU's"
   ok "--device cuda: 12 steps within 1e-4 of the CPU's losses"
 fi
 code=0; "$bin/pretrain" --data "$tmp/data.h5" --device gpu --out "$tmp/x" 2> /dev/null || code=$?

@@ -189,13 +189,8 @@ if [ $code -eq 1 ]; then
   ok "--device cuda without a GPU: exit 1, '$(cat "$tmp/err")'"
 else
   [ $code -eq 0 ] || fail "train --device cuda: exit $code"
-  python3 - "$tmp/straight.log" "$tmp/gpu.log" <<'PY' || fail "GPU losses differ from the CPU's"
-import json, sys
-def losses(p):
-    return [r["loss"] for r in map(json.loads, open(p)) if "loss" in r]
-a, b = losses(sys.argv[1]), losses(sys.argv[2])
-assert len(a) == len(b) == 20 and all(abs(x - y) <= 1e-3 * max(1, abs(x)) for x, y in zip(a, b)), (a, b)
-PY
+  python3 "$src/tests/cli/losses_match.py" "$tmp/straight.log" "$tmp/gpu.log" 20 1e-3 ||
+    fail "GPU losses differ from the CPU's"
   for how in greedy beam4; do
     extra=(); [ $how = beam4 ] && extra=(--beams 4)
     "$bin/verbalize" generate "${gen[@]}" "${extra[@]}" --device cuda -o "$tmp/gpu-$how.jsonl" "$tmp/subgraphs.jsonl"
