@@ -109,6 +109,20 @@ std::vector<std::vector<int32_t>> run(Model& m, const std::vector<std::vector<in
   return decode(*m.model, make_source_batch(src, m.config), o, keys);
 }
 
+// Each decoding method with these settings (beams for beam search, seed for sampling).
+std::vector<DecodeOptions> every_method(int64_t beams, int64_t max_len, uint64_t seed) {
+  std::vector<DecodeOptions> out;
+  for (DecodeMethod method : {DecodeMethod::Greedy, DecodeMethod::Beam, DecodeMethod::Sample}) {
+    DecodeOptions o;
+    o.method = method;
+    o.beams = beams;
+    o.max_len = max_len;
+    o.seed = seed;
+    out.push_back(o);
+  }
+  return out;
+}
+
 TEST(Decoding, OneBeamIsGreedy) {
   Model m;
   const auto src = sources(12, 1);
@@ -132,15 +146,10 @@ TEST(Decoding, OneBeamIsGreedy) {
 TEST(Decoding, ASequenceDecodesAloneAsInABatch) {
   Model m;
   const auto src = sources(6, 2);
-  for (DecodeMethod method : {DecodeMethod::Greedy, DecodeMethod::Beam, DecodeMethod::Sample}) {
-    DecodeOptions o;
-    o.method = method;
-    o.beams = 3;
-    o.max_len = 10;
-    o.seed = 9;
+  for (const DecodeOptions& o : every_method(3, 10, 9)) {
     const auto batch = run(m, src, o);
     for (size_t i = 0; i < src.size(); ++i)
-      EXPECT_EQ(run(m, {src[i]}, o, {i})[0], batch[i]) << "method " << int(method) << " source " << i;
+      EXPECT_EQ(run(m, {src[i]}, o, {i})[0], batch[i]) << "method " << int(o.method) << " source " << i;
   }
 }
 
@@ -169,14 +178,8 @@ TEST(Decoding, CudaDecodesAsTheCpu) {
   if (!nn::cuda::available()) GTEST_SKIP() << nn::cuda::unavailable_reason();
   Model cpu, gpu(nn::Device::Cuda);
   const auto src = sources(16, 6);
-  for (DecodeMethod method : {DecodeMethod::Greedy, DecodeMethod::Beam, DecodeMethod::Sample}) {
-    DecodeOptions o;
-    o.method = method;
-    o.beams = 4;
-    o.max_len = 12;
-    o.seed = 2;
-    EXPECT_EQ(run(gpu, src, o), run(cpu, src, o)) << "method " << int(method);
-  }
+  for (const DecodeOptions& o : every_method(4, 12, 2))
+    EXPECT_EQ(run(gpu, src, o), run(cpu, src, o)) << "method " << int(o.method);
 }
 
 // --- records -------------------------------------------------------------------------------------

@@ -1,14 +1,12 @@
 // T5's RMS norm over rows, the twin of cpu/rms_norm_cpu.cpp: one block per row, the mean square in
-// fp32 whatever the storage type. dγ is reduced over fixed chunks of rows and the chunk sums added
-// in chunk order: deterministic, no atomics.
+// fp32 whatever the storage type. dγ is the column sums of dy·x̂ by add_column_sums (fixed chunks of
+// rows, added in order): deterministic, no atomics.
 #include "nn/cuda/common.cuh"
 #include "nn/cuda/kernels.hpp"
 
 namespace kglm::nn::cuda {
 
 namespace {
-
-constexpr int kChunkRows = 64;  // rows per partial sum of dγ
 
 template <class T>
 __global__ void rms_norm_forward_kernel(const T* x, const T* gamma, float eps, T* y, float* rstd, int64_t h) {
@@ -46,25 +44,11 @@ __global__ void rms_norm_dx_kernel(const T* dy, const T* x, const T* gamma, cons
   }
 }
 
-// partial[chunk, j] = Σ dy·x̂ over the chunk's rows, one thread per column, rows in order.
+// terms[r, j] = dy·x̂, whose column sums (add_column_sums: fixed row chunks, in order) are dγ.
 template <class T>
-__global__ void rms_norm_gamma_partials_kernel(const T* dy, const T* x, const float* rstd, int64_t n, int64_t h,
-                                               float* partial) {
-  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= h) return;
-  const int64_t chunk = blockIdx.y, first = chunk * kChunkRows;
-  const int64_t last = min(n, first + kChunkRows);
-  float g = 0;
-  for (int64_t r = first; r < last; ++r) g += to_float(dy[r * h + j]) * (to_float(x[r * h + j]) * rstd[r]);
-  partial[chunk * h + j] = g;
-}
-
-__global__ void rms_norm_gamma_sum_kernel(const float* partial, int64_t chunks, int64_t h, float* dgamma) {
-  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= h) return;
-  float g = 0;
-  for (int64_t c = 0; c < chunks; ++c) g += partial[c * h + j];
-  dgamma[j] += g;
+__global__ void gamma_terms_kernel(const T* dy, const T* x, const float* rstd, int64_t h, int64_t total, float* terms) {
+  for (int64_t i = global_thread(); i < total; i += grid_threads())
+    terms[i] = to_float(dy[i]) * (to_float(x[i]) * rstd[i / h]);
 }
 
 }  // namespace
@@ -83,16 +67,11 @@ void rms_norm_backward(const T* dy, const T* x, const T* gamma, const float* rst
   constexpr std::string_view op = "rms_norm_backward";
   if (n == 0) return;
   Context& c = Context::get();
-  // The partials read dy before dx (which may alias it) is written.
+  // dγ's terms read dy before dx (which may alias it) is written.
   if (dgamma) {
-    const int64_t chunks = (n + kChunkRows - 1) / kChunkRows;
-    DeviceBuffer<float> partial(chunks * h);
-    const unsigned column_blocks = static_cast<unsigned>((h + kThreads - 1) / kThreads);
-    rms_norm_gamma_partials_kernel<<<dim3(column_blocks, static_cast<unsigned>(chunks)), kThreads, 0, c.stream()>>>(
-        native(dy), native(x), rstd, n, h, partial.get());
-    check_launch(op);
-    rms_norm_gamma_sum_kernel<<<column_blocks, kThreads, 0, c.stream()>>>(partial.get(), chunks, h, dgamma);
-    check_launch(op);
+    DeviceBuffer<float> terms(n * h);
+    launch_elementwise(gamma_terms_kernel<native_t<T>>, op, n * h, native(dy), native(x), rstd, h, n * h, terms.get());
+    add_column_sums<float>(terms.get(), n, h, dgamma);
   }
   rms_norm_dx_kernel<<<static_cast<unsigned>(n), kThreads, 0, c.stream()>>>(native(dy), native(x), native(gamma), rstd,
                                                                             native(dx), h, dx_accumulate);
