@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bench install sanitize fuzz clean
+.PHONY: all deps configure build test demo bench install sanitize fuzz gpu-kit clean
 
 all: build
 
@@ -36,6 +36,11 @@ bench: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/verbalize.py
+
+# The GPU kit: tools, GPU test binaries, their libraries, mpirun, scripts and fixtures in one archive
+# for a lent GPU machine (tests/gpu/README.md): $(BUILD)/gpu-kit/kglm-gpu-kit.tar.xz.
+gpu-kit: build
+	tests/gpu/pack.sh --build $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

@@ -20,6 +20,12 @@ def run(cmd):
     return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def torch_python():
+    """The python3 that has torch: $KGLM_TORCH_PYTHON (the GPU machine's, tests/gpu/run.sh), else
+    Debian's /usr/bin/python3 with python3-torch."""
+    return os.environ.get("KGLM_TORCH_PYTHON", "/usr/bin/python3")
+
+
 def warm(path):
     """Reads path once so that the first timed run does not pay for the disk."""
     subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)

@@ -23,7 +23,7 @@ Peak memory: kglm's caching-allocator high-water mark (gpu_peak_mb of --stats), 
 max_memory_allocated.
 
 Usage: bench/pretrain-gpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
-                             [--steps 20] [--peak-tflops T] [--python /usr/bin/python3]
+                             [--steps 20] [--peak-tflops T] [--python $KGLM_TORCH_PYTHON or /usr/bin/python3]
 """
 import glob
 import json
@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments  # noqa: E402
+from benchlib import arguments, torch_python  # noqa: E402
 
 VOCAB = 250002
 LAYERS, HIDDEN, HEADS, FFN = 12, 768, 12, 3072
@@ -145,7 +145,7 @@ def main():
     def extra(ap):
         ap.add_argument("--steps", type=int, default=20)
         ap.add_argument("--peak-tflops", type=float, default=0)
-        ap.add_argument("--python", default="/usr/bin/python3")
+        ap.add_argument("--python", default=torch_python())
     args = arguments(extra)
     root, data = datasets(args)
     has_torch = subprocess.run([args.python, "-c", "import torch, h5py; assert torch.cuda.is_available()"],

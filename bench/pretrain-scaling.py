@@ -33,9 +33,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, run  # noqa: E402
+from benchlib import arguments, run, torch_python  # noqa: E402
 
-TORCH_PYTHON = "/usr/bin/python3"
+TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
 PER_RANK = 16

@@ -17,8 +17,10 @@ peer leaves it out). Each at --threads 1 and 2, the peer with OpenBLAS held to a
 two must make the same predictions: the agreement is printed. X-FACTR's way is slow: with the
 default 2 facts per relation the whole benchmark takes about 10 minutes on 2 cores.
 
+--device cuda times kglm on the GPU against kglm on 2 CPU threads instead, with their agreement.
+
 Usage: bench/probe.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--max-facts 2]
-                      [--vocab 250002]
+                      [--vocab 250002] [--device cpu|cuda]
 """
 import json
 import os
@@ -27,9 +29,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments  # noqa: E402
+from benchlib import arguments, torch_python  # noqa: E402
 
-TORCH_PYTHON = "/usr/bin/python3"
+TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
 STYLES = ("xfactr", "lean")
 METHODS = ("independent", "confidence")
@@ -41,6 +43,7 @@ def main():
     def extra(ap):
         ap.add_argument("--max-facts", type=int, default=2)
         ap.add_argument("--vocab", type=int, default=250002)
+        ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
@@ -61,10 +64,10 @@ def main():
     common = ["--facts", os.path.join(x, "facts"), "--relations", RELATIONS, "--max-facts", str(args.max_facts),
               "--method", ",".join(METHODS)]
 
-    def kglm(threads):
-        out = f"{root}/kglm-{threads}"
+    def kglm(threads, device="cpu"):
+        out = f"{root}/kglm-{threads}" + ("" if device == "cpu" else "-" + device)
         subprocess.run([b("probe"), "--model", f"{root}/model", "--templates", os.path.join(x, "templates"),
-                        "--threads", str(threads), "-o", out, "--stats", f"{out}.stats.json",
+                        "--threads", str(threads), "--device", device, "-o", out, "--stats", f"{out}.stats.json",
                         "--predictions", f"{out}.jsonl"] + common + q, check=True)
         s = json.load(open(f"{out}.stats.json"))
         return {m: s["facts_probed." + m] / (s["decode_milliseconds." + m] / 1000) for m in METHODS}, \
@@ -80,6 +83,8 @@ def main():
             check=True, capture_output=True, text=True, env=env).stdout)
         return {m: r[m + "_facts_per_second"] for m in METHODS}, r["facts"]
 
+    if args.device == "cuda":
+        return against_the_cpu(args, root, kglm)
     rows = []
     for threads in (1, 2):
         rates, facts = kglm(threads)
@@ -106,6 +111,23 @@ def main():
         theirs = load(f"{root}/torch-{style}-1.jsonl")
         same = sum(1 for k in ours if theirs.get(k) == ours[k])
         print(f"agreement with torch {style}: {same} of {len(ours)} predictions identical (mask count and tokens)")
+
+
+def against_the_cpu(args, root, kglm):
+    """--device cuda: kglm on the GPU against kglm on 2 CPU threads (the peer reads its inputs with
+    Debian's spm_encode, which the GPU machine lacks), and their agreement."""
+    cpu, facts = kglm(2)
+    gpu, _ = kglm(2, "cuda")
+    print(f"data: {facts} English X-FACTR facts ({args.max_facts} per relation, 23 relations), 1..5 masks; "
+          f"model 4x256, FFN 1024, vocabulary {args.vocab}")
+    print(f"{'run':<32} " + " ".join(f"{m + ' facts/s':>22}" for m in METHODS))
+    for name, rates in (("kglm --threads 2", cpu), ("kglm --device cuda", gpu)):
+        print(f"{name:<32} " + " ".join(f"{rates[m]:>22.1f}" for m in METHODS))
+    print("GPU against 2 CPU threads: " + ", ".join(f"{m} {gpu[m] / cpu[m]:.2f}x" for m in METHODS))
+    key = lambda p: (p["method"], p["relation"], p["sub_uri"], p["obj_uri"])  # noqa: E731
+    load = lambda path: {key(p): (p["num_mask"], p["token_ids"]) for p in map(json.loads, open(path))}  # noqa: E731
+    a, b = load(f"{root}/kglm-2.jsonl"), load(f"{root}/kglm-2-cuda.jsonl")
+    print(f"agreement GPU/CPU: {sum(1 for k in a if b.get(k) == a[k])} of {len(a)} predictions identical")
 
 
 main()

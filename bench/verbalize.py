@@ -25,9 +25,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments  # noqa: E402
+from benchlib import arguments, torch_python  # noqa: E402
 
-TORCH_PYTHON = "/usr/bin/python3"
+TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 CONFIG = {"model_type": "t5", "vocab_size": 2000, "d_model": 256, "d_kv": 32, "d_ff": 1024, "num_layers": 4,
           "num_decoder_layers": 4, "num_heads": 8, "relative_attention_num_buckets": 32,
           "relative_attention_max_distance": 128, "dropout_rate": 0.1, "feed_forward_proj": "relu",

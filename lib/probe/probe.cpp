@@ -20,6 +20,7 @@
 #include "gen/relation_templates.hpp"
 #include "kg/facts.hpp"
 #include "kg/kg_store.hpp"
+#include "nn/tensor.hpp"
 #include "nn/threads.hpp"
 #include "probe/cloze_text.hpp"
 #include "probe/masked_lm.hpp"
@@ -417,6 +418,7 @@ int run_probe(const ProbeOptions& o) {
   if (o.max_iter < 0) throw UsageError("--max-iter must not be negative");
   if (o.langs.empty()) throw UsageError("--lang names no language");
   if (o.methods.empty()) throw UsageError("--method names no method");
+  nn::require_device(o.device);  // "--device cuda: <why>" in one line, as every tool says it
   nn::set_compute_threads(static_cast<int>(o.threads));
   Prober prober(o);
   return prober.run();

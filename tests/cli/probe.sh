@@ -94,6 +94,16 @@ for x, y in zip(a, b):
 PY
 ok "fixtures: every verdict, count and macro score agrees with the independent check; --threads 2 identical"
 
+# --device cuda: with a GPU, it runs (tests/gpu compares it with the CPU); without one, exit 1 with
+# one line that says why, as every tool does, and nothing written.
+code=0; probe --model "$tmp/random" --facts "$x/facts" --templates "$x/templates" --relations P19 --max-facts 5 \
+  --device cuda -o "$tmp/gpu" 2> "$tmp/err" || code=$?
+if [ $code -ne 0 ]; then
+  [ $code -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q -- "^probe: error: --device cuda: " "$tmp/err" &&
+    [ ! -e "$tmp/gpu.tsv" ] || fail "--device cuda without a GPU: exit $code: $(cat "$tmp/err")"
+  ok "--device cuda without a GPU: exit 1, '$(cat "$tmp/err")'"
+fi
+
 # 3. Against the python3-torch peer (X-FACTR's decoding in torch) on the same model: the same mask
 # count and tokens for every English fact and method.
 if /usr/bin/python3 -c "import torch" 2> /dev/null; then

@@ -27,6 +27,7 @@
 #include "nn/t5.hpp"
 #include "nn/t5_checkpoint.hpp"
 #include "train/loss_terms.hpp"
+#include "unit/test_paths.hpp"
 
 using namespace kglm;
 using namespace kglm::nn;
@@ -34,7 +35,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kData = fs::path(KGLM_SOURCE_DIR) / "tests/reference/data";
+const fs::path kData = fs::path(kglm::test::source_dir()) / "tests/reference/data";
 constexpr double kTolerance = 1e-4;
 
 // The largest error seen by the running test, printed at its end (for the record, not a check).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,7 +12,16 @@
 
 namespace kglm::test {
 
-inline std::string fixture(const std::string& rel) { return std::string(KGLM_FIXTURES_DIR) + "/" + rel; }
+// The directories the tests were built for, or those the environment names where the binaries run
+// elsewhere (the GPU kit, tests/gpu/run.sh): KGLM_TEST_SOURCE_DIR, KGLM_TEST_FIXTURES_DIR.
+inline std::string directory(const char* variable, const char* built) {
+  const char* value = std::getenv(variable);
+  return value && *value ? value : built;
+}
+inline std::string source_dir() { return directory("KGLM_TEST_SOURCE_DIR", KGLM_SOURCE_DIR); }
+inline std::string fixtures_dir() { return directory("KGLM_TEST_FIXTURES_DIR", KGLM_FIXTURES_DIR); }
+
+inline std::string fixture(const std::string& rel) { return fixtures_dir() + "/" + rel; }
 inline bool have_fixtures() { return std::filesystem::exists(fixture("wikidata/Q42.json")); }
 
 #define KGLM_REQUIRE_FIXTURES() \

@@ -15,6 +15,7 @@
 #include "core/rng.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "nn/t5_checkpoint.hpp"
+#include "unit/test_paths.hpp"
 #include "verbalize/decoding.hpp"
 #include "verbalize/text_metrics.hpp"
 #include "verbalize/verbalizer_records.hpp"
@@ -75,7 +76,7 @@ TEST(Chrf, ScoreWorkedByHand) {
 
 // --- decoding on the reference T5 ---------------------------------------------------------------
 
-const fs::path kT5 = fs::path(KGLM_SOURCE_DIR) / "tests/reference/data/t5-tiny";
+const fs::path kT5 = fs::path(kglm::test::source_dir()) / "tests/reference/data/t5-tiny";
 
 struct Model {
   nn::T5Config config;

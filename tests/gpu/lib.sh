@@ -1,0 +1,53 @@
+# Sourced by the stages of tests/gpu/run.sh: result lines and the device-or-skip rule.
+# A stage prints one line per check: "ok: ...", "FAIL: ..." or "skip: ..."; run.sh counts them.
+# The environment (set by run.sh): KIT (the unpacked kit), WORK (this stage's scratch directory),
+# LOCAL (1 on a machine without a GPU: GPU cases must be skipped, never failed).
+set -uo pipefail
+: "${KIT:?run the stages through tests/gpu/run.sh}" "${WORK:?}" "${LOCAL:?}"
+bin=$KIT/bin fixtures=$KIT/fixtures src=$KIT/src
+mkdir -p "$WORK"
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; }
+skip() { echo "skip: $*"; }
+
+# on_device NAME CMD...: runs a --device cuda command, stderr kept in $WORK/NAME.err. Returns 0 when
+# it succeeded; 2 when this machine has no usable GPU and LOCAL=1 (the command refused in one line,
+# "--device cuda: <why>", as every tool does): the caller reports a skip; 1 otherwise, after a FAIL
+# line with the command's last words.
+# The outcome is also left in $ran, for gpu_or_cpu and labelled below.
+ran=1
+on_device() {
+  local name=$1; shift
+  local code=0
+  "$@" > "$WORK/$name.out" 2> "$WORK/$name.err" || code=$?
+  if [ $code -eq 0 ]; then ran=0; return 0; fi
+  if [ "$LOCAL" = 1 ] && grep -q -- "--device cuda: " "$WORK/$name.err"; then
+    skip "$name: no GPU here ($(grep -m1 -- "--device cuda: " "$WORK/$name.err" | cut -c1-160))"
+    ran=2; return 2
+  fi
+  fail "$name: exit $code: $(tail -3 "$WORK/$name.err" | tr '\n' ' ' | cut -c1-400)"
+  ran=1; return 1
+}
+
+# After on_device: whether to compare (it ran, or it was refused for want of a GPU), what to compare
+# with (gpu_or_cpu GPU_OUTPUT CPU_OUTPUT: the GPU's output, or without a GPU the CPU's own, so that
+# each check's command runs here too, on the CPU's output twice) and the check's name (labelled).
+compared() { [ "$ran" != 1 ]; }
+gpu_or_cpu() { if [ "$ran" = 2 ]; then echo "$2"; else echo "$1"; fi; }
+labelled() { if [ "$ran" = 2 ]; then echo "$1 [no GPU: the check ran on the CPU's output twice]"; else echo "$1"; fi; }
+
+# cpu NAME CMD...: a reference run on the CPU; a failure is the kit's (a library, a path, a file).
+cpu() {
+  local name=$1; shift
+  if "$@" > "$WORK/$name.out" 2> "$WORK/$name.err"; then return 0; fi
+  fail "$name (CPU): $(tail -3 "$WORK/$name.err" | tr '\n' ' ' | cut -c1-400)"
+  return 1
+}
+
+# check NAME CMD...: a comparison; ok or FAIL with its output.
+check() {
+  local name=$1; shift
+  local out
+  if out=$("$@" 2>&1); then ok "$name${out:+ ($(echo "$out" | tail -1 | cut -c1-200))}"
+  else fail "$name: $(echo "$out" | tail -4 | tr '\n' ' ' | cut -c1-600)"; fi
+}

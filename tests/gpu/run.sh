@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Every pending GPU check in one command, on a lent GPU machine (tests/gpu/README.md).
+#
+# Usage (from the repository root, with the kit of `make gpu-kit` carried):
+#   tests/gpu/run.sh [--quick | --bench] [--local] [--kit ARCHIVE|DIR] [--out DIR] [--stages a,b,...]
+#     --quick   stages device, ops, tools (the default; under 4 minutes on an H100)
+#     --bench   the same, then bench (under 9 minutes)
+#     --local   on a machine without a GPU: GPU cases must report "skipped", never "failed"
+#     --kit     the archive (default build/gpu-kit/kglm-gpu-kit.tar.xz) or an unpacked kit
+#     --out     where the logs and the summary go (default $OUT, else gpu-out)
+# Writes one log per stage and summary.md (at most 8 files: what a device call brings back); prints
+# the summary; exits 1 if any check failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+mode=quick local=0 kit="" out=${OUT:-gpu-out} only=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) mode=quick ;;
+    --bench) mode=bench ;;
+    --local) local=1 ;;
+    --kit) kit=$2; shift ;;
+    --out) out=$2; shift ;;
+    --stages) only=$2; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+
+# The kit: this script's own when it runs from an unpacked kit, else the archive, unpacked to /tmp.
+if [ -z "$kit" ] && [ -f "$here/../../../MANIFEST" ]; then kit=$(cd "$here/../../.." && pwd)
+elif [ -z "$kit" ]; then kit=build/gpu-kit/kglm-gpu-kit.tar.xz; fi
+if [ -f "$kit" ]; then
+  unpacked=${TMPDIR:-/tmp}/kglm-gpu-kit.$$
+  mkdir -p "$unpacked" && tar -xJf "$kit" -C "$unpacked" || { echo "run.sh: cannot unpack $kit" >&2; exit 2; }
+  export KGLM_GPU_KIT_UNPACKED=$unpacked  # removed at the end by the kit's run.sh
+  kit=$unpacked/kglm-gpu-kit
+fi
+[ -f "$kit/MANIFEST" ] || { echo "run.sh: no kit at $kit: build it with make gpu-kit" >&2; exit 2; }
+kit=$(cd "$kit" && pwd)
+# The kit's own scripts run, so that they match its binaries.
+[ "$here" = "$kit/src/tests/gpu" ] || exec "$kit/src/tests/gpu/run.sh" --$mode $([ $local = 1 ] && echo --local) \
+  --kit "$kit" --out "$out" ${only:+--stages "$only"}
+work=${TMPDIR:-/tmp}/kglm-gpu-work.$$
+trap 'rm -rf "$work" ${KGLM_GPU_KIT_UNPACKED:+"$KGLM_GPU_KIT_UNPACKED"}' EXIT
+
+# Libraries: the kit's, then CUDA's (cudart, cuBLAS, cuBLASLt, NCCL) from the toolkit or, where it
+# lacks one (NCCL is not part of the toolkit), from the nvidia-* Python packages of PyTorch.
+cuda_dirs=()
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -d "$d" ] && cuda_dirs+=("$d"); done
+ld=$kit/lib
+for d in "${cuda_dirs[@]}"; do ld=$ld:$d; done
+missing_sonames() {
+  for exe in "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/*; do LD_LIBRARY_PATH=$ld ldd "$exe" 2> /dev/null; done |
+    awk '/not found/ {print $1}' | sort -u
+}
+missing=$(missing_sonames)
+if [ -n "$missing" ]; then
+  roots=$(python3 -c 'import nvidia, sys; print("\n".join(nvidia.__path__))' 2> /dev/null)
+  for soname in $missing; do
+    found=$(find $roots /usr/local /usr/lib/x86_64-linux-gnu /opt -maxdepth 6 -name "$soname" 2> /dev/null | head -1)
+    [ -n "$found" ] && ld=$ld:$(dirname "$found")
+  done
+fi
+export LD_LIBRARY_PATH=$ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# OpenMPI, relocated into the kit (its components and help files under the prefix).
+export OPAL_PREFIX=$kit/mpi PATH=$kit/mpi/bin:$kit/bin:$kit/helpers:$PATH
+export KIT=$kit LOCAL=$local
+# Each stage's OpenMP/OpenBLAS threads: the tests pass --threads themselves.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+
+# stage NAME CAP: runs stage-NAME.sh under a time cap, its log in $out/NAME.log; one summary row.
+rows=() failed_total=0
+stage() {
+  local name=$1 cap=$2 start=$SECONDS code=0
+  [ -n "$only" ] && [[ ",$only," != *",$name,"* ]] && return
+  echo "== stage $name (cap ${cap} s)"
+  WORK=$work/$name STAGE_CAP=$cap timeout -k 10 "$cap" "$kit/src/tests/gpu/stage-$name.sh" \
+    > "$out/$name.log" 2>&1 || code=$?
+  local secs=$((SECONDS - start))
+  [ $code -eq 124 ] || [ $code -eq 137 ] && echo "FAIL: stage $name passed its ${cap} s cap" >> "$out/$name.log"
+  local passed failed skipped
+  passed=$(grep -c '^ok: ' "$out/$name.log") failed=$(grep -c '^FAIL: ' "$out/$name.log")
+  skipped=$(grep -c '^skip: ' "$out/$name.log")
+  [ $((passed + failed + skipped)) -gt 0 ] || { echo "FAIL: stage $name reported no check" >> "$out/$name.log"; failed=1; }
+  failed_total=$((failed_total + failed))
+  rows+=("| $name | $passed | $failed | $skipped | $secs |")
+  grep '^FAIL: ' "$out/$name.log" | head -20 | sed 's/^/   /'
+}
+start_all=$SECONDS
+stage device 30
+stage ops 100
+stage tools 110
+[ $mode = bench ] && stage bench 330
+
+{
+  echo "# kglm GPU checks ($mode$([ $local = 1 ] && echo ", --local: no GPU expected"))"
+  echo
+  sed 's/^/    /' "$kit/MANIFEST"
+  grep -h '^nvidia-smi: ' "$out/device.log" 2> /dev/null | sed 's/^nvidia-smi: /    /'
+  echo
+  echo "| stage | passed | failed | skipped | seconds |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "total: $((SECONDS - start_all)) s; $failed_total failed"
+  if grep -q '^FAIL: ' "$out"/*.log 2> /dev/null; then
+    echo; echo "## failures"; echo
+    grep -h '^FAIL: ' "$out"/*.log | head -40 | sed 's/^/- /'
+  fi
+  if [ -f "$out/bench.log" ]; then
+    echo; echo "## bench figures"; echo
+    grep -E '^(pretrain-gpu|verbalize|probe): ' "$out/bench.log" | sed 's/^/    /'
+  fi
+  if grep -q '^comm-bench: ' "$out/tools.log" 2> /dev/null; then
+    echo; echo "## NCCL all-reduce, 1 rank"; echo
+    grep '^comm-bench: ' "$out/tools.log" | sed 's/^comm-bench: /    /'
+  fi
+} > "$out/summary.md"
+cat "$out/summary.md"
+[ $failed_total -eq 0 ]

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Stage tools: pretrain, finetune, probe and verbalize with --device cuda against --device cpu on
+# the kit's fixture data (the GPU branches of tests/cli/*.sh, in one place), pretrain's bit-identical
+# GPU reruns and --resume, bf16 and fp16, SIGUSR1 checkpoint-and-resume on the GPU, NCCL with one
+# rank (nccl_test and pretrain under mpirun -np 1 against one process), pretrain comm-bench --device
+# cuda. The five groups run side by side, each in its own scratch directory.
+source "$(dirname "$0")/lib.sh"
+here=$(dirname "$0")
+py=python3
+spm=$fixtures/tokenizer/spm-test-vocab1000.model
+text=$fixtures/tokenizer/botchan.txt
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7
+  --quiet)
+
+prepare() { cpu prepare "$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$WORK/data.h5" --quiet "en=$text"; }
+# same_run LOG_A LOG_B DIR_A DIR_B: the same losses, gradient norms and rates, the same weights and
+# AdamW moments byte for byte.
+same_run() {
+  $py "$src/tests/cli/compare_runs.py" "$1" "$2" && cmp "$3/model.safetensors" "$4/model.safetensors" &&
+    cmp "$3/optimizer.safetensors" "$4/optimizer.safetensors"
+}
+
+pretrain_group() {
+  prepare || return
+  local m=(--data "$WORK/data.h5" "${model[@]}") w=$WORK code
+  cpu pretrain "$bin/pretrain" "${m[@]}" --steps 12 --log "$w/cpu.jsonl" --out "$w/cpu" || return
+  on_device pretrain-cuda "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/cuda.jsonl" --out "$w/cuda"
+  compared && check "$(labelled "pretrain --device cuda: 12 steps within 1e-4 of the CPU's losses")" \
+    $py "$src/tests/cli/losses_match.py" "$w/cpu.jsonl" "$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl")" 12 1e-4
+  # On the GPU the reference is the GPU run above; without one, the CPU run.
+  local ref ref_dir
+  ref=$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl") ref_dir=$(gpu_or_cpu "$w/cuda" "$w/cpu")
+  on_device pretrain-rerun "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/rerun.jsonl" --out "$w/rerun"
+  compared && check "$(labelled "pretrain --device cuda: a rerun is bit-identical (losses, weights, AdamW moments)")" \
+    same_run "$ref" "$(gpu_or_cpu "$w/rerun.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/rerun" "$ref_dir")"
+  on_device pretrain-first "$bin/pretrain" "${m[@]}" --steps 6 --decay-steps 12 --device cuda --log "$w/first.jsonl" \
+    --out "$w/first" &&
+    on_device pretrain-resume "$bin/pretrain" --data "$w/data.h5" --resume "$w/first" --threads 2 --quiet --steps 12 \
+      --device cuda --log "$w/first.jsonl" --out "$w/resumed"
+  compared && check "$(labelled "pretrain --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
+    same_run "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
+  for precision in bf16 fp16; do
+    on_device "pretrain-$precision" "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --precision $precision \
+      --log "$w/$precision.jsonl" --out "$w/$precision"
+    compared && check "$(labelled "pretrain --precision $precision: 12 steps within 5e-2 of fp32 on the GPU")" \
+      $py "$src/tests/cli/losses_match.py" "$ref" "$(gpu_or_cpu "$w/$precision.jsonl" "$ref")" 12 5e-2
+  done
+  # SIGUSR1: a checkpoint at the step in flight, exit 75, and --resume on the GPU goes on from it.
+  code=0
+  "$bin/pretrain" "${m[@]}" --steps 100000 --device cuda --log "$w/usr1.jsonl" --out "$w/usr1" > /dev/null \
+    2> "$w/usr1.err" &
+  local job=$! waited=0
+  while kill -0 $job 2> /dev/null && [ "$(cat "$w/usr1.jsonl" 2> /dev/null | grep -c '"loss"')" -lt 3 ] &&
+        [ $waited -lt 300 ]; do sleep 0.1; waited=$((waited + 1)); done
+  kill -USR1 $job 2> /dev/null
+  wait $job || code=$?
+  if [ $code -eq 1 ] && [ "$LOCAL" = 1 ] && grep -q -- "--device cuda: " "$w/usr1.err"; then
+    skip "pretrain SIGUSR1 on the GPU: no GPU here"
+  elif [ $code -ne 75 ]; then
+    fail "pretrain SIGUSR1 on the GPU: exit $code (75 expected): $(tail -2 "$w/usr1.err" | tr '\n' ' ')"
+  else
+    local step
+    step=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$w/usr1/trainer_state.json")
+    if on_device pretrain-usr1-resume "$bin/pretrain" --data "$w/data.h5" --resume "$w/usr1" --threads 2 --quiet \
+         --steps $((step + 2)) --device cuda --out "$w/usr1-more"; then
+      ok "pretrain SIGUSR1 on the GPU: checkpoint at step $step, exit 75, --resume ran 2 more steps"
+    fi
+  fi
+}
+
+mpi_group() {
+  prepare || return
+  local m=(--data "$WORK/data.h5" "${model[@]}") w=$WORK
+  if ! command -v mpirun > /dev/null; then fail "mpirun: not in the kit"; return; fi
+  cpu mpirun-cpu timeout 120 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 4 --log "$w/mpi-cpu.jsonl" \
+    --out "$w/mpi-cpu" && ok "the kit's mpirun starts a rank (pretrain on the CPU, MPI world size 1)"
+  on_device single "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/single.jsonl" --out "$w/single" &&
+    on_device nccl-1 timeout 180 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 12 --device cuda \
+      --log "$w/nccl.jsonl" --out "$w/nccl"
+  compared && check "$(labelled "NCCL, 1 rank under mpirun = 1 process on the GPU")" \
+    $py "$src/tests/cli/compare_runs.py" "$(gpu_or_cpu "$w/single.jsonl" "$w/mpi-cpu.jsonl")" \
+      "$(gpu_or_cpu "$w/nccl.jsonl" "$w/mpi-cpu.jsonl")" "$(gpu_or_cpu "$w/single" "$w/mpi-cpu")" \
+      "$(gpu_or_cpu "$w/nccl" "$w/mpi-cpu")"
+  ( cd "$w" && timeout 120 mpirun -np 1 "$KIT/tests/nccl_test" --gtest_output="json:$w/nccl_test.json" \
+      > "$w/nccl_test.log" 2>&1 )
+  $py "$here/gtest_lines.py" "$w/nccl_test.json" "$w/nccl_test.log"
+  if on_device comm-bench timeout 120 mpirun -np 1 "$bin/pretrain" comm-bench --device cuda --max-bytes $((64 << 20)) \
+       --iterations 10; then
+    ok "pretrain comm-bench --device cuda: $(grep '^fit:' "$w/comm-bench.out")"
+    sed 's/^/comm-bench: /' "$w/comm-bench.out"
+  fi
+}
+
+finetune_group() {
+  prepare || return
+  local w=$WORK
+  cpu init "$bin/pretrain" --data "$w/data.h5" --layers 2 --hidden 64 --heads 4 --ffn 128 --batch 16 --steps 30 \
+    --lr 3e-3 --threads 2 --quiet --out "$w/init" || return
+  # PAN-X English from the fixtures: the first 2,000 sentences to train on, the next 300 as dev.
+  awk -v RS= -v ORS='\n\n' 'NR <= 2000' "$fixtures/panx/dev-en.tsv" > "$w/train.panx"
+  awk -v RS= -v ORS='\n\n' 'NR > 2000 && NR <= 2300' "$fixtures/panx/dev-en.tsv" > "$w/dev.panx"
+  local t=(--task token --init "$w/init" --train "$w/train.panx" --dev "$w/dev.panx" --batch 16 --lr 1e-3
+    --eval-every 40 --epochs 1 --seeds 5 --threads 2 --quiet)
+  cpu finetune "$bin/finetune" "${t[@]}" -o "$w/cpu" || return
+  on_device finetune-cuda "$bin/finetune" "${t[@]}" --device cuda -o "$w/cuda"
+  compared && check "$(labelled "finetune --device cuda: PAN-X en losses and dev F1 within 1e-3 of the CPU's")" \
+    $py "$src/tests/cli/metrics_match.py" "$w/cpu/seed-5/metrics.jsonl" \
+      "$(gpu_or_cpu "$w/cuda/seed-5/metrics.jsonl" "$w/cpu/seed-5/metrics.jsonl")" 1e-3 loss dev_f1
+}
+
+probe_group() {
+  prepare || return
+  local w=$WORK
+  cpu model "$bin/pretrain" --data "$w/data.h5" "${model[@]}" --steps 12 --out "$w/model" || return
+  local p=(--model "$w/model" --facts "$fixtures/xfactr/facts" --templates "$fixtures/xfactr/templates"
+    --aliases "$fixtures/xfactr/alias" --lang en --relations P19,P36,P27,P103 --max-facts 60
+    --method independent,order,confidence -q)
+  cpu probe "$bin/probe" "${p[@]}" -o "$w/cpu" --predictions "$w/cpu.jsonl" || return
+  on_device probe-cuda "$bin/probe" "${p[@]}" --device cuda -o "$w/cuda" --predictions "$w/cuda.jsonl"
+  compared && check "$(labelled "probe --device cuda: the CPU's predictions (3 methods, 4 relations)")" \
+    $py "$src/tests/cli/same_records.py" "$w/cpu.jsonl" "$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl")" \
+      token_ids,num_mask,correct 0.98
+}
+
+# A T5 SentencePiece model as verbalize needs it (pad 0, </s> 1, <unk> 2), by the kit's spm_train.
+train_spm() {
+  spm_train --input="$1" --model_prefix="$2" --vocab_size=400 --hard_vocab_limit=false --pad_id=0 --eos_id=1 \
+    --unk_id=2 --bos_id=-1 --character_coverage=1.0
+}
+
+verbalize_group() {
+  local w=$WORK q=(--quiet) d=$src/data
+  cpu kg "$bin/wd-extract" "$d/wikidata-sample.json" -o "$w/kg.h5" --langs all "${q[@]}" &&
+    cpu docs "$bin/wiki-extract" "$d/enwiki-sample.xml" -o "$w/docs.jsonl" --redirects "$w/redirects.tsv" "${q[@]}" &&
+    cpu cooc "$bin/kg-align" --kg "$w/kg.h5" --redirects "$w/redirects.tsv" --cooc "$w/cooc.tsv" -o "$w/aligned.jsonl" \
+      "${q[@]}" "$w/docs.jsonl" &&
+    cpu subgraphs "$bin/verbalize" subgraphs --kg "$w/kg.h5" --cooc "$w/cooc.tsv" -o "$w/subgraphs.jsonl" "${q[@]}" &&
+    cpu pairs "$bin/verbalize" render --kg "$w/kg.h5" --mode pairs --templates "$d/templates" --langs en \
+      -o "$w/pairs.jsonl" "${q[@]}" "$w/subgraphs.jsonl" || return
+  $py -c "import json, sys
+with open(sys.argv[2], 'w') as out:
+    for r in map(json.loads, open(sys.argv[1])):
+        out.write(r['serialized_triples'] + '\n' + r['sentence'] + '\n')" "$w/pairs.jsonl" "$w/spm.txt"
+  cpu spm train_spm "$w/spm.txt" "$w/spm" || return
+  local vocab
+  vocab=$(wc -l < "$w/spm.vocab")
+  cat > "$w/config.json" <<JSON
+{"model_type": "t5", "vocab_size": $vocab, "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 2,
+ "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 16, "relative_attention_max_distance": 64,
+ "dropout_rate": 0.1, "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false}
+JSON
+  local t=(--config "$w/config.json" --tokenizer "$w/spm.model" --batch 16 --lr 3e-3 --threads 2 --seed 3 "${q[@]}")
+  cpu t5 "$bin/verbalize" train "${t[@]}" --steps 20 --out "$w/cpu" --log "$w/cpu.log" "$w/pairs.jsonl" || return
+  on_device t5-cuda "$bin/verbalize" train "${t[@]}" --steps 20 --device cuda --out "$w/cuda" --log "$w/cuda.log" \
+    "$w/pairs.jsonl"
+  compared && check "$(labelled "verbalize train --device cuda: 20 T5 steps (dropout on) within 1e-3 of the CPU's losses")" \
+    $py "$src/tests/cli/losses_match.py" "$w/cpu.log" "$(gpu_or_cpu "$w/cuda.log" "$w/cpu.log")" 20 1e-3
+  local g=(--model "$w/cpu" --threads 2 --max-len 24 "${q[@]}")
+  for how in greedy beam4; do
+    local extra=(); [ $how = beam4 ] && extra=(--beams 4)
+    cpu "gen-$how" "$bin/verbalize" generate "${g[@]}" "${extra[@]}" -o "$w/$how.jsonl" "$w/subgraphs.jsonl" || continue
+    on_device "gen-$how-cuda" "$bin/verbalize" generate "${g[@]}" "${extra[@]}" --device cuda -o "$w/$how-cuda.jsonl" \
+      "$w/subgraphs.jsonl"
+    compared && check "$(labelled "verbalize generate --device cuda, $how: the CPU's sentences")" \
+      $py "$src/tests/cli/same_records.py" "$w/$how.jsonl" "$(gpu_or_cpu "$w/$how-cuda.jsonl" "$w/$how.jsonl")" \
+        gen_sentence 0.9
+  done
+}
+
+groups=(pretrain mpi finetune probe verbalize)
+for g in "${groups[@]}"; do
+  ( WORK=$WORK/$g; mkdir -p "$WORK"; "${g}_group" > "$WORK.lines" 2>&1 ) &
+done
+wait
+for g in "${groups[@]}"; do sed "s/^\(ok\|FAIL\|skip\): /\1: [$g] /" "$WORK/$g.lines"; done
