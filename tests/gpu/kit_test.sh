@@ -3,7 +3,7 @@
 # from there, as the GPU machine would but without a GPU: every stage must run its commands and
 # report its GPU cases as skipped (never failed, never "not found"), and the summary must print.
 # Where it may (root, unshare), it runs in a mount namespace that hides what the GPU machine lacks:
-# the source tree and the build, ../shared, OpenMPI's installed components and help files, and
+# the source tree and the build, ../shared, OpenMPI's installed components and help files, ssh, xz and
 # Debian's libraries that the kit carries (HDF5, ICU, OpenBLAS, Boost, libxml2, sentencepiece,
 # zstd, OpenMPI, ...), so a file left out of the kit fails here, before a minute of device time.
 # Usage: kit_test.sh BUILD_DIR SOURCE_DIR FIXTURES_DIR
@@ -21,7 +21,9 @@ tar -xJf "$tmp/carried/kglm-gpu-kit.tar.xz" -C "$tmp/elsewhere"
 kit=$tmp/elsewhere/kglm-gpu-kit
 [ -x "$kit/mpi/bin/mpirun" ] || fail "the kit has no mpirun"
 
-run=("$kit/src/tests/gpu/run.sh" --local --kit "$kit" --out "$tmp/out")
+# The unpacked kit's run.sh given the archive: it unpacks that once more and runs its own copy, as
+# the repository's run.sh does on the GPU machine.
+run=("$kit/src/tests/gpu/run.sh" --local --kit "$tmp/carried/kglm-gpu-kit.tar.xz" --out "$tmp/out")
 hide=$(cat <<'SH'
 set -e
 shared=$(cd "$1/../shared" 2> /dev/null && pwd || true)
@@ -29,7 +31,10 @@ for d in "$1" $shared $(ompi_info --path pkglibdir --parsable | cut -d: -f3) \
          $(ompi_info --path pkgdatadir --parsable | cut -d: -f3); do
   [ -d "$d" ] && mount -t tmpfs none "$d"
 done
-for f in /usr/bin/orterun /usr/bin/mpirun.openmpi; do [ -e "$f" ] && mount --bind /dev/null "$f"; done
+# Nor has it ssh (mpirun must launch without it) or, perhaps, xz (run.sh then unpacks with python3).
+for f in /usr/bin/orterun /usr/bin/mpirun.openmpi /usr/bin/ssh /usr/bin/xz; do
+  [ -e "$f" ] && mount --bind /dev/null "$f"
+done
 for f in /usr/lib/x86_64-linux-gnu/lib*.so*; do
   case ${f##*/} in
     libhdf5*|libicu*|libopenblas*|libgfortran*|libboost*|libxml2*|libsentencepiece*|libprotobuf*|libzstd*|libmpi*|\

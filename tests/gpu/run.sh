@@ -33,7 +33,10 @@ if [ -z "$kit" ] && [ -f "$here/../../../MANIFEST" ]; then kit=$(cd "$here/../..
 elif [ -z "$kit" ]; then kit=build/gpu-kit/kglm-gpu-kit.tar.xz; fi
 if [ -f "$kit" ]; then
   unpacked=${TMPDIR:-/tmp}/kglm-gpu-kit.$$
-  mkdir -p "$unpacked" && tar -xJf "$kit" -C "$unpacked" || { echo "run.sh: cannot unpack $kit" >&2; exit 2; }
+  mkdir -p "$unpacked"
+  if xz --version > /dev/null 2>&1; then tar -xJf "$kit" -C "$unpacked"
+  else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$kit" "$unpacked"  # no xz-utils
+  fi || { echo "run.sh: cannot unpack $kit" >&2; exit 2; }
   export KGLM_GPU_KIT_UNPACKED=$unpacked  # removed at the end by the kit's run.sh
   kit=$unpacked/kglm-gpu-kit
 fi
@@ -65,7 +68,9 @@ if [ -n "$missing" ]; then
 fi
 export LD_LIBRARY_PATH=$ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # OpenMPI, relocated into the kit (its components and help files under the prefix).
-export OPAL_PREFIX=$kit/mpi PATH=$kit/mpi/bin:$kit/bin:$kit/helpers:$PATH
+# One node: the isolated launcher, which needs no ssh (the GPU machine may have none); root allowed.
+export OPAL_PREFIX=$kit/mpi PATH=$kit/mpi/bin:$kit/bin:$kit/helpers:$PATH OMPI_MCA_plm=isolated
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export KIT=$kit LOCAL=$local
 # Each stage's OpenMP/OpenBLAS threads: the tests pass --threads themselves.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}

@@ -9,7 +9,6 @@ here=$(dirname "$0")
 py=python3
 spm=$fixtures/tokenizer/spm-test-vocab1000.model
 text=$fixtures/tokenizer/botchan.txt
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7
   --quiet)
 
