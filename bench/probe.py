@@ -45,7 +45,7 @@ def main():
         ap.add_argument("--vocab", type=int, default=250002)
         ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = arguments(extra)
-    if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+    if args.device == "cpu" and subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
     root = os.path.join(args.work, "probe")
     shutil.rmtree(root, ignore_errors=True)
@@ -94,23 +94,31 @@ def main():
             rows.append((f"torch {style} {threads} thread(s)", rates))
             assert peer_facts == facts, (peer_facts, facts)
 
-    key = lambda p: (p["method"], p["relation"], p["sub_uri"], p["obj_uri"])  # noqa: E731
-    load = lambda path: {key(p): (p["num_mask"], p["token_ids"]) for p in map(json.loads, open(path))}  # noqa: E731
-    ours = load(f"{root}/kglm-1.jsonl")
-    print(f"data: {facts} English X-FACTR facts ({args.max_facts} per relation, 23 relations), 1..5 masks; "
-          f"model 4x256, FFN 1024, vocabulary {args.vocab}")
-    print(f"{'run':<32} " + " ".join(f"{m + ' facts/s':>22}" for m in METHODS))
-    for name, rates in rows:
-        print(f"{name:<32} " + " ".join(f"{rates[m]:>22.1f}" for m in METHODS))
+    ours = predictions(f"{root}/kglm-1.jsonl")
+    print_rates(args, facts, rows)
     for style in STYLES:
         for threads in (1, 2):
             k = next(r[1] for r in rows if r[0] == f"kglm --threads {threads}")
             t = next(r[1] for r in rows if r[0] == f"torch {style} {threads} thread(s)")
             print(f"against torch {style}, {threads} core(s) each: " +
                   ", ".join(f"{m} {k[m] / t[m]:.2f}x" for m in METHODS))
-        theirs = load(f"{root}/torch-{style}-1.jsonl")
+        theirs = predictions(f"{root}/torch-{style}-1.jsonl")
         same = sum(1 for k in ours if theirs.get(k) == ours[k])
         print(f"agreement with torch {style}: {same} of {len(ours)} predictions identical (mask count and tokens)")
+
+
+def predictions(path):
+    """{(method, relation, subject, object): (mask count, token ids)} of a --predictions file."""
+    return {(p["method"], p["relation"], p["sub_uri"], p["obj_uri"]): (p["num_mask"], p["token_ids"])
+            for p in map(json.loads, open(path))}
+
+
+def print_rates(args, facts, rows):
+    print(f"data: {facts} English X-FACTR facts ({args.max_facts} per relation, 23 relations), 1..5 masks; "
+          f"model 4x256, FFN 1024, vocabulary {args.vocab}")
+    print(f"{'run':<32} " + " ".join(f"{m + ' facts/s':>22}" for m in METHODS))
+    for name, rates in rows:
+        print(f"{name:<32} " + " ".join(f"{rates[m]:>22.1f}" for m in METHODS))
 
 
 def against_the_cpu(args, root, kglm):
@@ -118,15 +126,9 @@ def against_the_cpu(args, root, kglm):
     Debian's spm_encode, which the GPU machine lacks), and their agreement."""
     cpu, facts = kglm(2)
     gpu, _ = kglm(2, "cuda")
-    print(f"data: {facts} English X-FACTR facts ({args.max_facts} per relation, 23 relations), 1..5 masks; "
-          f"model 4x256, FFN 1024, vocabulary {args.vocab}")
-    print(f"{'run':<32} " + " ".join(f"{m + ' facts/s':>22}" for m in METHODS))
-    for name, rates in (("kglm --threads 2", cpu), ("kglm --device cuda", gpu)):
-        print(f"{name:<32} " + " ".join(f"{rates[m]:>22.1f}" for m in METHODS))
+    print_rates(args, facts, [("kglm --threads 2", cpu), ("kglm --device cuda", gpu)])
     print("GPU against 2 CPU threads: " + ", ".join(f"{m} {gpu[m] / cpu[m]:.2f}x" for m in METHODS))
-    key = lambda p: (p["method"], p["relation"], p["sub_uri"], p["obj_uri"])  # noqa: E731
-    load = lambda path: {key(p): (p["num_mask"], p["token_ids"]) for p in map(json.loads, open(path))}  # noqa: E731
-    a, b = load(f"{root}/kglm-2.jsonl"), load(f"{root}/kglm-2-cuda.jsonl")
+    a, b = predictions(f"{root}/kglm-2.jsonl"), predictions(f"{root}/kglm-2-cuda.jsonl")
     print(f"agreement GPU/CPU: {sum(1 for k in a if b.get(k) == a[k])} of {len(a)} predictions identical")
 
 

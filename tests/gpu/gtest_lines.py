@@ -22,10 +22,8 @@ for suite in json.load(open(report)).get("testsuites", []):
         if failures:
             first = failures[0].get("failure", "").strip().replace("\n", " | ")
             print(f"FAIL: {name}: {first[:600]}")
-        elif case.get("result") == "SKIPPED":
-            # gtest 1.12 keeps the GTEST_SKIP() message in "skipped"; newer ones too, or none.
-            why = (case.get("skipped") or [{}])[0].get("message", "") if isinstance(case.get("skipped"), list) else ""
-            print(f"skip: {name}" + (f" ({why.strip()[:200]})" if why else ""))
+        elif case.get("result") == "SKIPPED":  # Debian's gtest 1.12 writes no reason into the report
+            print(f"skip: {name}")
         else:
             print(f"ok: {name} ({case.get('time', '?')})")
 if cases == 0:

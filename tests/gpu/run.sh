@@ -50,22 +50,25 @@ trap 'rm -rf "$work" ${KGLM_GPU_KIT_UNPACKED:+"$KGLM_GPU_KIT_UNPACKED"}' EXIT
 
 # Libraries: the kit's, then CUDA's (cudart, cuBLAS, cuBLASLt, NCCL) from the toolkit or, where it
 # lacks one (NCCL is not part of the toolkit), from the nvidia-* Python packages of PyTorch.
-cuda_dirs=()
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -d "$d" ] && cuda_dirs+=("$d"); done
 ld=$kit/lib
-for d in "${cuda_dirs[@]}"; do ld=$ld:$d; done
-missing_sonames() {
-  for exe in "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/*; do LD_LIBRARY_PATH=$ld ldd "$exe" 2> /dev/null; done |
-    awk '/not found/ {print $1}' | sort -u
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -d "$d" ] && ld=$ld:$d; done
+# unresolved: "EXECUTABLE: LIBRARY" for each library an executable of the kit does not find.
+unresolved() {
+  for exe in "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/* "$kit"/mpi/bin/*; do
+    LD_LIBRARY_PATH=$ld ldd "$exe" 2> /dev/null | awk -v e="${exe##*/}" '/not found/ {print e ": " $1}'
+  done | sort -u
 }
-missing=$(missing_sonames)
+missing=$(unresolved | awk '{print $2}' | sort -u)
 if [ -n "$missing" ]; then
-  roots=$(python3 -c 'import nvidia, sys; print("\n".join(nvidia.__path__))' 2> /dev/null)
+  roots=$(python3 -c 'import nvidia; print("\n".join(nvidia.__path__))' 2> /dev/null)
   for soname in $missing; do
     found=$(find $roots /usr/local /usr/lib/x86_64-linux-gnu /opt -maxdepth 6 -name "$soname" 2> /dev/null | head -1)
     [ -n "$found" ] && ld=$ld:$(dirname "$found")
   done
 fi
+# What is still missing: the device stage reports it.
+KGLM_KIT_UNRESOLVED=$(unresolved)
+export KGLM_KIT_UNRESOLVED
 export LD_LIBRARY_PATH=$ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # OpenMPI, relocated into the kit (its components and help files under the prefix).
 # One node: the isolated launcher, which needs no ssh (the GPU machine may have none); root allowed.

@@ -8,17 +8,16 @@
 source "$(dirname "$0")/lib.sh"
 filter='*cuda*:*Cuda*:*CUDA*:LossScaling.*'
 cap=${STAGE_CAP:-100}
-export KGLM_TEST_SOURCE_DIR=$src KGLM_TEST_FIXTURES_DIR=$fixtures
-pids=()
-for test in nn_ops_test nn_model_test trainer_class_test verbalize_test; do
+export KGLM_TEST_SOURCE_DIR=$src  # the parity fixtures (tests/reference/data)
+tests=(nn_ops_test nn_model_test trainer_class_test verbalize_test)
+for test in "${tests[@]}"; do
   exe=$KIT/tests/$test
   if [ ! -x "$exe" ]; then fail "$test: not in the kit"; continue; fi
   ( cd "$WORK" && timeout -k 5 $((cap - 10)) "$exe" --gtest_filter="$filter" --gtest_output="json:$WORK/$test.json" \
       > "$WORK/$test.log" 2>&1 ) &
-  pids+=($!)
 done
-for pid in "${pids[@]}"; do wait "$pid"; done
-for test in nn_ops_test nn_model_test trainer_class_test verbalize_test; do
+wait
+for test in "${tests[@]}"; do
   [ -x "$KIT/tests/$test" ] || continue
   python3 "$(dirname "$0")/gtest_lines.py" "$WORK/$test.json" "$WORK/$test.log"
 done

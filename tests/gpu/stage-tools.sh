@@ -12,7 +12,6 @@ text=$fixtures/tokenizer/botchan.txt
 model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7
   --quiet)
 
-prepare() { cpu prepare "$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$WORK/data.h5" --quiet "en=$text"; }
 # same_run LOG_A LOG_B DIR_A DIR_B: the same losses, gradient norms and rates, the same weights and
 # AdamW moments byte for byte.
 same_run() {
@@ -21,21 +20,19 @@ same_run() {
 }
 
 pretrain_group() {
-  prepare || return
-  local m=(--data "$WORK/data.h5" "${model[@]}") w=$WORK code
-  cpu pretrain "$bin/pretrain" "${m[@]}" --steps 12 --log "$w/cpu.jsonl" --out "$w/cpu" || return
+  local m=(--data "$data" "${model[@]}") w=$WORK code
   on_device pretrain-cuda "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/cuda.jsonl" --out "$w/cuda"
   compared && check "$(labelled "pretrain --device cuda: 12 steps within 1e-4 of the CPU's losses")" \
-    $py "$src/tests/cli/losses_match.py" "$w/cpu.jsonl" "$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl")" 12 1e-4
+    $py "$src/tests/cli/losses_match.py" "$reference.jsonl" "$(gpu_or_cpu "$w/cuda.jsonl" "$reference.jsonl")" 12 1e-4
   # On the GPU the reference is the GPU run above; without one, the CPU run.
   local ref ref_dir
-  ref=$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl") ref_dir=$(gpu_or_cpu "$w/cuda" "$w/cpu")
+  ref=$(gpu_or_cpu "$w/cuda.jsonl" "$reference.jsonl") ref_dir=$(gpu_or_cpu "$w/cuda" "$reference")
   on_device pretrain-rerun "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/rerun.jsonl" --out "$w/rerun"
   compared && check "$(labelled "pretrain --device cuda: a rerun is bit-identical (losses, weights, AdamW moments)")" \
     same_run "$ref" "$(gpu_or_cpu "$w/rerun.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/rerun" "$ref_dir")"
   on_device pretrain-first "$bin/pretrain" "${m[@]}" --steps 6 --decay-steps 12 --device cuda --log "$w/first.jsonl" \
     --out "$w/first" &&
-    on_device pretrain-resume "$bin/pretrain" --data "$w/data.h5" --resume "$w/first" --threads 2 --quiet --steps 12 \
+    on_device pretrain-resume "$bin/pretrain" --data "$data" --resume "$w/first" --threads 2 --quiet --steps 12 \
       --device cuda --log "$w/first.jsonl" --out "$w/resumed"
   compared && check "$(labelled "pretrain --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
     same_run "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
@@ -61,7 +58,7 @@ pretrain_group() {
   else
     local step
     step=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$w/usr1/trainer_state.json")
-    if on_device pretrain-usr1-resume "$bin/pretrain" --data "$w/data.h5" --resume "$w/usr1" --threads 2 --quiet \
+    if on_device pretrain-usr1-resume "$bin/pretrain" --data "$data" --resume "$w/usr1" --threads 2 --quiet \
          --steps $((step + 2)) --device cuda --out "$w/usr1-more"; then
       ok "pretrain SIGUSR1 on the GPU: checkpoint at step $step, exit 75, --resume ran 2 more steps"
     fi
@@ -69,8 +66,7 @@ pretrain_group() {
 }
 
 mpi_group() {
-  prepare || return
-  local m=(--data "$WORK/data.h5" "${model[@]}") w=$WORK
+  local m=(--data "$data" "${model[@]}") w=$WORK
   if ! command -v mpirun > /dev/null; then fail "mpirun: not in the kit"; return; fi
   cpu mpirun-cpu timeout 120 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 4 --log "$w/mpi-cpu.jsonl" \
     --out "$w/mpi-cpu" && ok "the kit's mpirun starts a rank (pretrain on the CPU, MPI world size 1)"
@@ -92,9 +88,8 @@ mpi_group() {
 }
 
 finetune_group() {
-  prepare || return
   local w=$WORK
-  cpu init "$bin/pretrain" --data "$w/data.h5" --layers 2 --hidden 64 --heads 4 --ffn 128 --batch 16 --steps 30 \
+  cpu init "$bin/pretrain" --data "$data" --layers 2 --hidden 64 --heads 4 --ffn 128 --batch 16 --steps 30 \
     --lr 3e-3 --threads 2 --quiet --out "$w/init" || return
   # PAN-X English from the fixtures: the first 2,000 sentences to train on, the next 300 as dev.
   awk -v RS= -v ORS='\n\n' 'NR <= 2000' "$fixtures/panx/dev-en.tsv" > "$w/train.panx"
@@ -109,10 +104,8 @@ finetune_group() {
 }
 
 probe_group() {
-  prepare || return
   local w=$WORK
-  cpu model "$bin/pretrain" --data "$w/data.h5" "${model[@]}" --steps 12 --out "$w/model" || return
-  local p=(--model "$w/model" --facts "$fixtures/xfactr/facts" --templates "$fixtures/xfactr/templates"
+  local p=(--model "$reference" --facts "$fixtures/xfactr/facts" --templates "$fixtures/xfactr/templates"
     --aliases "$fixtures/xfactr/alias" --lang en --relations P19,P36,P27,P103 --max-facts 60
     --method independent,order,confidence -q)
   cpu probe "$bin/probe" "${p[@]}" -o "$w/cpu" --predictions "$w/cpu.jsonl" || return
@@ -167,6 +160,12 @@ JSON
   done
 }
 
+# Shared by the groups: the token dataset, and the CPU's 12-step run that pretrain's GPU runs are
+# compared with and probe probes.
+data=$WORK/data.h5 reference=$WORK/cpu
+cpu prepare "$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$data" --quiet "en=$text" &&
+  cpu pretrain "$bin/pretrain" --data "$data" "${model[@]}" --steps 12 --log "$reference.jsonl" --out "$reference" ||
+  exit 0  # the FAIL line is out; the groups have nothing to start from
 groups=(pretrain mpi finetune probe verbalize)
 for g in "${groups[@]}"; do
   ( WORK=$WORK/$g; mkdir -p "$WORK"; "${g}_group" > "$WORK.lines" 2>&1 ) &

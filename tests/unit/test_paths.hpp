@@ -12,16 +12,14 @@
 
 namespace kglm::test {
 
-// The directories the tests were built for, or those the environment names where the binaries run
-// elsewhere (the GPU kit, tests/gpu/run.sh): KGLM_TEST_SOURCE_DIR, KGLM_TEST_FIXTURES_DIR.
-inline std::string directory(const char* variable, const char* built) {
-  const char* value = std::getenv(variable);
-  return value && *value ? value : built;
+// The source tree the tests were built in, or the one $KGLM_TEST_SOURCE_DIR names where the binaries
+// run elsewhere (the GPU kit, tests/gpu/run.sh).
+inline std::string source_dir() {
+  const char* value = std::getenv("KGLM_TEST_SOURCE_DIR");
+  return value && *value ? value : KGLM_SOURCE_DIR;
 }
-inline std::string source_dir() { return directory("KGLM_TEST_SOURCE_DIR", KGLM_SOURCE_DIR); }
-inline std::string fixtures_dir() { return directory("KGLM_TEST_FIXTURES_DIR", KGLM_FIXTURES_DIR); }
 
-inline std::string fixture(const std::string& rel) { return fixtures_dir() + "/" + rel; }
+inline std::string fixture(const std::string& rel) { return std::string(KGLM_FIXTURES_DIR) + "/" + rel; }
 inline bool have_fixtures() { return std::filesystem::exists(fixture("wikidata/Q42.json")); }
 
 #define KGLM_REQUIRE_FIXTURES() \
