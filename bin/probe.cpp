@@ -15,21 +15,24 @@ namespace {
 int probe_main(int argc, char** argv) {
   ToolCli cli("probe",
               "probe --model MODEL_DIR --facts XFACTR/facts --templates XFACTR/templates [--aliases XFACTR/alias]\n"
-              "             [--kg kg.h5] [--lang en,fr,ru] [--method independent,confidence] -o PREFIX\n"
+              "             [--kg kg.h5] [--langs en,fr,ru] [--method independent,confidence] -o PREFIX\n"
               "       probe --model MODEL_DIR --kg kg.h5 --relations P19,P36 --templates DIR -o PREFIX",
               "Probes a masked language model for facts with X-FACTR's multilingual cloze templates and multi-token\n"
               "answers (1..--num-mask masks; independent, order or confidence decoding); writes accuracy per\n"
               "language and relation, macro-averaged over relations for all, single- and multi-token answers.");
   probe::ProbeOptions o;
-  std::string langs, methods, relations, device;
+  std::string langs, lang_alias, methods, relations, device;
   // clang-format off
   cli.add()
       ("model", po::value(&o.model), "a model directory (Hugging Face layout with its MLM head: pretrain's checkpoints)")
       ("facts", po::value(&o.facts), "X-FACTR fact files P<n>.jsonl (default: facts drawn from --kg)")
       ("templates", po::value(&o.templates), "relation templates <lang>.jsonl (X-FACTR's or verbalize's format)")
       ("aliases", po::value(&o.aliases), "X-FACTR alias files <lang>.txt: more accepted answers")
-      ("kg", po::value(&o.kg), "KG store: labels in every language, aliases, genders (P21), other objects")
-      ("lang", po::value(&langs)->default_value("en"), "languages, comma-separated")
+      ("kg", po::value(&o.kg), "KG store: labels in every language, aliases, genders (P21), classes (P31), other objects")
+      ("inflections", po::value(&o.inflections),
+       "UniMorph noun tables (DIR/rus, DIR/ell, DIR/tur, ...): case-marked slots ([Y.Gen]) take the label's form")
+      ("langs", po::value(&langs), "languages, comma-separated (default: en)")
+      ("lang", po::value(&lang_alias), "the same as --langs (its former name)")
       ("relations", po::value(&relations), "relations to probe, e.g. P19,P36 (default: every fact file)")
       ("max-facts", po::value(&o.max_facts)->default_value(0), "facts per relation (0: all; from --kg a seeded sample)")
       ("method", po::value(&methods)->default_value("independent"), "independent, order, confidence; comma-separated")
@@ -49,7 +52,11 @@ int probe_main(int argc, char** argv) {
   if (o.model.empty()) throw UsageError("--model is required");
   if (o.templates.empty()) throw UsageError("--templates is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
-  o.langs = comma_list_option(langs, "--lang");
+  if (!lang_alias.empty()) {
+    if (!langs.empty()) throw UsageError("--lang is --langs: give one of them");
+    langs = lang_alias;
+  }
+  o.langs = comma_list_option(langs.empty() ? "en" : langs, "--langs");
   o.methods.clear();
   for (const std::string& m : comma_list_option(methods, "--method"))
     o.methods.push_back(probe::parse_decode_method(m));

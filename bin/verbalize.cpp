@@ -70,6 +70,8 @@ int render_main(int argc, char** argv) {
       ("mode", po::value(&mode)->default_value("kmlm"), "kmlm, linearize, template or pairs")
       ("langs", po::value(&langs)->default_value("en"), "languages to render, comma-separated, or 'xlmr'")
       ("templates", po::value(&o.templates), "template and pairs modes: DIR with LANG.jsonl relation templates")
+      ("inflections", po::value(&o.inflections),
+       "template and pairs modes: UniMorph noun tables (DIR/rus, DIR/ell, ...) for case-marked slots ([Y.Gen])")
       ("group-by-subject", po::bool_switch(&o.group_by_subject), "one document per subject and language (KELM)")
       ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o");
   // clang-format on

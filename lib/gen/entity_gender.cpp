@@ -22,4 +22,30 @@ Gender EntityGenders::of(uint32_t row) const {
   return Gender::unknown;
 }
 
+TemplateEntities::TemplateEntities(const kg::KgStore& store, const kg::FactStore& facts, const FactText& text)
+    : facts_(facts),
+      text_(text),
+      genders_(facts, text),
+      english_(store, {"en"}, false),
+      instance_of_(text.relation_row("P31")),
+      sex_or_gender_(text.relation_row("P21")) {}
+
+TemplateEntity TemplateEntities::of(uint32_t row, std::string label) const {
+  TemplateEntity e;
+  e.label = std::move(label);
+  e.gender = genders_.of(row);
+  for (const kg::Fact& f : facts_.facts(row)) {
+    if (f.kind != kg::FactKind::item) continue;
+    if (f.relation == sex_or_gender_) e.human = true;
+    if (f.relation != instance_of_) continue;
+    const uint32_t cls = facts_.object(f);
+    if (text_.entity_id(cls) == "Q5") e.human = true;
+    if (auto name = english_.label(0, cls)) {
+      if (!e.classes.empty()) e.classes += ",";
+      e.classes += *name;
+    }
+  }
+  return e;
+}
+
 }  // namespace kglm::gen

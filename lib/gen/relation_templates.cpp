@@ -2,7 +2,7 @@
 
 #include <simdjson.h>
 
-#include <array>
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -11,21 +11,6 @@
 namespace kglm::gen {
 
 namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// [X], [Y] and their suffixed forms ([X.Nom], [Y.Loc], [Y;be]); not [X-Gender…] or a choice.
-bool is_slot(std::string_view content) {
-  return (content[0] == 'X' || content[0] == 'Y') && (content.size() == 1 || content[1] == '.' || content[1] == ';') &&
-         content.find_first_of("|=") == std::string_view::npos;
-}
-
-Gender parse_gender(std::string_view value) {
-  if (value == "MASC") return Gender::masculine;
-  if (value == "FEM") return Gender::feminine;
-  if (value == "NEUT") return Gender::neuter;
-  throw Error("unknown gender \"" + std::string(value) + "\" (MASC, FEM or NEUT)");
-}
 
 // Splits on sep, keeping empty fields.
 std::vector<std::string_view> split(std::string_view s, char sep) {
@@ -38,80 +23,196 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-// "né;X-Gender=MASC|née;X-Gender=FEM": each alternative is a form and features, ';'-separated.
+std::string_view trim(std::string_view s) {
+  const size_t begin = s.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(" \t") + 1 - begin);
+}
+
+std::string upper_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+// Capitals of other scripts that look like X or Y (UTF-8), with their code points.
+struct Lookalike {
+  std::string_view utf8;
+  char letter;
+  std::string_view code_point;
+};
+constexpr Lookalike kLookalikes[] = {
+    {"\xD0\xA5", 'X', "U+0425"},  // Cyrillic Ha
+    {"\xCE\xA7", 'X', "U+03A7"},  // Greek Chi
+    {"\xD0\xA3", 'Y', "U+0423"},  // Cyrillic U
+    {"\xCE\xA5", 'Y', "U+03A5"},  // Greek Upsilon
+};
+
+// The slot letter content starts with (X or Y, or a look-alike: its byte length in `length`), or 0.
+char slot_letter(std::string_view content, size_t& length, const Lookalike*& lookalike) {
+  lookalike = nullptr;
+  if (!content.empty() && (content[0] == 'X' || content[0] == 'Y')) {
+    length = 1;
+    return content[0];
+  }
+  for (const Lookalike& l : kLookalikes)
+    if (content.starts_with(l.utf8)) {
+      length = l.utf8.size();
+      lookalike = &l;
+      return l.letter;
+    }
+  return 0;
+}
+
+Gender parse_gender(std::string_view value) {
+  const std::string v = upper_ascii(value);
+  if (v == "MASC") return Gender::masculine;
+  if (v == "FEM") return Gender::feminine;
+  if (v == "NEUT") return Gender::neuter;
+  throw Error("unknown gender \"" + std::string(value) + "\" (MASC, FEM or NEUT)");
+}
+
+// [X], [Y.Loc], [X.Masc.Nom], [Y;be], [Х]; nullopt when content is not a slot.
+std::optional<TemplateElement> parse_slot(std::string_view content, std::vector<std::string>& repairs) {
+  size_t length = 0;
+  const Lookalike* lookalike = nullptr;
+  const char letter = slot_letter(content, length, lookalike);
+  if (letter == 0) return std::nullopt;
+  const std::string_view rest = content.substr(length);
+  if (!rest.empty() && rest[0] != '.' && rest[0] != ';') return std::nullopt;
+  if (rest.find_first_of("|=") != std::string_view::npos) return std::nullopt;
+  TemplateElement slot;
+  slot.kind = TemplateElement::Kind::slot;
+  slot.entity = letter == 'X' ? Entity::subject : Entity::object;
+  if (lookalike != nullptr)
+    repairs.push_back("[" + std::string(content) + "] (" + std::string(lookalike->code_point) + ") read as [" +
+                      std::string(1, letter) + std::string(rest) + "]");
+  if (rest.empty()) return slot;
+  if (rest[0] == ';') {
+    if (rest != ";be") throw Error("unknown markup [" + std::string(content) + "]");
+    slot.copula = true;
+    return slot;
+  }
+  for (std::string_view feature : split(rest.substr(1), '.')) {
+    const std::string f = upper_ascii(feature);
+    if (f.empty()) throw Error("empty feature in [" + std::string(content) + "]");
+    if (f == "MASC" || f == "FEM" || f == "NEUT") {
+      slot.fixed_gender = parse_gender(f);
+    } else {
+      if (!slot.slot_case.empty()) throw Error("two cases in [" + std::string(content) + "]");
+      slot.slot_case = f;
+    }
+  }
+  if (slot.slot_case == "NOM") slot.slot_case.clear();  // the label's own form
+  return slot;
+}
+
+// "né;X-Gender=MASC|née;X-Gender=FEM", "participé;Y-Gender=MASC;participée;Y-Gender=FEM",
+// "représenté;X-Gender=MASC|représentée;X-Gender=FEM|représentés;X-Number=PL": every field that is
+// not a condition starts a form, the conditions after it are that form's.
 TemplateElement parse_choice(std::string_view content) {
   TemplateElement choice;
   choice.kind = TemplateElement::Kind::choice;
   bool entity_known = false;
   for (std::string_view alternative : split(content, '|')) {
-    std::string_view form;
-    bool has_form = false;
-    Gender gender = Gender::unknown;
-    bool has_feature = false;
+    bool open = false;  // an alternative of this '|' part is being filled
     for (std::string_view field : split(alternative, ';')) {
-      size_t eq = field.find('=');
+      field = trim(field);
+      if (field.empty()) continue;  // a stray ';' (fr P30: "|;située;X-Gender=FEM")
+      const size_t eq = field.find('=');
       if (eq == std::string_view::npos) {
-        // An empty field is a stray ';' (fr P30: "|;située;X-Gender=FEM").
-        if (field.empty()) continue;
-        if (has_form) throw Error("two forms in one alternative of [" + std::string(content) + "]");
-        form = field;
-        has_form = true;
+        choice.alternatives.push_back({Gender::unknown, 0, 0, std::string(field)});
+        open = true;
         continue;
       }
-      std::string_view key = field.substr(0, eq);
-      std::string_view value = field.substr(eq + 1);
-      TemplatePiece::Kind entity;
-      if (key == "X-Gender" || key == "X-Number") {
-        entity = TemplatePiece::Kind::subject;
-      } else if (key == "Y-Gender" || key == "Y-Number") {
-        entity = TemplatePiece::Kind::object;
-      } else {
+      if (!open) {  // conditions with no form before them: the empty form
+        choice.alternatives.push_back({});
+        open = true;
+      }
+      const std::string_view key = field.substr(0, eq), value = field.substr(eq + 1);
+      Entity entity;
+      if (key == "X-Gender" || key == "X-Number")
+        entity = Entity::subject;
+      else if (key == "Y-Gender" || key == "Y-Number")
+        entity = Entity::object;
+      else
         throw Error("unknown feature \"" + std::string(field) + "\" in [" + std::string(content) + "]");
-      }
-      if (entity_known && entity != choice.entity) {
+      if (entity_known && entity != choice.entity)
         throw Error("[" + std::string(content) + "] agrees with both X and Y");
-      }
       choice.entity = entity;
       entity_known = true;
-      has_feature = true;
-      // Number features are accepted but not used: entities count as singular.
-      if (key.ends_with("Gender")) gender = parse_gender(value);
+      TemplateElement::Alternative& a = choice.alternatives.back();
+      if (key.ends_with("Gender")) {
+        a.gender = parse_gender(value);
+      } else if (value == "SG") {
+        a.number = 1;
+      } else if (value == "PL") {
+        a.number = 2;
+      } else {
+        throw Error("unknown number \"" + std::string(value) + "\" (SG or PL) in [" + std::string(content) + "]");
+      }
     }
-    if (!has_form && !has_feature) continue;  // a stray '|': nothing to choose
-    choice.alternatives.emplace_back(gender, std::string(form));
   }
-  if (!entity_known) throw Error("[" + std::string(content) + "] names no X-Gender or Y-Gender");
+  if (!entity_known) throw Error("[" + std::string(content) + "] names no X- or Y- condition");
   return choice;
 }
 
-// "PREPLOC;Y", "ART;X-Gender".
-TemplateElement parse_function_word(std::string_view content) {
-  size_t semicolon = content.rfind(';');
-  if (semicolon == 0 || semicolon == std::string_view::npos) {
-    throw Error("unknown markup [" + std::string(content) + "]");
+// "human: একজন ; non-human: একটি" (bn P31), about the subject.
+TemplateElement parse_human_choice(std::string_view content) {
+  TemplateElement choice;
+  choice.kind = TemplateElement::Kind::choice;
+  choice.entity = Entity::subject;
+  for (std::string_view field : split(content, ';')) {
+    field = trim(field);
+    const size_t colon = field.find(':');
+    if (colon == std::string_view::npos) throw Error("no \"human:\" or \"non-human:\" in [" + std::string(content) + "]");
+    const std::string_view key = trim(field.substr(0, colon));
+    TemplateElement::Alternative a;
+    a.form = std::string(trim(field.substr(colon + 1)));
+    if (key == "human")
+      a.human = 1;
+    else if (key == "non-human")
+      a.human = 2;
+    else
+      throw Error("unknown condition \"" + std::string(key) + "\" in [" + std::string(content) + "]");
+    choice.alternatives.push_back(std::move(a));
   }
-  std::string_view ref = content.substr(semicolon + 1);
+  return choice;
+}
+
+// "PREPLOC;Y", "ART;X-Gender", "DEF.Gen;X", "DEF;Y.Fem".
+TemplateElement parse_function_word(std::string_view content) {
+  const size_t semicolon = content.rfind(';');
+  if (semicolon == 0 || semicolon == std::string_view::npos) throw Error("unknown markup [" + std::string(content) + "]");
   TemplateElement word;
   word.kind = TemplateElement::Kind::function_word;
-  word.text = std::string(content.substr(0, semicolon));
-  if (ref == "X" || ref == "X-Gender") {
-    word.entity = TemplatePiece::Kind::subject;
-  } else if (ref == "Y" || ref == "Y-Gender") {
-    word.entity = TemplatePiece::Kind::object;
-  } else {
-    throw Error("unknown markup [" + std::string(content) + "]");
+  std::string_view word_class = content.substr(0, semicolon);
+  if (const size_t dot = word_class.find('.'); dot != std::string_view::npos) {
+    word.slot_case = upper_ascii(word_class.substr(dot + 1));
+    word_class = word_class.substr(0, dot);
   }
+  word.text = std::string(word_class);
+  std::string_view ref = content.substr(semicolon + 1);
+  if (ref.ends_with(".Fem")) {
+    word.fixed_gender = Gender::feminine;
+    ref.remove_suffix(4);
+  }
+  if (ref == "X" || ref == "X-Gender")
+    word.entity = Entity::subject;
+  else if (ref == "Y" || ref == "Y-Gender")
+    word.entity = Entity::object;
+  else
+    throw Error("unknown markup [" + std::string(content) + "]");
+  if (word.text.empty() || word.text.find_first_of(" :") != std::string::npos)
+    throw Error("unknown markup [" + std::string(content) + "]");
   return word;
 }
 
-TemplateElement parse_markup(std::string_view content) {
-  if (content.empty()) throw Error("empty []");
-  if (is_slot(content)) {
-    TemplateElement slot;
-    slot.kind = content[0] == 'X' ? TemplateElement::Kind::subject : TemplateElement::Kind::object;
-    if (content.size() > 1) slot.text = std::string(content.substr(2));
-    return slot;
-  }
+TemplateElement parse_markup(std::string_view content, std::vector<std::string>& repairs) {
+  if (trim(content).empty()) throw Error("empty []");
+  if (auto slot = parse_slot(content, repairs)) return std::move(*slot);
+  if (content.find("human:") != std::string_view::npos) return parse_human_choice(content);
   if (content.find_first_of("|=") != std::string_view::npos) return parse_choice(content);
   return parse_function_word(content);
 }
@@ -125,113 +226,6 @@ bool parse_relation(std::string_view id, uint64_t& number) {
     number = number * 10 + static_cast<uint64_t>(c - '0');
   }
   return true;
-}
-
-struct FunctionWord {
-  std::string_view lang;
-  std::string_view word_class;
-  std::string_view masculine;  // also for neuter gender
-  std::string_view feminine;
-  std::string_view neutral;  // for an unknown gender: both forms, as in "un(e)"
-  // Words of the class, space-separated: the slot is dropped right after one of them.
-  std::string_view class_words;
-};
-
-// See resolve_template's comment. ARTDEF has no entry: X-FACTR drops it before proper names.
-constexpr std::array kFunctionWords = {
-    FunctionWord{"fr", "PREPLOC", "à", "à", "à", "à au aux en dans"},
-    FunctionWord{"fr", "PREPDEF", "de", "de", "de", "de du des d'"},
-    FunctionWord{"fr", "ARTIND", "un", "une", "un(e)", "un une des"},
-    FunctionWord{"es", "ART", "un", "una", "un(a)", "un una unos unas el la los las"},
-    FunctionWord{"es", "ARTIND", "un", "una", "un(a)", "un una unos unas"},
-    FunctionWord{"es", "PREPLOC", "en", "en", "en", "en"},
-    FunctionWord{"es", "PREPDEF", "de", "de", "de", "de del"},
-};
-
-const FunctionWord* find_function_word(std::string_view lang, std::string_view word_class) {
-  for (const FunctionWord& w : kFunctionWords) {
-    if (w.lang == lang && w.word_class == word_class) return &w;
-  }
-  return nullptr;
-}
-
-// The last word of text when a space separates it from what follows, else "".
-std::string_view last_word(std::string_view text) {
-  size_t end = text.find_last_not_of(" \t");
-  if (end == std::string_view::npos || end + 1 == text.size()) return {};
-  size_t start = text.find_last_of(" \t", end);
-  start = start == std::string_view::npos ? 0 : start + 1;
-  return text.substr(start, end + 1 - start);
-}
-
-bool contains_word(std::string_view words, std::string_view word) {
-  for (std::string_view w : split(words, ' ')) {
-    if (w == word) return true;
-  }
-  return false;
-}
-
-std::string_view function_word(const TemplateElement& element, const TemplateElement* previous, std::string_view lang,
-                               Gender gender, TemplateGaps* gaps) {
-  const FunctionWord* w = find_function_word(lang, element.text);
-  if (w == nullptr) {
-    if (gaps) ++gaps->missing_function_words;
-    return {};
-  }
-  // Some templates write the word and the slot too (fr P31 "est un [ARTIND;Y]", P159 "est en
-  // [PREPLOC;Y]"): one is enough.
-  if (previous != nullptr && previous->kind == TemplateElement::Kind::text &&
-      contains_word(w->class_words, last_word(previous->text))) {
-    return {};
-  }
-  if (gender == Gender::unknown) return w->neutral;
-  return gender == Gender::feminine ? w->feminine : w->masculine;
-}
-
-// The form for a gender; for an unknown one the template's neutral form: an alternative with no
-// gender, else the masculine and feminine forms together ("né(e)" when the feminine extends the
-// masculine, "a/b" otherwise), else the first. A NEUT form is the neuter gender's (Russian's
-// "родилось"), not a neutral one.
-std::string choose(const TemplateElement& choice, Gender gender) {
-  if (choice.alternatives.empty()) return {};
-  auto form_for = [&](Gender g) -> const std::string* {
-    for (const auto& [alternative_gender, form] : choice.alternatives)
-      if (alternative_gender == g) return &form;
-    return nullptr;
-  };
-  if (gender != Gender::unknown) {
-    if (const std::string* form = form_for(gender)) return *form;
-    return choice.alternatives.front().second;
-  }
-  if (const std::string* form = form_for(Gender::unknown)) return *form;
-  const std::string* masculine = form_for(Gender::masculine);
-  const std::string* feminine = form_for(Gender::feminine);
-  if (masculine == nullptr || feminine == nullptr || *masculine == *feminine) return choice.alternatives.front().second;
-  if (feminine->starts_with(*masculine)) return *masculine + "(" + feminine->substr(masculine->size()) + ")";
-  return *masculine + "/" + *feminine;
-}
-
-bool is_closing_punctuation(char c) { return c == '.' || c == ',' || c == '?' || c == '!'; }
-
-// Collapses whitespace runs, drops a space before punctuation that ends a word, and trims the
-// sentence's ends (first/last: whether this text begins/ends the sentence).
-std::string normalise_spaces(std::string_view in, bool first, bool last, bool attach_punctuation) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (is_space(c)) {
-      if ((out.empty() && first) || (!out.empty() && out.back() == ' ')) continue;
-      out += ' ';
-      continue;
-    }
-    bool ends_word = i + 1 == in.size() ? last : is_space(in[i + 1]);
-    if (attach_punctuation && is_closing_punctuation(c) && ends_word && !out.empty() && out.back() == ' ')
-      out.pop_back();
-    out += c;
-  }
-  if (last && !out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 }  // namespace
@@ -251,18 +245,25 @@ ParsedTemplate parse_template(std::string_view source) {
     }
     if (bracket == source.size()) break;
     if (source[bracket] == ']') throw Error("unbalanced ']' at byte " + std::to_string(bracket));
-    size_t close = source.find_first_of("[]", bracket + 1);
-    if (close == std::string_view::npos || source[close] == '[') {
+    const size_t close = source.find_first_of("[]", bracket + 1);
+    if (close == std::string_view::npos || source[close] == '[')
       throw Error("unbalanced '[' at byte " + std::to_string(bracket));
+    TemplateElement element = parse_markup(source.substr(bracket + 1, close - bracket - 1), parsed.repairs);
+    if (element.kind == TemplateElement::Kind::slot) {
+      has_subject |= element.entity == Entity::subject;
+      has_object |= element.entity == Entity::object;
     }
-    TemplateElement element = parse_markup(source.substr(bracket + 1, close - bracket - 1));
-    has_subject |= element.kind == TemplateElement::Kind::subject;
-    has_object |= element.kind == TemplateElement::Kind::object;
     parsed.elements.push_back(std::move(element));
     pos = close + 1;
   }
   if (!has_subject || !has_object) throw Error("template lacks [X] or [Y]");
   return parsed;
+}
+
+const TemplateElement* find_slot(const ParsedTemplate& parsed, Entity entity) {
+  for (const TemplateElement& e : parsed.elements)
+    if (e.kind == TemplateElement::Kind::slot && e.entity == entity) return &e;
+  return nullptr;
 }
 
 RelationTemplates RelationTemplates::load_dir(const std::string& dir, const std::vector<std::string>& langs) {
@@ -271,7 +272,7 @@ RelationTemplates RelationTemplates::load_dir(const std::string& dir, const std:
   for (const std::string& lang : langs) {
     if (templates.has_language(lang)) continue;  // listed twice
     for (const char* suffix : {".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.bz2"}) {
-      std::string path = (std::filesystem::path(dir) / (lang + suffix)).string();
+      const std::string path = (std::filesystem::path(dir) / (lang + suffix)).string();
       if (std::filesystem::exists(path)) {
         templates.load_file(lang, path);
         break;
@@ -282,35 +283,41 @@ RelationTemplates RelationTemplates::load_dir(const std::string& dir, const std:
 }
 
 void RelationTemplates::load_file(const std::string& lang, const std::string& path) {
-  // Parsed into a copy first, so that a bad file leaves this object as it was.
-  std::unordered_map<uint64_t, Loaded> loaded;
-  if (auto it = by_lang_.find(lang); it != by_lang_.end()) loaded = it->second;
+  std::unordered_map<uint64_t, Loaded>& loaded = by_lang_[lang];
   simdjson::dom::parser parser;
+  uint64_t lines = 0, kept = 0;
   for_each_data_line(path, [&](uint64_t line, std::string_view text) {
-    auto fail = [&](const std::string& reason) { throw Error(location(path, line) + reason); };
+    ++lines;
+    const std::string origin = location(path, line).substr(0, location(path, line).size() - 2);
+    std::string relation_id;
+    auto skip = [&](const std::string& reason) { skipped_.push_back({lang, relation_id, origin, reason}); };
     simdjson::dom::element root;
-    if (auto err = parser.parse(text.data(), text.size()).get(root)) {
-      fail(std::string("invalid JSON: ") + simdjson::error_message(err));
-    }
-    if (!root.is_object()) fail("not a JSON object");
+    if (auto err = parser.parse(text.data(), text.size()).get(root))
+      return skip(std::string("invalid JSON: ") + simdjson::error_message(err));
+    if (!root.is_object()) return skip("not a JSON object");
     std::string_view relation, template_text;
-    if (root["relation"].get(relation) != simdjson::SUCCESS) fail("no string \"relation\"");
-    if (root["template"].get(template_text) != simdjson::SUCCESS) fail("no string \"template\"");
+    if (root["relation"].get(relation) != simdjson::SUCCESS) return skip("no string \"relation\"");
+    relation_id = std::string(relation);
+    if (root["template"].get(template_text) != simdjson::SUCCESS) return skip("no string \"template\"");
     uint64_t number = 0;
-    if (!parse_relation(relation, number)) fail("relation \"" + std::string(relation) + "\" is not P<number>");
+    if (!parse_relation(relation, number)) return skip("relation \"" + relation_id + "\" is not P<number>");
     Loaded entry;
     try {
       entry.parsed = parse_template(template_text);
     } catch (const Error& e) {
-      fail("template of " + std::string(relation) + ": " + e.what());
+      return skip("template of " + relation_id + ": " + e.what());
     }
+    ++kept;  // a template line, even if its relation is given again
     entry.parsed.relation = number;
-    entry.origin = location(path, line);
-    entry.origin.resize(entry.origin.size() - 2);  // without location()'s ": "
-    auto [it, inserted] = loaded.try_emplace(number, std::move(entry));
-    if (!inserted) fail("relation " + std::string(relation) + " given again (first at " + it->second.origin + ")");
+    entry.origin = origin;
+    for (const std::string& repair : entry.parsed.repairs)
+      repaired_.push_back(origin + ": template of " + relation_id + ": " + repair);
+    if (auto it = loaded.find(number); it != loaded.end())
+      return skip("relation " + relation_id + " given again (first at " + it->second.origin + ")");
+    loaded.emplace(number, std::move(entry));
   });
-  by_lang_[lang] = std::move(loaded);
+  if (lines > 0 && kept == 0)
+    throw Error(location(path) + "no line is a relation template ({\"relation\": \"P…\", \"template\": \"…\"})");
 }
 
 const ParsedTemplate* RelationTemplates::find(std::string_view lang, uint64_t relation_number) const {
@@ -326,63 +333,10 @@ size_t RelationTemplates::size() const {
   return n;
 }
 
-std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::string_view lang, Gender subject_gender,
-                                            Gender object_gender, TemplateGaps* gaps, bool attach_punctuation) {
-  std::vector<TemplatePiece> pieces;
-  auto append_text = [&](std::string_view text) {
-    if (text.empty()) return;
-    if (pieces.empty() || pieces.back().kind != TemplatePiece::Kind::text)
-      pieces.push_back({TemplatePiece::Kind::text, {}});
-    pieces.back().text += text;
-  };
-  const TemplateElement* previous = nullptr;
-  for (const TemplateElement& element : parsed.elements) {
-    Gender gender = element.entity == TemplatePiece::Kind::subject ? subject_gender : object_gender;
-    switch (element.kind) {
-      case TemplateElement::Kind::text:
-        append_text(element.text);
-        break;
-      case TemplateElement::Kind::subject:
-      case TemplateElement::Kind::object:
-        // Labels are not inflected: a case other than the nominative is a gap.
-        if (gaps && !element.text.empty() && element.text != "Nom") ++gaps->uninflected;
-        pieces.push_back({element.kind == TemplateElement::Kind::subject ? TemplatePiece::Kind::subject
-                                                                         : TemplatePiece::Kind::object,
-                          {}});
-        break;
-      case TemplateElement::Kind::choice:
-        append_text(choose(element, gender));
-        break;
-      case TemplateElement::Kind::function_word:
-        append_text(function_word(element, previous, lang, gender, gaps));
-        break;
-    }
-    previous = &element;
-  }
-  std::vector<TemplatePiece> normalised;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    if (pieces[i].kind == TemplatePiece::Kind::text) {
-      pieces[i].text = normalise_spaces(pieces[i].text, i == 0, i + 1 == pieces.size(), attach_punctuation);
-      if (pieces[i].text.empty()) continue;
-    }
-    normalised.push_back(std::move(pieces[i]));
-  }
-  return normalised;
-}
-
-std::string fill_template(const ParsedTemplate& parsed, std::string_view lang, std::string_view subject_label,
-                          std::string_view object_label, Gender subject_gender, Gender object_gender) {
-  std::string out;
-  for (const TemplatePiece& piece : resolve_template(parsed, lang, subject_gender, object_gender)) {
-    if (piece.kind == TemplatePiece::Kind::subject) {
-      out += subject_label;
-    } else if (piece.kind == TemplatePiece::Kind::object) {
-      out += object_label;
-    } else {
-      out += piece.text;
-    }
-  }
-  return out;
+bool RelationTemplates::skipped_in(std::string_view lang, uint64_t relation_number) const {
+  const std::string id = "P" + std::to_string(relation_number);
+  return std::any_of(skipped_.begin(), skipped_.end(),
+                     [&](const SkippedTemplate& s) { return s.lang == lang && s.relation == id; });
 }
 
 }  // namespace kglm::gen

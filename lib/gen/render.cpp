@@ -16,7 +16,10 @@
 #include "gen/fact_text.hpp"
 #include "gen/labels.hpp"
 #include "gen/record_writer.hpp"
+#include "core/log.hpp"
+#include "gen/inflection_tables.hpp"
 #include "gen/relation_templates.hpp"
+#include "gen/template_realizer.hpp"
 #include "kg/facts.hpp"
 
 namespace kglm::gen {
@@ -102,12 +105,28 @@ class Renderer {
         facts_(store_, {kg::FactKind::item}),
         labels_(store_, o.langs, false),
         text_(store_, facts_, labels_),
-        genders_(facts_, text_) {
-    if (o.mode == RenderOptions::Mode::templates || o.mode == RenderOptions::Mode::pairs)
+        entities_(store_, facts_, text_) {
+    if (o.mode == RenderOptions::Mode::templates || o.mode == RenderOptions::Mode::pairs) {
       templates_ = RelationTemplates::load_dir(o.templates, o.langs);
+      // A template that cannot be realised costs its relation in its language, nothing else.
+      for (const SkippedTemplate& s : templates_.skipped()) {
+        log_warning(s.origin + ": " + s.reason +
+                    (s.relation.empty() ? "" : "; " + s.relation + " is not rendered by template in " + s.lang));
+        load_stats_.add("templates_skipped." + s.lang);
+      }
+      for (const std::string& repair : templates_.repaired()) log_warning(repair);
+      if (!o.inflections.empty()) {
+        inflections_ = InflectionTables::load_dir(o.inflections, o.langs);
+        for (const std::string& line : inflections_.describe()) log_info("inflections " + line);
+      }
+    } else if (!o.inflections.empty()) {
+      throw UsageError("--inflections applies to --mode template and --mode pairs");
+    }
   }
 
   const LabelIndex& labels() const { return labels_; }
+  // What reading the templates counted.
+  const Stats& load_stats() const { return load_stats_; }
 
   void process(simdjson::dom::parser& parser, LineTask& task, TaskResult& result) const {
     result.file = task.file;
@@ -228,16 +247,28 @@ class Renderer {
       return true;
     }
     const int64_t object_row = item ? text_.item_row(st.value) : -1;
-    const Gender object_gender = object_row < 0 ? Gender::unknown : genders_.of(static_cast<uint32_t>(object_row));
-    for (const TemplatePiece& piece :
-         resolve_template(*tpl, labels_.languages()[lang], genders_.of(subject), object_gender)) {
+    TemplateEntity object_entity;
+    if (object_row >= 0)
+      object_entity = entities_.of(static_cast<uint32_t>(object_row), *object);
+    else
+      object_entity.label = *object;
+    RealizeOptions realize;
+    realize.inflections = &inflections_;
+    TemplateGaps gaps;
+    const std::string& lang_code = labels_.languages()[lang];
+    for (const TemplatePiece& piece : resolve_template(*tpl, lang_code, entities_.of(subject, std::string(subject_label)),
+                                                       object_entity, realize, &gaps)) {
       if (piece.kind == TemplatePiece::Kind::subject)
-        t.append_span(subject_label, "entity", subject_id);
-      else if (piece.kind == TemplatePiece::Kind::object)
-        object_span();
+        t.append_span(piece.text, "entity", subject_id);
+      else if (piece.kind == TemplatePiece::Kind::object && item)
+        t.append_span(piece.text, "entity", object_id);
       else
         t.append(piece.text);
     }
+    stats.add("slots_inflected." + lang_code, gaps.inflected);
+    stats.add("slots_kept_plain." + lang_code, gaps.kept_plain);
+    stats.add("slots_uninflected." + lang_code, gaps.uninflected);
+    stats.add("missing_function_words." + lang_code, gaps.missing_function_words);
     return true;
   }
 
@@ -246,8 +277,10 @@ class Renderer {
   kg::FactStore facts_;
   LabelIndex labels_;
   FactText text_;
-  EntityGenders genders_;
+  TemplateEntities entities_;
   RelationTemplates templates_;
+  InflectionTables inflections_;
+  Stats load_stats_;
 };
 
 // Input files in turn, cut into line batches.
@@ -297,7 +330,7 @@ Stats render_subgraphs(const RenderOptions& options) {
   const unsigned workers = std::max(1u, options.threads);
   std::vector<simdjson::dom::parser> parsers(workers);
   ErrorCounter errors(options.max_errors);
-  Stats stats;
+  Stats stats = renderer.load_stats();
   const char* mode = options.mode == RenderOptions::Mode::kmlm        ? "kmlm"
                      : options.mode == RenderOptions::Mode::linearize ? "linearize"
                      : options.mode == RenderOptions::Mode::pairs     ? "pairs"

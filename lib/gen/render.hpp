@@ -19,7 +19,8 @@ struct RenderOptions : RunOptions {
   Mode mode = Mode::kmlm;
   std::string kg;
   std::vector<std::string> langs;
-  std::string templates;  // DIR of LANG.jsonl (template mode)
+  std::string templates;    // DIR of LANG.jsonl (template mode)
+  std::string inflections;  // UniMorph noun tables for case-marked template slots, optional
   bool group_by_subject = false;
   std::string split_dir;
 };

@@ -2,23 +2,24 @@
 
 namespace kglm::probe {
 
-using gen::Gender;
 using gen::TemplatePiece;
 
-ClozeText fill_cloze(const gen::ParsedTemplate& tpl, std::string_view lang, std::string_view subject_label,
-                     Gender subject_gender, Gender object_gender, gen::TemplateGaps* gaps) {
-  auto known = [](Gender g) { return g == Gender::unknown ? Gender::masculine : g; };
+ClozeText fill_cloze(const gen::ParsedTemplate& tpl, std::string_view lang, const gen::TemplateEntity& subject,
+                     const gen::TemplateEntity& object, const gen::InflectionTables* inflections,
+                     gen::TemplateGaps* gaps) {
+  gen::RealizeOptions options;
+  options.probe = true;
+  options.inflections = inflections;
   ClozeText cloze;
   bool after = false;
-  for (const TemplatePiece& piece :
-       gen::resolve_template(tpl, lang, known(subject_gender), known(object_gender), gaps, false)) {
+  for (const TemplatePiece& piece : gen::resolve_template(tpl, lang, subject, object, options, gaps)) {
     std::string& side = after ? cloze.suffix : cloze.prefix;
-    if (piece.kind == TemplatePiece::Kind::object && !after)
+    if (piece.kind == TemplatePiece::Kind::object && !after) {
       after = true;
-    else if (piece.kind == TemplatePiece::Kind::subject)
-      side += subject_label;
-    else if (piece.kind == TemplatePiece::Kind::text)
-      side += piece.text;
+      cloze.object = piece.text;
+    } else if (piece.kind != TemplatePiece::Kind::object) {
+      side += piece.text;  // a second object slot would give the answer away: left out
+    }
   }
   while (!cloze.prefix.empty() && cloze.prefix.back() == ' ') cloze.prefix.pop_back();
   while (!cloze.suffix.empty() && cloze.suffix.front() == ' ') cloze.suffix.erase(0, 1);

@@ -17,7 +17,9 @@
 #include "gen/entity_gender.hpp"
 #include "gen/fact_text.hpp"
 #include "gen/labels.hpp"
+#include "gen/inflection_tables.hpp"
 #include "gen/relation_templates.hpp"
+#include "gen/template_realizer.hpp"
 #include "kg/facts.hpp"
 #include "kg/kg_store.hpp"
 #include "nn/tensor.hpp"
@@ -35,20 +37,21 @@ using gen::Gender;
 
 namespace {
 
-// What the KG store tells a probe: labels and aliases per language, genders, other objects.
+// What the KG store tells a probe: labels and aliases per language, what templates agree with
+// (genders, classes), other objects.
 struct KgSide {
   kg::KgStore store;
   kg::FactStore facts;
   gen::LabelIndex labels;
   gen::FactText text;
-  gen::EntityGenders genders;
+  gen::TemplateEntities entities;
 
   KgSide(const std::string& path, const std::vector<std::string>& langs)
       : store(path),
         facts(store, {kg::FactKind::item}),
         labels(store, langs, true),
         text(store, facts, labels),
-        genders(facts, text) {}
+        entities(store, facts, text) {}
 };
 
 // One fact as a cloze in one language.
@@ -56,6 +59,7 @@ struct Query {
   const ProbeFact* fact = nullptr;
   std::string subject_label, object_label;
   std::string prefix, suffix;  // the sentence before and after the object
+  std::string gold;            // the object's label as the template wants it (inflected for a case)
   std::vector<int32_t> prefix_ids, suffix_ids;
   int32_t gold_tokens = 0;
   std::unordered_set<std::string> answers;  // normalised
@@ -72,7 +76,17 @@ class Prober {
     if (!o.kg.empty()) kg_.emplace(o.kg, o.langs);
     templates_ = gen::RelationTemplates::load_dir(o.templates, o.langs);
     if (templates_.size() == 0)
-      throw Error(location(o.templates) + "no templates for the --lang languages (<lang>.jsonl)");
+      throw Error(location(o.templates) + "no templates for the --langs languages (<lang>.jsonl)");
+    // A template that cannot be realised costs its relation in its language, nothing else.
+    for (const gen::SkippedTemplate& s : templates_.skipped()) {
+      log_warning(s.origin + ": " + s.reason + (s.relation.empty() ? "" : "; " + s.relation + " is not probed in " + s.lang));
+      stats_.add("templates_skipped." + s.lang);
+    }
+    for (const std::string& repair : templates_.repaired()) log_warning(repair);
+    if (!o.inflections.empty()) {
+      inflections_ = gen::InflectionTables::load_dir(o.inflections, o.langs);
+      for (const std::string& line : inflections_.describe()) log_info("inflections " + line);
+    }
     if (!o.aliases.empty()) {
       if (!fs::is_directory(o.aliases)) throw Error(location(o.aliases) + "not a directory");
       for (const std::string& lang : o.langs) {
@@ -99,8 +113,11 @@ class Prober {
       for (const auto& [relation, facts] : by_relation_) {
         const gen::ParsedTemplate* tpl = templates_.find(lang, relation);
         if (tpl == nullptr) {
-          log_warning("no " + lang + " template for P" + std::to_string(relation) + ": skipped");
-          stats_.add("relations_without_template");
+          // A skipped template was reported when it was read.
+          if (!templates_.skipped_in(lang, relation)) {
+            log_warning("no " + lang + " template for P" + std::to_string(relation) + ": skipped");
+            stats_.add("relations_without_template");
+          }
           continue;
         }
         groups.push_back({relation, make_queries(lang, *tpl, facts)});
@@ -187,14 +204,20 @@ class Prober {
     return std::nullopt;
   }
 
-  Gender gender(const std::string& id) const {
+  // What a template agrees with; only the label without a KG store.
+  gen::TemplateEntity entity(const std::string& id, std::string label) const {
     if (kg_)
-      if (const int64_t row = kg_->text.item_row(id); row >= 0) return kg_->genders.of(static_cast<uint32_t>(row));
-    return Gender::unknown;
+      if (const int64_t row = kg_->text.item_row(id); row >= 0)
+        return kg_->entities.of(static_cast<uint32_t>(row), std::move(label));
+    gen::TemplateEntity e;
+    e.label = std::move(label);
+    return e;
   }
 
-  // Labels and aliases in lang of every object of the fact's subject and relation.
-  std::unordered_set<std::string> answers(const std::string& lang, const ProbeFact& f) {
+  // Labels and aliases in lang of every object of the fact's subject and relation, in the case the
+  // template's object slot asks (X-FACTR inflects its answers so).
+  std::unordered_set<std::string> answers(const std::string& lang, const ProbeFact& f,
+                                          const gen::TemplateElement& slot) {
     std::vector<std::string> objects{f.object};
     if (auto it = objects_.find(answer_key(f.subject, f.relation)); it != objects_.end())
       objects.insert(objects.end(), it->second.begin(), it->second.end());
@@ -207,18 +230,26 @@ class Prober {
             objects.push_back(kg_->text.entity_id(kg_->facts.object(fact)));
     }
     std::unordered_set<std::string> out;
+    gen::RealizeOptions realize;
+    realize.probe = true;
+    realize.inflections = &inflections_;
+    auto add = [&](const std::string& id, std::string_view text) {
+      out.insert(normalize_answer(gen::realize_slot(slot, lang, entity(id, std::string(text)), realize)));
+    };
+    std::string id;  // the object whose aliases are added
     auto add_alias = [&](std::string_view alias) {
       if (o_.skip_short_aliases && text::classify_name(alias) == text::NameMatch::unused) {
         ++short_aliases_skipped_;
         return;
       }
-      out.insert(normalize_answer(alias));
+      add(id, alias);
     };
     const AliasTable* alias_file = nullptr;
     if (auto it = aliases_.find(lang); it != aliases_.end()) alias_file = &it->second;
     const int l = kg_ ? kg_->labels.find(lang) : -1;
-    for (const std::string& id : objects) {
-      if (auto text = label(lang, id)) out.insert(normalize_answer(*text));
+    for (const std::string& object : objects) {
+      id = object;
+      if (auto text = label(lang, id)) add(id, *text);
       if (alias_file)
         if (const auto* list = alias_file->find(id))
           for (const std::string& a : *list) add_alias(a);
@@ -261,12 +292,16 @@ class Prober {
       q.subject_label = *subject;
       q.object_label = *object;
       gen::TemplateGaps gaps;
-      ClozeText cloze = fill_cloze(tpl, lang, q.subject_label, gender(f.subject), gender(f.object), &gaps);
+      ClozeText cloze = fill_cloze(tpl, lang, entity(f.subject, q.subject_label), entity(f.object, q.object_label),
+                                   &inflections_, &gaps);
+      stats_.add("inflected." + lang, gaps.inflected);
+      stats_.add("kept_plain." + lang, gaps.kept_plain);
       stats_.add("uninflected." + lang, gaps.uninflected);
       stats_.add("missing_function_words." + lang, gaps.missing_function_words);
       q.prefix = std::move(cloze.prefix);
       q.suffix = std::move(cloze.suffix);
-      const std::vector<int32_t> object_ids = encode(q.object_label);
+      q.gold = std::move(cloze.object);
+      const std::vector<int32_t> object_ids = encode(q.gold);
       if (has_unknown(encode(q.subject_label)) || has_unknown(object_ids) || object_ids.empty()) {
         stats_.add("facts_with_unknown_tokens." + lang);
         continue;
@@ -278,7 +313,7 @@ class Prober {
         stats_.add("facts_too_long." + lang);
         continue;
       }
-      q.answers = answers(lang, f);
+      q.answers = answers(lang, f, *gen::find_slot(tpl, gen::Entity::object));
       stats_.add(q.gold_tokens == 1 ? "facts_single_token." + lang : "facts_multi_token." + lang);
       queries.push_back(std::move(q));
     }
@@ -362,7 +397,8 @@ class Prober {
     out += "{\"method\": " + json_string(method) + ", \"lang\": " + json_string(lang) + ", \"relation\": \"P" +
            std::to_string(q.fact->relation) + "\", \"sub_uri\": " + json_string(q.fact->subject) +
            ", \"obj_uri\": " + json_string(q.fact->object) + ", \"sub_label\": " + json_string(q.subject_label) +
-           ", \"obj_label\": " + json_string(q.object_label) + ", \"sentence\": " + json_string(sentence) +
+           ", \"obj_label\": " + json_string(q.object_label) + ", \"gold\": " + json_string(q.gold) +
+           ", \"sentence\": " + json_string(sentence) +
            ", \"gold_tokens\": " + std::to_string(q.gold_tokens) + ", \"num_mask\": " + std::to_string(c.masks) +
            ", \"prediction\": " + json_string(prediction) + ", \"tokens\": [";
     for (size_t k = 0; k < c.tokens.size(); ++k) {
@@ -402,6 +438,7 @@ class Prober {
   ErrorCounter errors_;
   std::optional<KgSide> kg_;
   gen::RelationTemplates templates_;
+  gen::InflectionTables inflections_;
   std::unordered_map<std::string, AliasTable> aliases_;
   std::vector<std::pair<uint64_t, std::vector<ProbeFact>>> by_relation_;
   std::unordered_map<std::string, std::vector<std::string>> objects_;  // subject|relation -> objects
@@ -416,7 +453,7 @@ class Prober {
 int run_probe(const ProbeOptions& o) {
   if (o.num_mask < 1) throw UsageError("--num-mask must be at least 1");
   if (o.max_iter < 0) throw UsageError("--max-iter must not be negative");
-  if (o.langs.empty()) throw UsageError("--lang names no language");
+  if (o.langs.empty()) throw UsageError("--langs names no language");
   if (o.methods.empty()) throw UsageError("--method names no method");
   nn::require_device(o.device);  // "--device cuda: <why>" in one line, as every tool says it
   nn::set_compute_threads(static_cast<int>(o.threads));

@@ -21,6 +21,7 @@ struct ProbeOptions {
   std::string facts;      // X-FACTR fact files (P<n>.jsonl); empty: draw facts from --kg
   std::string templates;  // <lang>.jsonl relation templates (X-FACTR's, or verbalize's)
   std::string aliases;    // <lang>.txt alias files, optional
+  std::string inflections;  // UniMorph noun tables (rus, ell, tur, ...) for case-marked slots, optional
   std::string kg;         // KG store: labels, aliases, genders (P21), other objects; optional with facts
   std::vector<std::string> langs{"en"};
   std::vector<uint64_t> relations;  // empty: every relation with facts

@@ -39,13 +39,19 @@ void check_template(std::string_view text) {
   } catch (const kglm::Error&) {
     return;
   }
-  for (const char* lang : {"en", "fr", "es", "ru"})
+  for (const char* lang : {"en", "fr", "es", "ru", "el", "tr", "bn", "mr"})
     for (Gender g : {Gender::unknown, Gender::masculine, Gender::feminine, Gender::neuter}) {
       kglm::gen::TemplateGaps gaps;
-      const auto cloze = kglm::probe::fill_cloze(parsed, lang, "Subject", g, g, &gaps);
+      kglm::gen::TemplateEntity subject, object;
+      subject.label = "Subject";
+      subject.gender = object.gender = g;
+      object.label = "object";
+      subject.classes = g == Gender::neuter ? "sovereign state,country" : "human";
+      subject.human = g != Gender::neuter;
+      const auto cloze = kglm::probe::fill_cloze(parsed, lang, subject, object, nullptr, &gaps);
       if (!cloze.prefix.empty() && cloze.prefix.back() == ' ') std::abort();
       if (!cloze.suffix.empty() && cloze.suffix.front() == ' ') std::abort();
-      if (gaps.uninflected < 0 || gaps.missing_function_words < 0) std::abort();
+      if (gaps.uninflected < 0 || gaps.missing_function_words < 0 || cloze.object.empty()) std::abort();
     }
 }
 

@@ -12,7 +12,9 @@
 #include "probe/cloze_text.hpp"
 #include "probe/probe_facts.hpp"
 #include "probe/probe_scores.hpp"
+#include "gen/inflection_tables.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -22,9 +24,17 @@ using kglm::gen::Gender;
 using kglm::gen::parse_template;
 using kglm::gen::TemplateGaps;
 
+kglm::gen::TemplateEntity entity(std::string label, Gender g = Gender::unknown) {
+  kglm::gen::TemplateEntity e;
+  e.label = std::move(label);
+  e.gender = g;
+  return e;
+}
+
 ClozeText cloze(std::string_view tpl, std::string_view lang, std::string_view subject, Gender g = Gender::unknown,
-                TemplateGaps* gaps = nullptr) {
-  return fill_cloze(parse_template(tpl), lang, subject, g, Gender::unknown, gaps);
+                TemplateGaps* gaps = nullptr, std::string_view object = "OBJ") {
+  return fill_cloze(parse_template(tpl), lang, entity(std::string(subject), g), entity(std::string(object)), nullptr,
+                    gaps);
 }
 
 TEST(Cloze, PlainSlots) {
@@ -41,40 +51,56 @@ TEST(Cloze, PlainSlots) {
   EXPECT_EQ(ko.suffix, "에서 태어났다.");
 }
 
-TEST(Cloze, GenderAlternativesFollowTheSubjectMasculineByDefault) {
+TEST(Cloze, GenderAlternativesFollowTheSubjectFirstFormByDefault) {
   const std::string fr = "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] [PREPLOC;Y] [Y] .";
-  EXPECT_EQ(cloze(fr, "fr", "Marie Curie", Gender::feminine).prefix, "Marie Curie est née à");
-  EXPECT_EQ(cloze(fr, "fr", "Victor Hugo", Gender::masculine).prefix, "Victor Hugo est né à");
-  EXPECT_EQ(cloze(fr, "fr", "Sacha", Gender::unknown).prefix, "Sacha est né à");  // X-FACTR's default
+  EXPECT_EQ(cloze(fr, "fr", "Marie Curie", Gender::feminine).prefix, "Marie Curie est née en");
+  EXPECT_EQ(cloze(fr, "fr", "Victor Hugo", Gender::masculine).prefix, "Victor Hugo est né en");
+  EXPECT_EQ(cloze(fr, "fr", "Sacha", Gender::unknown).prefix, "Sacha est né en");  // the ending rule: masculine
+  const std::string he = "[X] [נולד;X-Gender=MASC|נולדה;X-Gender=FEM] ב[Y] .";
+  EXPECT_EQ(cloze(he, "he", "דנה", Gender::unknown).prefix, "דנה נולד ב");  // X-FACTR's default: the first
   const std::string ru = "[X.Nom] [родился;X-Gender=MASC|родилась;X-Gender=FEM|родилось;X-Gender=NEUT] в [Y.Loc] .";
   TemplateGaps gaps;
-  EXPECT_EQ(cloze(ru, "ru", "Анна", Gender::feminine, &gaps).prefix, "Анна родилась в");
-  EXPECT_EQ(gaps.uninflected, 1);  // [Y.Loc]; [X.Nom] is the plain form
+  EXPECT_EQ(cloze(ru, "ru", "Анна", Gender::feminine, &gaps, "Москва").prefix, "Анна родилась в");
+  EXPECT_EQ(gaps.uninflected, 1);  // [Y.Loc] without tables; [X.Nom] is the plain form
   EXPECT_EQ(cloze(ru, "ru", "Оно", Gender::neuter).prefix, "Оно родилось в");
 }
 
-TEST(Cloze, CasesAndFunctionWordsWithoutDataAreCounted) {
+TEST(Cloze, TheAnswerIsTheObjectAsTheSlotWantsIt) {
+  kglm::test::ScratchDir scratch;
+  std::ofstream(scratch.file("rus")) << "Москва\tМоскве\tN;ESS;SG\n";
+  const auto tables = kglm::gen::InflectionTables::load_dir(scratch.file(""), {"ru"});
   TemplateGaps gaps;
-  // [X.Gen]: Russian's genitive needs an inflector; the label is used as it is.
+  const ClozeText c = fill_cloze(parse_template("[X.Nom] живёт в [Y.Ess] ."), "ru", entity("Анна"), entity("Москва"),
+                                 &tables, &gaps);
+  EXPECT_EQ(c.prefix, "Анна живёт в");
+  EXPECT_EQ(c.object, "Москве");
+  EXPECT_EQ(gaps.inflected, 1);
+  // The Turkish copula is part of the object's form: X-FACTR masks "OBJ'dir" whole.
+  const ClozeText tr = cloze("[X] meslek olarak [Y;be] .", "tr", "Orhan Pamuk", Gender::unknown, nullptr, "yazar");
+  EXPECT_EQ(tr.suffix, ".");
+  EXPECT_EQ(tr.object, "yazar'dır");
+}
+
+TEST(Cloze, FunctionWordsWithoutDataAreCounted) {
+  TemplateGaps gaps;
   EXPECT_EQ(cloze("Официальный язык [X.Gen] — [Y.Nom] .", "ru", "Франция", Gender::unknown, &gaps).prefix,
             "Официальный язык Франция —");
   EXPECT_EQ(gaps.uninflected, 1);
-  // [DEF;X] (Greek's article): no table for el, so it is dropped and counted.
+  // Greek's PREPDEF has no nominative: left out and counted; its DEF agrees with the slot's case.
   gaps = {};
-  EXPECT_EQ(cloze("[DEF;X] [X] είναι [Y] .", "el", "Αθήνα", Gender::feminine, &gaps).prefix, "Αθήνα είναι");
+  EXPECT_EQ(cloze("[DEF;X] [X] [PREPDEF;Y] [Y] .", "el", "Αθήνα", Gender::feminine, &gaps).prefix, "η Αθήνα");
   EXPECT_EQ(gaps.missing_function_words, 1);
-  // Turkish's copula suffix [Y;be], and French's ARTDEF (no table entry).
   gaps = {};
-  EXPECT_EQ(cloze("[X] meslek olarak [Y;be] .", "tr", "Orhan Pamuk", Gender::unknown, &gaps).suffix, ".");
-  EXPECT_EQ(gaps.uninflected, 1);
+  EXPECT_EQ(cloze("[X] [NOSUCH;Y] [Y] .", "fr", "Canada", Gender::unknown, &gaps).prefix, "Canada");
+  EXPECT_EQ(gaps.missing_function_words, 1);
+  // French: no article before a name that is not a country (not a gap), "de" before it.
   gaps = {};
   EXPECT_EQ(
       cloze("La langue officielle [PREPDEF;X] [X] est [ARTDEF;Y] [Y] .", "fr", "Canada", Gender::unknown, &gaps).prefix,
       "La langue officielle de Canada est");
-  EXPECT_EQ(gaps.missing_function_words, 1);
-  // French's indefinite article agrees with the object's gender.
-  EXPECT_EQ(fill_cloze(parse_template("[X] est [ARTIND;Y] [Y] de profession ."), "fr", "Zola", Gender::masculine,
-                       Gender::feminine)
+  EXPECT_EQ(gaps.missing_function_words, 0);
+  EXPECT_EQ(fill_cloze(parse_template("[X] est [ARTIND;Y] [Y] de profession ."), "fr", entity("Zola", Gender::masculine),
+                       entity("romancière", Gender::feminine))
                 .prefix,
             "Zola est une");
 }
