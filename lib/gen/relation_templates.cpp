@@ -307,17 +307,20 @@ void RelationTemplates::load_file(const std::string& lang, const std::string& pa
     } catch (const Error& e) {
       return skip("template of " + relation_id + ": " + e.what());
     }
-    ++kept;  // a template line, even if its relation is given again
     entry.parsed.relation = number;
     entry.origin = origin;
     for (const std::string& repair : entry.parsed.repairs)
       repaired_.push_back(origin + ": template of " + relation_id + ": " + repair);
+    ++kept;  // a template line, even if its relation is given again
     if (auto it = loaded.find(number); it != loaded.end())
       return skip("relation " + relation_id + " given again (first at " + it->second.origin + ")");
     loaded.emplace(number, std::move(entry));
   });
-  if (lines > 0 && kept == 0)
-    throw Error(location(path) + "no line is a relation template ({\"relation\": \"P…\", \"template\": \"…\"})");
+  // Lines but no template at all: the wrong file, or every line broken; the first reason says which.
+  if (lines > 0 && kept == 0) {
+    const SkippedTemplate& first = skipped_[skipped_.size() - lines];
+    throw Error(first.origin + ": " + first.reason + " (no line of the file is a usable relation template)");
+  }
 }
 
 const ParsedTemplate* RelationTemplates::find(std::string_view lang, uint64_t relation_number) const {
