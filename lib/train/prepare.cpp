@@ -11,6 +11,7 @@
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/progress.hpp"
 #include "core/provenance.hpp"
@@ -106,8 +107,12 @@ SequenceBuilder::Result SequenceBuilder::build(std::string_view text, std::span<
       flags_[t] |= kSpecialToken;
     result.unk_tokens += id == special.unk;
   }
-  mark_spans(spans);
   result.text_tokens = n;
+  if (n > budget_ && kept_whole(kind)) {
+    result.too_long = true;
+    return result;
+  }
+  mark_spans(spans);
   size_t begin = 0;
   for (size_t end : split_at_word_starts(encoding_.word_start, budget_)) {
     out.push_token(special.bos, kSpecialToken, -1);
@@ -119,6 +124,8 @@ SequenceBuilder::Result SequenceBuilder::build(std::string_view text, std::span<
   }
   return result;
 }
+
+bool kept_whole(SequenceKind kind) { return kind != SequenceKind::text && kind != SequenceKind::annotated; }
 
 namespace {
 
@@ -226,7 +233,9 @@ struct PreparedBatch {
   SequenceBatch sequences;
   std::vector<std::pair<uint64_t, std::string>> errors;  // bad records: line, reason
   Counts counts{};
-  std::array<uint64_t, kSequenceKindCount> kinds{};  // records per SequenceKind
+  std::array<uint64_t, kSequenceKindCount> kinds{};     // records per SequenceKind
+  std::array<uint64_t, kSequenceKindCount> too_long{};  // kept_whole records dropped for their length
+  uint64_t longest_dropped = 0;                          // tokens, bos and eos included
 };
 
 // One worker's parser and scratch buffers.
@@ -267,7 +276,11 @@ class Preparer {
       for (const auto& [line, reason] : done.errors) errors_.record(in.name(), line, reason);
       writer_.append(done.sequences);
       for (size_t k = 0; k < kCount; ++k) counts_[k] += done.counts[k];
-      for (size_t k = 0; k < kSequenceKindCount; ++k) kinds_[k] += done.kinds[k];
+      for (size_t k = 0; k < kSequenceKindCount; ++k) {
+        kinds_[k] += done.kinds[k];
+        too_long_[k] += done.too_long[k];
+      }
+      longest_dropped_ = std::max(longest_dropped_, done.longest_dropped);
       raw_done_ = raw_before + done.lines.raw_bytes;
       if (progress_) progress_->update(counts_[kLines], raw_done_);
       batcher.recycle(std::move(done.lines));
@@ -286,6 +299,21 @@ class Preparer {
       if (kinds_[k] > 0)
         stats.set(std::string("records.") + sequence_kind_name(static_cast<SequenceKind>(k)),
                   static_cast<int64_t>(kinds_[k]));
+    uint64_t dropped = 0;
+    std::string kinds;
+    for (size_t k = 0; k < kSequenceKindCount; ++k)
+      if (too_long_[k] > 0) {
+        const std::string name = sequence_kind_name(static_cast<SequenceKind>(k));
+        stats.set("records_too_long." + name, static_cast<int64_t>(too_long_[k]));
+        dropped += too_long_[k];
+        kinds += (kinds.empty() ? "" : ", ") + name + " " + std::to_string(too_long_[k]);
+      }
+    if (dropped > 0) {
+      stats.set("longest_dropped_tokens", static_cast<int64_t>(longest_dropped_));
+      log_warning(std::to_string(dropped) + " structured record(s) longer than --max-len " + std::to_string(o_.max_len) +
+                  " tokens dropped whole, never split (" + kinds + "; the longest: " +
+                  std::to_string(longest_dropped_) + " tokens with bos and eos)");
+    }
     stats.set("bad_records", static_cast<int64_t>(errors_.count()));
     stats.set("sequences", static_cast<int64_t>(writer_.sequences()));
     stats.set("tokens", static_cast<int64_t>(writer_.tokens()));
@@ -338,7 +366,11 @@ class Preparer {
       ++out.kinds[static_cast<size_t>(kind)];
       c[kSpans] += spans.size();
       const SequenceBuilder::Result r = w.builder.build(text, spans, lang, kind, line_no, input, out.sequences);
-      c[kEmptyRecords] += r.sequences == 0;
+      if (r.too_long) {
+        ++out.too_long[static_cast<size_t>(kind)];
+        out.longest_dropped = std::max<uint64_t>(out.longest_dropped, r.text_tokens + 2);
+      }
+      c[kEmptyRecords] += r.sequences == 0 && !r.too_long;
       c[kSplitLines] += r.sequences > 1;
       c[kTextTokens] += r.text_tokens;
       c[kUnk] += r.unk_tokens;
@@ -353,6 +385,8 @@ class Preparer {
   std::optional<Progress> progress_;
   Counts counts_{};
   std::array<uint64_t, kSequenceKindCount> kinds_{};
+  std::array<uint64_t, kSequenceKindCount> too_long_{};
+  uint64_t longest_dropped_ = 0;
   uint64_t raw_done_ = 0;
 };
 

@@ -29,7 +29,9 @@ struct PrepareOptions : RunOptions {
   // worker task), max_errors (bad records tolerated), seed (recorded in the provenance only),
   // quiet (no progress bar), command_line (provenance).
   std::string tokenizer;   // a SentencePiece .model, a WordPiece vocab.txt or an HF model directory
-  uint32_t max_len = 512;  // tokens per sequence, bos and eos included; longer lines are split (>= 3)
+  // Tokens per sequence, bos and eos included (>= 3). Longer plain text and generic annotated text are
+  // split at word starts; a longer structured record (kept_whole) is dropped whole and counted.
+  uint32_t max_len = 512;
   // text: one record per line; jsonl: annotated text; auto: per file, JSONL when its first
   // non-blank line starts with '{'.
   sample::RecordFormat format = sample::RecordFormat::auto_detect;
@@ -45,8 +47,16 @@ struct PrepareOptions : RunOptions {
 // Error past options.max_errors, on an unreadable input, or a corrupt compressed stream (no output
 // is left then). Statistics: lines, empty_lines, records, annotated_records, bad_records,
 // empty_records (no tokens), split_lines, sequences, tokens (stored, with bos/eos), text_tokens,
-// unk_tokens, unk_per_million (of text_tokens), spans, languages, sequences.LANG per language.
+// unk_tokens, unk_per_million (of text_tokens), spans, languages, sequences.LANG per language,
+// records.KIND per generator, records_too_long.KIND and longest_dropped_tokens when structured
+// records did not fit (with one warning line saying how many and the longest).
 Stats run_prepare(const PrepareOptions& options);
+
+// Whether a record of this kind is kept whole or not at all: its objective reads whole spans (KMLM's
+// triples and their masks, the entities and relations of a reasoning cycle, EntityCS's code-switched
+// entities), so a piece of it cut off could hold a relation without its entities, or nothing to
+// predict. Plain text and generic annotated text are split.
+bool kept_whole(SequenceKind kind);
 
 // The building blocks, shared with tests and later data tools.
 
@@ -74,12 +84,13 @@ class SequenceBuilder {
   SequenceBuilder(const tok::Tokenizer& tokenizer, uint32_t max_len);
 
   struct Result {
-    size_t sequences = 0;  // 0 when the text has no tokens
+    size_t sequences = 0;  // 0 when the text has no tokens or was too long to keep whole
     size_t text_tokens = 0;
     size_t unk_tokens = 0;
+    bool too_long = false;  // a kept_whole record longer than max_len: nothing appended
   };
   // Appends the sequences of text to out: bos, tokens, eos, split at word starts when longer than
-  // max_len. A token belongs to a span when their byte ranges overlap (a token of no bytes: when
+  // max_len (a kept_whole kind: nothing appended, too_long set). A token belongs to a span when their byte ranges overlap (a token of no bytes: when
   // its position is inside the span); its span index is the first such span's index in `spans`.
   // The spans must have passed check_spans.
   Result build(std::string_view text, std::span<const RecordSpan> spans, std::string_view lang, SequenceKind kind,

@@ -17,7 +17,24 @@ prepare --max-len 64 -o "$tmp/entitycs.h5" "$tmp/ecs.jsonl"
 # Reasoning samples must not be cut (a cut cycle loses its sentences): 512 holds the longest.
 prepare --max-len 512 -o "$tmp/reasoning.h5" "$tmp/reason/en.jsonl"
 prepare --max-len 64 -o "$tmp/kmlm.h5" "$tmp/k-cs.jsonl" "$tmp/k-par.jsonl"
-prepare --max-len 128 -o "$tmp/mixed.h5" "$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" \
+# A structured record longer than --max-len is dropped whole, never cut into pieces that could hold a
+# relation without its entities or nothing to predict; plain text is still split.
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 170 -o "$tmp/reason170.h5" --stats "$tmp/reason170.json" \
+  "$tmp/reason/en.jsonl" "en=$fixtures/tokenizer/botchan.txt" 2> "$tmp/reason170.err"
+python3 - "$tmp/reason170.json" "$tmp/reason170.err" <<'PY' || fail "structured records are dropped whole"
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+cycles = s.get("records.reasoning-3", 0) + s.get("records.reasoning-4", 0)
+dropped = s.get("records_too_long.reasoning-3", 0) + s.get("records_too_long.reasoning-4", 0)
+assert dropped > 0 and s["longest_dropped_tokens"] > 170, s
+assert s["sequences"] == s["records"] - dropped, s  # one sequence per kept cycle and line
+err = open(sys.argv[2]).read()
+assert re.search(r"%d structured record\(s\) longer than --max-len 170 tokens dropped whole, never split \(.*reasoning-4 \d+.*the longest: %d tokens" % (dropped, s["longest_dropped_tokens"]), err), err
+PY
+"$bin/pretrain" masks --data "$tmp/reason170.h5" -n 5000 --seed 3 -o - -q | $check masks ||
+  fail "pretrain masks rules (reasoning at --max-len 170)"
+ok "structured records longer than --max-len are dropped whole and counted; the rest keep their rules"
+prepare --max-len 256 -o "$tmp/mixed.h5" "$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" \
   "$tmp/ecs.jsonl" "en=$fixtures/tokenizer/botchan.txt"
 
 # Rates, in C++ (1M+ decisions per rate take seconds there, gigabytes as JSON).
