@@ -48,6 +48,24 @@ langs=en,fr,es,ru,vi,ko,tr
 $check render "$tmp/template.jsonl" "$tmp/kmlm" "$tmp/linear.jsonl" "$tmp/subgraphs.jsonl"
 [ "$(stat_of "$tmp/tpl.json" template_fallbacks)" = 0 ] || fail "the X-FACTR templates cover the dev KG's relations"
 ok "rendered $(stat_of "$tmp/tpl.json" statements_rendered) statements from templates in 7 languages"
+# A broken template line costs its relation in its language only: a warning with its place, the
+# relation's statements fall back (template) or are left out (pairs), the run goes on.
+mkdir -p "$tmp/broken-tpl"
+cp "$fx/xfactr/templates/en.jsonl" "$tmp/broken-tpl/"
+sed '1s/"template": "\[X\]/"template": "[X/' "$fx/xfactr/templates/fr.jsonl" > "$tmp/broken-tpl/fr.jsonl"
+for mode in template pairs; do
+  "$bin/verbalize" render --kg "$tmp/kg.h5" --mode $mode --templates "$tmp/broken-tpl" --langs en,fr \
+    -o "$tmp/broken-$mode.jsonl" --stats "$tmp/broken-$mode.json" "$tmp/subgraphs.jsonl" 2> "$tmp/broken.err" ||
+    fail "render --mode $mode: a broken template stopped the run"
+  grep -q "fr.jsonl:1: template of P19: unbalanced '\\['.*P19 is not rendered by template in fr" "$tmp/broken.err" ||
+    fail "render --mode $mode: the broken template is not reported: $(cat "$tmp/broken.err")"
+  [ "$(stat_of "$tmp/broken-$mode.json" templates_skipped.fr)" = 1 ] || fail "templates_skipped.fr ($mode)"
+  [ "$(stat_of "$tmp/broken-$mode.json" records.en)" -gt 0 ] || fail "render --mode $mode: English should be rendered"
+done
+# (pairs need relation labels in the language, and the dev KG has English ones only)
+[ "$(stat_of "$tmp/broken-template.json" records.fr)" -gt 0 ] || fail "render --mode template: French should be rendered"
+[ "$(stat_of "$tmp/broken-template.json" template_fallbacks)" -gt 0 ] || fail "fr P19 should fall back to the kmlm form"
+ok "a broken template line costs its relation in its language (template and pairs modes)"
 
 # 5. Bad input: a broken document line and a broken subgraph line are reported with file:line and
 #    skipped; a malformed co-occurrence table and a missing KG stop with exit 1; usage errors exit 2.
