@@ -5,6 +5,7 @@
 #include "core/cli.hpp"
 #include "core/comma_list.hpp"
 #include "core/error.hpp"
+#include "gen/languages.hpp"
 #include "probe/probe.hpp"
 #include "probe/probe_facts.hpp"
 
@@ -31,7 +32,7 @@ int probe_main(int argc, char** argv) {
       ("kg", po::value(&o.kg), "KG store: labels in every language, aliases, genders (P21), classes (P31), other objects")
       ("inflections", po::value(&o.inflections),
        "UniMorph noun tables (DIR/rus, DIR/ell, DIR/tur, ...): case-marked slots ([Y.Gen]) take the label's form")
-      ("langs", po::value(&langs), "languages, comma-separated (default: en)")
+      ("langs", po::value(&langs), "languages, comma-separated, or 'xlmr' (default: en)")
       ("lang", po::value(&lang_alias), "the same as --langs (its former name)")
       ("relations", po::value(&relations), "relations to probe, e.g. P19,P36 (default: every fact file)")
       ("max-facts", po::value(&o.max_facts)->default_value(0), "facts per relation (0: all; from --kg a seeded sample)")
@@ -56,7 +57,7 @@ int probe_main(int argc, char** argv) {
     if (!langs.empty()) throw UsageError("--lang is --langs: give one of them");
     langs = lang_alias;
   }
-  o.langs = comma_list_option(langs.empty() ? "en" : langs, "--langs");
+  o.langs = gen::parse_language_list(langs.empty() ? "en" : langs);
   o.methods.clear();
   for (const std::string& m : comma_list_option(methods, "--method"))
     o.methods.push_back(probe::parse_decode_method(m));

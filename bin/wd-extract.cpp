@@ -3,7 +3,7 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
-#include "gen/language_codes.hpp"
+#include "gen/languages.hpp"
 #include "kg/wd_extract.hpp"
 
 using namespace kglm;
@@ -53,7 +53,7 @@ int extract_main(int argc, char** argv) {
   kg::ExtractOptions o;
   // clang-format off
   cli.add()
-      ("langs", po::value(&langs)->default_value(kDefaultLangs), "languages of labels/descriptions/aliases, or 'all'")
+      ("langs", po::value(&langs)->default_value(kDefaultLangs), "languages of labels/descriptions/aliases, comma-separated, or 'xlmr' or 'all'")
       ("sites", po::value(&sites)->default_value("enwiki"), "sitelink sites kept, or 'all'")
       ("entities", po::value(&entities), "keep only the items listed in FILE (one Q id per line)")
       ("relations", po::value(&relations), "keep only the properties and claims listed in FILE (one P id per line)")
@@ -69,8 +69,10 @@ int extract_main(int argc, char** argv) {
   require_file_output(cli);
   cli.require_inputs();
   const CommonOptions& common = cli.common();
-  fill_set(langs, o.parse.all_langs, o.parse.langs);
-  gen::validate_language_codes(std::vector<std::string>(o.parse.langs.begin(), o.parse.langs.end()), "--langs");
+  // --langs as every tool reads it (a list, or 'xlmr'), plus 'all'.
+  o.parse.all_langs = langs == "all";
+  if (!o.parse.all_langs)
+    for (const std::string& lang : gen::parse_language_list(langs)) o.parse.langs.insert(lang);
   fill_set(sites, o.parse.all_sites, o.parse.sites);
   std::unordered_set<uint64_t> entity_ids, relation_ids;
   if (!entities.empty()) {

@@ -123,13 +123,13 @@ for seed in $seeds; do
       --out "$out/model-$arm-$seed" --stats "$out/pretrain-$arm-$seed.json" "${q[@]}"
     stage "probing arm ($arm), seed $seed on $probed and the control $control in $langs"
     "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
-      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" --max-facts "$facts" \
+      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --langs "$langs" --relations "$probed,$control" --max-facts "$facts" \
       --method "$methods" -o "$out/probe-$arm-$seed" --predictions "$out/probe-$arm-$seed.jsonl" \
       --stats "$out/probe-$arm-$seed.stats.json" "${q[@]}"
     # Again without the short lower-case aliases (language codes such as "de", "en", which a
     # model says as words): what is left is what the model says about the entity.
     "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
-      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --lang "$langs" --relations "$probed,$control" --max-facts "$facts" \
+      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --langs "$langs" --relations "$probed,$control" --max-facts "$facts" \
       --method "$methods" --skip-short-aliases -o "$out/strict-$arm-$seed" --predictions "$out/strict-$arm-$seed.jsonl" \
       "${q[@]}"
   done

@@ -1,5 +1,9 @@
 #include "gen/entity_gender.hpp"
 
+#include <algorithm>
+
+#include "core/log.hpp"
+
 namespace kglm::gen {
 
 EntityGenders::EntityGenders(const kg::FactStore& facts, const FactText& text)
@@ -26,9 +30,13 @@ TemplateEntities::TemplateEntities(const kg::KgStore& store, const kg::FactStore
     : facts_(facts),
       text_(text),
       genders_(facts, text),
-      english_(store, {"en"}, false),
+      english_(store.terms("labels", "en")),
       instance_of_(text.relation_row("P31")),
-      sex_or_gender_(text.relation_row("P21")) {}
+      sex_or_gender_(text.relation_row("P21")) {
+  if (english_.entity.empty())
+    log_warning("the KG store has no English labels: the classes (P31) that X-FACTR's template rules read "
+                "(country, city, business, ...) are unknown; extract it with en among --langs");
+}
 
 TemplateEntity TemplateEntities::of(uint32_t row, std::string label) const {
   TemplateEntity e;
@@ -40,9 +48,10 @@ TemplateEntity TemplateEntities::of(uint32_t row, std::string label) const {
     if (f.relation != instance_of_) continue;
     const uint32_t cls = facts_.object(f);
     if (text_.entity_id(cls) == "Q5") e.human = true;
-    if (auto name = english_.label(0, cls)) {
+    const auto it = std::lower_bound(english_.entity.begin(), english_.entity.end(), cls);
+    if (it != english_.entity.end() && *it == cls) {
       if (!e.classes.empty()) e.classes += ",";
-      e.classes += *name;
+      e.classes += english_.text[static_cast<size_t>(it - english_.entity.begin())];
     }
   }
   return e;

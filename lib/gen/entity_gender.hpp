@@ -8,7 +8,6 @@
 #include <string>
 
 #include "gen/fact_text.hpp"
-#include "gen/labels.hpp"
 #include "gen/relation_templates.hpp"
 #include "gen/template_languages.hpp"
 #include "kg/facts.hpp"
@@ -32,7 +31,8 @@ class EntityGenders {
 
 class TemplateEntities {
  public:
-  // All three must outlive this object. English labels are loaded here for the classes.
+  // All three must outlive this object. English labels are loaded here for the classes (a warning
+  // when the store has none: X-FACTR's class rules then never apply).
   TemplateEntities(const kg::KgStore& store, const kg::FactStore& facts, const FactText& text);
 
   // Item row's gender, classes and humanness, with label as its text.
@@ -43,7 +43,7 @@ class TemplateEntities {
   const kg::FactStore& facts_;
   const FactText& text_;
   EntityGenders genders_;
-  LabelIndex english_;
+  kg::TermTable english_;  // the classes' names
   int64_t instance_of_ = -1;    // P31
   int64_t sex_or_gender_ = -1;  // P21: only people have it
 };

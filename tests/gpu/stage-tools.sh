@@ -106,7 +106,7 @@ finetune_group() {
 probe_group() {
   local w=$WORK
   local p=(--model "$reference" --facts "$fixtures/xfactr/facts" --templates "$fixtures/xfactr/templates"
-    --aliases "$fixtures/xfactr/alias" --lang en --relations P19,P36,P27,P103 --max-facts 60
+    --aliases "$fixtures/xfactr/alias" --langs en --relations P19,P36,P27,P103 --max-facts 60
     --method independent,order,confidence -q)
   cpu probe "$bin/probe" "${p[@]}" -o "$w/cpu" --predictions "$w/cpu.jsonl" || return
   on_device probe-cuda "$bin/probe" "${p[@]}" --device cuda -o "$w/cuda" --predictions "$w/cuda.jsonl"
