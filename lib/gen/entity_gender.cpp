@@ -34,8 +34,9 @@ TemplateEntities::TemplateEntities(const kg::KgStore& store, const kg::FactStore
       instance_of_(text.relation_row("P31")),
       sex_or_gender_(text.relation_row("P21")) {
   if (english_.entity.empty())
-    log_warning("the KG store has no English labels: the classes (P31) that X-FACTR's template rules read "
-                "(country, city, business, ...) are unknown; extract it with en among --langs");
+    log_warning(
+        "the KG store has no English labels: the classes (P31) that X-FACTR's template rules read "
+        "(country, city, business, ...) are unknown; extract it with en among --langs");
 }
 
 TemplateEntity TemplateEntities::of(uint32_t row, std::string label) const {

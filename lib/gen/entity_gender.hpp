@@ -43,7 +43,7 @@ class TemplateEntities {
   const kg::FactStore& facts_;
   const FactText& text_;
   EntityGenders genders_;
-  kg::TermTable english_;  // the classes' names
+  kg::TermTable english_;       // the classes' names
   int64_t instance_of_ = -1;    // P31
   int64_t sex_or_gender_ = -1;  // P21: only people have it
 };

@@ -166,7 +166,8 @@ TemplateElement parse_human_choice(std::string_view content) {
   for (std::string_view field : split(content, ';')) {
     field = trim(field);
     const size_t colon = field.find(':');
-    if (colon == std::string_view::npos) throw Error("no \"human:\" or \"non-human:\" in [" + std::string(content) + "]");
+    if (colon == std::string_view::npos)
+      throw Error("no \"human:\" or \"non-human:\" in [" + std::string(content) + "]");
     const std::string_view key = trim(field.substr(0, colon));
     TemplateElement::Alternative a;
     a.form = std::string(trim(field.substr(colon + 1)));
@@ -184,7 +185,8 @@ TemplateElement parse_human_choice(std::string_view content) {
 // "PREPLOC;Y", "ART;X-Gender", "DEF.Gen;X", "DEF;Y.Fem".
 TemplateElement parse_function_word(std::string_view content) {
   const size_t semicolon = content.rfind(';');
-  if (semicolon == 0 || semicolon == std::string_view::npos) throw Error("unknown markup [" + std::string(content) + "]");
+  if (semicolon == 0 || semicolon == std::string_view::npos)
+    throw Error("unknown markup [" + std::string(content) + "]");
   TemplateElement word;
   word.kind = TemplateElement::Kind::function_word;
   std::string_view word_class = content.substr(0, semicolon);

@@ -46,17 +46,17 @@ struct TemplateElement {
   // A form of a choice and the agreement it is for (unknown / 0: any).
   struct Alternative {
     Gender gender = Gender::unknown;
-    int number = 0;     // 1 singular, 2 plural
-    int human = 0;      // 1 human, 2 not human
+    int number = 0;  // 1 singular, 2 plural
+    int human = 0;   // 1 human, 2 not human
     std::string form;
 
     bool operator==(const Alternative&) const = default;
   };
   Kind kind = Kind::text;
-  Entity entity = Entity::subject;  // slot, choice, function_word: the entity concerned
-  std::string text;                 // text: the literal; function_word: its class ("PREPLOC")
-  std::string slot_case;            // slot: the case asked for, upper case ("GEN", "IN+ESS"), "" for none;
-                                    // function_word: the case fixed by the markup ("GEN" of [DEF.Gen;X])
+  Entity entity = Entity::subject;        // slot, choice, function_word: the entity concerned
+  std::string text;                       // text: the literal; function_word: its class ("PREPLOC")
+  std::string slot_case;                  // slot: the case asked for, upper case ("GEN", "IN+ESS"), "" for none;
+                                          // function_word: the case fixed by the markup ("GEN" of [DEF.Gen;X])
   Gender fixed_gender = Gender::unknown;  // slot [X.Masc.Nom], function_word [DEF;Y.Fem]
   bool copula = false;                    // slot [Y;be]
   std::vector<Alternative> alternatives;  // choice: the first is the default (masculine in X-FACTR's files)

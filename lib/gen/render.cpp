@@ -10,14 +10,14 @@
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "gen/annotated_text.hpp"
 #include "gen/entity_gender.hpp"
 #include "gen/fact_text.hpp"
+#include "gen/inflection_tables.hpp"
 #include "gen/labels.hpp"
 #include "gen/record_writer.hpp"
-#include "core/log.hpp"
-#include "gen/inflection_tables.hpp"
 #include "gen/relation_templates.hpp"
 #include "gen/template_realizer.hpp"
 #include "kg/facts.hpp"
@@ -256,8 +256,8 @@ class Renderer {
     realize.inflections = &inflections_;
     TemplateGaps gaps;
     const std::string& lang_code = labels_.languages()[lang];
-    for (const TemplatePiece& piece : resolve_template(*tpl, lang_code, entities_.of(subject, std::string(subject_label)),
-                                                       object_entity, realize, &gaps)) {
+    for (const TemplatePiece& piece : resolve_template(
+             *tpl, lang_code, entities_.of(subject, std::string(subject_label)), object_entity, realize, &gaps)) {
       if (piece.kind == TemplatePiece::Kind::subject)
         t.append_span(piece.text, "entity", subject_id);
       else if (piece.kind == TemplatePiece::Kind::object && item)

@@ -61,12 +61,12 @@ Gender french_gender(std::string_view label) {
                         "ente", "inte", "onte", "alle", "elle", "ille", "olle", "appe", "ampe", "ombe", "igue"}))
     return Gender::feminine;
   if (ends_with_any(w, {"aume", "isme", "ours", "euil", "ueil"})) return Gender::masculine;
-  if (ends_with_any(w, {"aie", "oue", "eue", "ace", "ece", "ice", "une", "ine", "ade", "ase", "ese", "ise", "yse",
-                        "ose", "use", "ave", "eve", "ive", "ete", "ête"}))
+  if (ends_with_any(w, {"aie", "oue", "eue", "ace", "ece", "ice", "une", "ine", "ade", "ase",
+                        "ese", "ise", "yse", "ose", "use", "ave", "eve", "ive", "ete", "ête"}))
     return Gender::feminine;
-  if (ends_with_any(w, {"and", "ant", "ent", "int", "ond", "ont", "eau", "aud", "aut", "ais", "ait", "out", "oux",
-                        "age", "ege", "ème", "ome", "est", "eul", "all", "air", "erf", "ert", "arc", "ars", "art",
-                        "our", "ord", "ors", "ort", "oir", "eur", "ail", "eil", "ing"}))
+  if (ends_with_any(w, {"and", "ant", "ent", "int", "ond", "ont", "eau", "aud", "aut", "ais", "ait", "out",
+                        "oux", "age", "ege", "ème", "ome", "est", "eul", "all", "air", "erf", "ert", "arc",
+                        "ars", "art", "our", "ord", "ors", "ort", "oir", "eur", "ail", "eil", "ing"}))
     return Gender::masculine;
   if (ends_with_any(w, {"te", "ée", "ie", "ue"})) return Gender::feminine;
   return Gender::masculine;
@@ -299,7 +299,8 @@ Agreement agreement(std::string_view lang, const TemplateEntity& e) {
     a.gender = e.gender;
     if (a.gender == Gender::unknown && lang == "ru") a.gender = russian_gender(e.label);
     const bool neutral = a.gender == Gender::unknown || (lang == "ru" && a.gender == Gender::neuter);
-    if (neutral && (lang == "ru" || lang == "he" || lang == "mr") && has_class(e, "human")) a.gender = Gender::masculine;
+    if (neutral && (lang == "ru" || lang == "he" || lang == "mr") && has_class(e, "human"))
+      a.gender = Gender::masculine;
   }
   a.human = e.human;
   return a;
@@ -318,9 +319,8 @@ std::string_view function_word_class_words(std::string_view lang, std::string_vi
     std::string_view lang, word_class, words;
   };
   static constexpr ClassWords kWords[] = {
-      {"fr", "PREPLOC", "à au aux en dans"}, {"fr", "PREPDEF", "de du des d'"},
-      {"fr", "PREPDEF-à", "à au aux"},       {"fr", "ARTIND", "un une des"},
-      {"fr", "ARTDEF", "le la les l'"},      {"es", "ART", "un una unos unas"},
+      {"fr", "PREPLOC", "à au aux en dans"}, {"fr", "PREPDEF", "de du des d'"}, {"fr", "PREPDEF-à", "à au aux"},
+      {"fr", "ARTIND", "un une des"},        {"fr", "ARTDEF", "le la les l'"},  {"es", "ART", "un una unos unas"},
       {"es", "DEF", "el la los las"},
   };
   for (const ClassWords& w : kWords)
@@ -333,8 +333,8 @@ bool keeps_label_plain(std::string_view lang, std::string_view label) {
   if (lang == "tr") return false;  // X-FACTR inflects every Turkish label (lower-cased, capitals put back)
   if (has_latin_letter(label) || all_capitals(label)) return true;
   // Greek: a final consonant marks a foreign name (X-FACTR's list of consonants).
-  return lang == "el" && is_one_of(last_char(label), {"β", "γ", "δ", "ζ", "κ", "λ", "μ", "ν", "ξ", "π", "ρ", "τ",
-                                                       "φ", "χ", "ψ"});
+  return lang == "el" &&
+         is_one_of(last_char(label), {"β", "γ", "δ", "ζ", "κ", "λ", "μ", "ν", "ξ", "π", "ρ", "τ", "φ", "χ", "ψ"});
 }
 
 std::optional<std::string> inflect_by_rule(std::string_view lang, std::string_view label, const TemplateElement& slot,

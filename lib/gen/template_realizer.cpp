@@ -112,8 +112,10 @@ std::string choose(const TemplateElement& choice, const Agreement& a, bool probe
   if (probe) return first->form;
   if (const Alternative* alt = find([](const Alternative& x) { return x.number != 2 && x.gender == Gender::unknown; }))
     return alt->form;
-  const Alternative* masculine = find([](const Alternative& x) { return x.number != 2 && x.gender == Gender::masculine; });
-  const Alternative* feminine = find([](const Alternative& x) { return x.number != 2 && x.gender == Gender::feminine; });
+  const Alternative* masculine =
+      find([](const Alternative& x) { return x.number != 2 && x.gender == Gender::masculine; });
+  const Alternative* feminine =
+      find([](const Alternative& x) { return x.number != 2 && x.gender == Gender::feminine; });
   if (masculine == nullptr || feminine == nullptr || masculine->form == feminine->form) return first->form;
   if (feminine->form.starts_with(masculine->form))
     return masculine->form + "(" + feminine->form.substr(masculine->form.size()) + ")";
@@ -204,8 +206,9 @@ std::vector<TemplatePiece> resolve_template(const ParsedTemplate& parsed, std::s
         break;
       case TemplateElement::Kind::slot:
         glue = false;
-        pieces.push_back({element.entity == Entity::subject ? TemplatePiece::Kind::subject : TemplatePiece::Kind::object,
-                          realize_label(element, lang, *entities[e], agreements[e], options, gaps)});
+        pieces.push_back(
+            {element.entity == Entity::subject ? TemplatePiece::Kind::subject : TemplatePiece::Kind::object,
+             realize_label(element, lang, *entities[e], agreements[e], options, gaps)});
         break;
       case TemplateElement::Kind::choice:
         append_text(choose(element, agreements[e], options.probe));

@@ -16,8 +16,8 @@
 #include "core/stats.hpp"
 #include "gen/entity_gender.hpp"
 #include "gen/fact_text.hpp"
-#include "gen/labels.hpp"
 #include "gen/inflection_tables.hpp"
+#include "gen/labels.hpp"
 #include "gen/relation_templates.hpp"
 #include "gen/template_realizer.hpp"
 #include "kg/facts.hpp"
@@ -79,7 +79,8 @@ class Prober {
       throw Error(location(o.templates) + "no templates for the --langs languages (<lang>.jsonl)");
     // A template that cannot be realised costs its relation in its language, nothing else.
     for (const gen::SkippedTemplate& s : templates_.skipped()) {
-      log_warning(s.origin + ": " + s.reason + (s.relation.empty() ? "" : "; " + s.relation + " is not probed in " + s.lang));
+      log_warning(s.origin + ": " + s.reason +
+                  (s.relation.empty() ? "" : "; " + s.relation + " is not probed in " + s.lang));
       stats_.add("templates_skipped." + s.lang);
     }
     for (const std::string& repair : templates_.repaired()) log_warning(repair);
@@ -398,9 +399,9 @@ class Prober {
            std::to_string(q.fact->relation) + "\", \"sub_uri\": " + json_string(q.fact->subject) +
            ", \"obj_uri\": " + json_string(q.fact->object) + ", \"sub_label\": " + json_string(q.subject_label) +
            ", \"obj_label\": " + json_string(q.object_label) + ", \"gold\": " + json_string(q.gold) +
-           ", \"sentence\": " + json_string(sentence) +
-           ", \"gold_tokens\": " + std::to_string(q.gold_tokens) + ", \"num_mask\": " + std::to_string(c.masks) +
-           ", \"prediction\": " + json_string(prediction) + ", \"tokens\": [";
+           ", \"sentence\": " + json_string(sentence) + ", \"gold_tokens\": " + std::to_string(q.gold_tokens) +
+           ", \"num_mask\": " + std::to_string(c.masks) + ", \"prediction\": " + json_string(prediction) +
+           ", \"tokens\": [";
     for (size_t k = 0; k < c.tokens.size(); ++k) {
       if (k) out += ", ";
       const int32_t t = c.tokens[k];

@@ -235,7 +235,7 @@ struct PreparedBatch {
   Counts counts{};
   std::array<uint64_t, kSequenceKindCount> kinds{};     // records per SequenceKind
   std::array<uint64_t, kSequenceKindCount> too_long{};  // kept_whole records dropped for their length
-  uint64_t longest_dropped = 0;                          // tokens, bos and eos included
+  uint64_t longest_dropped = 0;                         // tokens, bos and eos included
 };
 
 // One worker's parser and scratch buffers.
@@ -310,9 +310,9 @@ class Preparer {
       }
     if (dropped > 0) {
       stats.set("longest_dropped_tokens", static_cast<int64_t>(longest_dropped_));
-      log_warning(std::to_string(dropped) + " structured record(s) longer than --max-len " + std::to_string(o_.max_len) +
-                  " tokens dropped whole, never split (" + kinds + "; the longest: " +
-                  std::to_string(longest_dropped_) + " tokens with bos and eos)");
+      log_warning(std::to_string(dropped) + " structured record(s) longer than --max-len " +
+                  std::to_string(o_.max_len) + " tokens dropped whole, never split (" + kinds +
+                  "; the longest: " + std::to_string(longest_dropped_) + " tokens with bos and eos)");
     }
     stats.set("bad_records", static_cast<int64_t>(errors_.count()));
     stats.set("sequences", static_cast<int64_t>(writer_.sequences()));

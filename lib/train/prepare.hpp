@@ -28,7 +28,7 @@ struct PrepareOptions : RunOptions {
   // gzip, bzip2, zstd or plain), output (the .h5 file; not '-'), threads, batch_bytes (input per
   // worker task), max_errors (bad records tolerated), seed (recorded in the provenance only),
   // quiet (no progress bar), command_line (provenance).
-  std::string tokenizer;   // a SentencePiece .model, a WordPiece vocab.txt or an HF model directory
+  std::string tokenizer;  // a SentencePiece .model, a WordPiece vocab.txt or an HF model directory
   // Tokens per sequence, bos and eos included (>= 3). Longer plain text and generic annotated text are
   // split at word starts; a longer structured record (kept_whole) is dropped whole and counted.
   uint32_t max_len = 512;
@@ -90,9 +90,9 @@ class SequenceBuilder {
     bool too_long = false;  // a kept_whole record longer than max_len: nothing appended
   };
   // Appends the sequences of text to out: bos, tokens, eos, split at word starts when longer than
-  // max_len (a kept_whole kind: nothing appended, too_long set). A token belongs to a span when their byte ranges overlap (a token of no bytes: when
-  // its position is inside the span); its span index is the first such span's index in `spans`.
-  // The spans must have passed check_spans.
+  // max_len (a kept_whole kind: nothing appended, too_long set). A token belongs to a span when their byte ranges
+  // overlap (a token of no bytes: when its position is inside the span); its span index is the first such span's index
+  // in `spans`. The spans must have passed check_spans.
   Result build(std::string_view text, std::span<const RecordSpan> spans, std::string_view lang, SequenceKind kind,
                uint64_t line, uint16_t input, SequenceBatch& out);
 

@@ -213,14 +213,12 @@ all=$x/templates-all
 langs12=bn,el,en,es,fr,he,ko,mr,ru,tr,vi,yo
 "$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kg12.h5" --langs $langs12 -q
 # A tokenizer for all twelve scripts (the fixture's is English): SentencePiece trained on the KG's labels.
-python3 - "$fx/xfactr-kg-dev.json.gz" > "$tmp/labels.txt" <<'PY'
-import gzip, json, sys
+PYTHONPATH=$src/tests/cli python3 - "$fx/xfactr-kg-dev.json.gz" > "$tmp/labels.txt" <<'PY'
+import sys, wikidata_dump
 langs = "bn el en es fr he ko mr ru tr vi yo".split()
-for line in gzip.open(sys.argv[1], "rt", encoding="utf-8"):
-    line = line.strip().rstrip(",")
-    if line.startswith("{"):
-        labels = json.loads(line).get("labels", {})
-        print("\n".join(labels[l]["value"] for l in langs if l in labels))
+for e in wikidata_dump.items(sys.argv[1]):
+    labels = e.get("labels", {})
+    print("\n".join(labels[l]["value"] for l in langs if l in labels))
 PY
 spm_train --input "$tmp/labels.txt" --model_prefix "$tmp/multi" --vocab_size 4000 --byte_fallback \
   --character_coverage 1.0 --minloglevel 2 > /dev/null 2>&1 || fail "spm_train"

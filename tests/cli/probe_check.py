@@ -10,11 +10,12 @@ no unknown piece in either label; a non-empty answer), each fact's accepted answ
 aliases of every object of the subject and relation, in the fact files or the dump) and the
 answer's token count, then checks every prediction's verdict, the single/multi split and the
 per-relation and macro scores of RESULTS.json against its own."""
-import gzip
 import json
 import os
 import subprocess
 import sys
+
+import wikidata_dump
 
 
 def fold(text):
@@ -37,27 +38,20 @@ def main():
         facts[rel] = rows[:max_facts] if max_facts else rows
 
     labels, aliases = {}, {}
-    with gzip.open(dump, "rt", encoding="utf-8") as f:
-        for line in f:
-            line = line.strip().rstrip(",")
-            if not line.startswith("{"):
-                continue
-            e = json.loads(line)
-            if e.get("type") != "item":
-                continue
-            qid = e["id"]
-            for lang in langs:
-                if lang in e.get("labels", {}):
-                    labels[(qid, lang)] = e["labels"][lang]["value"]
-                for a in e.get("aliases", {}).get(lang, []):
-                    aliases.setdefault((qid, lang), []).append(a["value"])
-            for rel in relations:
-                for c in e.get("claims", {}).get(rel, []):
-                    if c.get("rank") == "deprecated":
-                        continue
-                    v = c.get("mainsnak", {}).get("datavalue", {}).get("value", {})
-                    if isinstance(v, dict) and "id" in v:
-                        objects.setdefault((qid, rel), []).append(v["id"])
+    for e in wikidata_dump.items(dump):
+        qid = e["id"]
+        for lang in langs:
+            if lang in e.get("labels", {}):
+                labels[(qid, lang)] = e["labels"][lang]["value"]
+            for a in e.get("aliases", {}).get(lang, []):
+                aliases.setdefault((qid, lang), []).append(a["value"])
+        for rel in relations:
+            for c in e.get("claims", {}).get(rel, []):
+                if c.get("rank") == "deprecated":
+                    continue
+                v = c.get("mainsnak", {}).get("datavalue", {}).get("value", {})
+                if isinstance(v, dict) and "id" in v:
+                    objects.setdefault((qid, rel), []).append(v["id"])
     alias_files = {}
     for lang in langs:
         path = os.path.join(alias_dir, lang + ".txt")

@@ -12,11 +12,12 @@ template also writes just before it (fr P31 "est un [ARTIND;Y]", P159 "est en [P
 that word; the Russian/Greek rules are not needed here; an elided "l'" is written against its word;
 a Greek article the table lacks (PREPDEF in the nominative) is left out. Greek slots are not inflected
 (no tables in this run), as probe without --inflections."""
-import gzip
 import json
 import os
 import re
 import sys
+
+import wikidata_dump
 
 MASK = "<mask>"
 
@@ -74,32 +75,22 @@ def el_gender_by_ending(w):
 
 
 class Entities:
-    def __init__(self, dump, langs):
-        self.labels, self.gender, self.classes, english = {}, {}, {}, {}
+    def __init__(self, dump):
+        self.gender, self.classes, english = {}, {}, {}
         p31 = {}
-        with gzip.open(dump, "rt", encoding="utf-8") as f:
-            for line in f:
-                line = line.strip().rstrip(",")
-                if not line.startswith("{"):
-                    continue
-                e = json.loads(line)
-                if e.get("type") != "item":
-                    continue
-                qid = e["id"]
-                labels = e.get("labels", {})
-                if "en" in labels:
-                    english[qid] = labels["en"]["value"]
-                for lang in langs:
-                    if lang in labels:
-                        self.labels[(qid, lang)] = labels[lang]["value"]
-                claims = e.get("claims", {})
-                for c in claims.get("P21", []):
-                    v = c.get("mainsnak", {}).get("datavalue", {}).get("value", {}).get("id")
-                    self.gender[qid] = {"Q6581097": "MASC", "Q6581072": "FEM"}.get(v, "NEUT")
-                ids = [c["mainsnak"]["datavalue"]["value"]["id"] for c in claims.get("P31", [])
-                       if c.get("mainsnak", {}).get("datavalue")]
-                if ids:
-                    p31[qid] = ids
+        for e in wikidata_dump.items(dump):
+            qid = e["id"]
+            labels = e.get("labels", {})
+            if "en" in labels:
+                english[qid] = labels["en"]["value"]
+            claims = e.get("claims", {})
+            for c in claims.get("P21", []):
+                v = c.get("mainsnak", {}).get("datavalue", {}).get("value", {}).get("id")
+                self.gender[qid] = {"Q6581097": "MASC", "Q6581072": "FEM"}.get(v, "NEUT")
+            ids = [c["mainsnak"]["datavalue"]["value"]["id"] for c in claims.get("P31", [])
+                   if c.get("mainsnak", {}).get("datavalue")]
+            if ids:
+                p31[qid] = ids
         # X-FACTR's instance string: the classes' labels; "in" tests on it.
         for qid, ids in p31.items():
             names = [english[c] for c in ids if c in english]
@@ -120,11 +111,6 @@ def choice_forms(word):
         else:
             forms.append((field, []))
     return forms
-
-
-def replace_function_word(words, i, art):
-    """The word at i becomes art; the same word written by the template just before it goes."""
-    words[i] = art
 
 
 def drop_template_word(words, i, class_words):
@@ -310,7 +296,7 @@ def main():
     templates_dir, dump, predictions = sys.argv[1:4]
     rows = [json.loads(l) for l in open(predictions, encoding="utf-8")]
     langs = sorted({r["lang"] for r in rows} & {"fr", "es", "el"})
-    ents = Entities(dump, langs)
+    ents = Entities(dump)
     templates = {}
     for lang in langs:
         for line in open(os.path.join(templates_dir, lang + ".jsonl"), encoding="utf-8"):

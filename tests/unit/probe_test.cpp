@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "gen/inflection_tables.hpp"
 #include "probe/cloze_decoder.hpp"
 #include "probe/cloze_text.hpp"
 #include "probe/probe_facts.hpp"
 #include "probe/probe_scores.hpp"
-#include "gen/inflection_tables.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 
@@ -70,8 +70,8 @@ TEST(Cloze, TheAnswerIsTheObjectAsTheSlotWantsIt) {
   std::ofstream(scratch.file("rus")) << "Москва\tМоскве\tN;ESS;SG\n";
   const auto tables = kglm::gen::InflectionTables::load_dir(scratch.file(""), {"ru"});
   TemplateGaps gaps;
-  const ClozeText c = fill_cloze(parse_template("[X.Nom] живёт в [Y.Ess] ."), "ru", entity("Анна"), entity("Москва"),
-                                 &tables, &gaps);
+  const ClozeText c =
+      fill_cloze(parse_template("[X.Nom] живёт в [Y.Ess] ."), "ru", entity("Анна"), entity("Москва"), &tables, &gaps);
   EXPECT_EQ(c.prefix, "Анна живёт в");
   EXPECT_EQ(c.object, "Москве");
   EXPECT_EQ(gaps.inflected, 1);
@@ -99,8 +99,8 @@ TEST(Cloze, FunctionWordsWithoutDataAreCounted) {
       cloze("La langue officielle [PREPDEF;X] [X] est [ARTDEF;Y] [Y] .", "fr", "Canada", Gender::unknown, &gaps).prefix,
       "La langue officielle de Canada est");
   EXPECT_EQ(gaps.missing_function_words, 0);
-  EXPECT_EQ(fill_cloze(parse_template("[X] est [ARTIND;Y] [Y] de profession ."), "fr", entity("Zola", Gender::masculine),
-                       entity("romancière", Gender::feminine))
+  EXPECT_EQ(fill_cloze(parse_template("[X] est [ARTIND;Y] [Y] de profession ."), "fr",
+                       entity("Zola", Gender::masculine), entity("romancière", Gender::feminine))
                 .prefix,
             "Zola est une");
 }

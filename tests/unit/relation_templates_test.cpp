@@ -33,7 +33,8 @@ const std::vector<std::string> kFixtureLangs = {"en", "es", "fr", "ko", "ru", "t
 const std::vector<uint64_t> kFixtureRelations = {19,  20,   279, 37,  47,  138, 463, 106, 530, 27,  30, 1376,
                                                  131, 1412, 17,  276, 103, 31,  495, 159, 36,  740, 361};
 
-TemplateEntity entity(std::string label, Gender gender = Gender::unknown, std::string classes = "", bool human = false) {
+TemplateEntity entity(std::string label, Gender gender = Gender::unknown, std::string classes = "",
+                      bool human = false) {
   TemplateEntity e;
   e.label = std::move(label);
   e.gender = gender;
@@ -156,7 +157,8 @@ TEST(RelationTemplates, ToleratesStrayEmptyFields) {
 // "[βρίσκεται;X-Number=SG|βρίσκονται;X-Number=PL]": the plural form for a plural entity (X-FACTR: a
 // musical group in es and el, a label in "-ες" in el).
 TEST(RelationTemplates, NumberChoices) {
-  const char* es = "[X] está [representado;X-Gender=MASC|representada;X-Gender=FEM|representados;X-Number=PL] por [Y] .";
+  const char* es =
+      "[X] está [representado;X-Gender=MASC|representada;X-Gender=FEM|representados;X-Number=PL] por [Y] .";
   EXPECT_EQ(fill_template(parse_template(es), "es", entity("Queen", Gender::unknown, "musical group"), entity("EMI")),
             "Queen está representados por EMI.");
   EXPECT_EQ(fill_template(parse_template(es), "es", entity("Shakira", Gender::feminine), entity("Sony")),
@@ -170,8 +172,7 @@ TEST(RelationTemplates, NumberChoices) {
 // bn P31 "[X] [human: একজন ; non-human: একটি] [Y] ।": the classifier by whether X is a human.
 TEST(RelationTemplates, BengaliHumanClassifier) {
   const char* bn = "[X] [human: একজন ; non-human: একটি] [Y] ।";
-  EXPECT_EQ(fill_template(parse_template(bn), "bn", entity("রবীন্দ্রনাথ", Gender::unknown, "human", true),
-                          entity("কবি")),
+  EXPECT_EQ(fill_template(parse_template(bn), "bn", entity("রবীন্দ্রনাথ", Gender::unknown, "human", true), entity("কবি")),
             "রবীন্দ্রনাথ একজন কবি ।");
   EXPECT_EQ(fill_template(parse_template(bn), "bn", entity("ঢাকা", Gender::unknown, "city"), entity("শহর")),
             "ঢাকা একটি শহর ।");
@@ -222,10 +223,12 @@ TEST(RelationTemplates, FrenchArticlesAndContractions) {
   // A business is feminine, a language masculine whatever their endings; plural countries: "les".
   const char* p407 = "[X] a été [écrit;X-Gender=MASC|écrite;X-Gender=FEM] en [Y] .";
   EXPECT_EQ(fill_template(parse_template(p407), "fr", dior, francais), "Dior a été écrite en français.");
-  EXPECT_EQ(fill_template(parse_template(p407), "fr", entity("Le Monde"), francais), "Le Monde a été écrit en français.");
+  EXPECT_EQ(fill_template(parse_template(p407), "fr", entity("Le Monde"), francais),
+            "Le Monde a été écrit en français.");
   EXPECT_EQ(fill_template(parse_template(p407), "fr", entity("La Marseillaise"), francais),
             "La Marseillaise a été écrit en français.");  // "La" ends in "a": masculine by the ending rule
-  EXPECT_EQ(fill_template(parse_template(p47), "fr", etats, canada), "le États-Unis partage la frontière avec le Canada.");
+  EXPECT_EQ(fill_template(parse_template(p47), "fr", etats, canada),
+            "le États-Unis partage la frontière avec le Canada.");
 }
 
 TEST(RelationTemplates, SpanishArticles) {
@@ -237,7 +240,8 @@ TEST(RelationTemplates, SpanishArticles) {
             "Madrid es un ejemplo de una ciudad.");
   EXPECT_EQ(fill_template(parse_template(p31), "es", entity("Madrid"), entity("municipio")),
             "Madrid es un ejemplo de un municipio.");
-  EXPECT_EQ(fill_template(parse_template("[X] es [DEF;Y] [Y] ."), "es", entity("X"), entity("Perú", Gender::unknown, "country")),
+  EXPECT_EQ(fill_template(parse_template("[X] es [DEF;Y] [Y] ."), "es", entity("X"),
+                          entity("Perú", Gender::unknown, "country")),
             "X es la Perú.");
 }
 
@@ -246,8 +250,9 @@ TEST(RelationTemplates, SpanishArticles) {
 TEST(RelationTemplates, GreekArticlesFollowCaseGenderAndNumber) {
   const char* p19 = "[DEF;X] [X.Nom] γεννήθηκε [PREPDEF;Y] [Y.Acc] .";
   TemplateGaps gaps;
-  EXPECT_EQ(probe_fill(p19, "el", entity("Νίκος Καζαντζάκης"), entity("Ηράκλειο", Gender::unknown, "city"), nullptr, &gaps),
-            "ο Νίκος Καζαντζάκης γεννήθηκε στο Ηράκλειο .");
+  EXPECT_EQ(
+      probe_fill(p19, "el", entity("Νίκος Καζαντζάκης"), entity("Ηράκλειο", Gender::unknown, "city"), nullptr, &gaps),
+      "ο Νίκος Καζαντζάκης γεννήθηκε στο Ηράκλειο .");
   EXPECT_EQ(gaps.uninflected, 1);  // [Y.Acc] without tables
   EXPECT_EQ(fill_template(parse_template(p19), "el", entity("Μαρία Κάλλας", Gender::feminine), entity("Αθήνα")),
             "η Μαρία Κάλλας γεννήθηκε στην Αθήνα.");
@@ -256,8 +261,9 @@ TEST(RelationTemplates, GreekArticlesFollowCaseGenderAndNumber) {
             "ο Σκύλος είναι υποκατηγορία του θηλαστικό.");
   const char* p31 = "[DEF;X] [X.Nom] είναι [INDEF;Y] [Y.Acc] .";
   EXPECT_EQ(fill_template(parse_template(p31), "el", entity("Βόλος"), entity("πόλη")), "ο Βόλος είναι μία πόλη.");
-  EXPECT_EQ(fill_template(parse_template(p31), "el", entity("Beatles", Gender::unknown, "musical group"), entity("ροκ")),
-            "οι Beatles είναι ένα ροκ.");
+  EXPECT_EQ(
+      fill_template(parse_template(p31), "el", entity("Beatles", Gender::unknown, "musical group"), entity("ροκ")),
+      "οι Beatles είναι ένα ροκ.");
   EXPECT_EQ(fill_template(parse_template("[DEF.Gen;X] [X] [DEF;Y.Fem] [Y]"), "el", entity("Βόλος"), entity("Σκύλος")),
             "του Βόλος η Σκύλος");
   // No PREPDEF in the nominative: a gap, the word left out.
@@ -271,7 +277,8 @@ TEST(RelationTemplates, CasesFromTablesAndRules) {
   write_file(scratch.file("rus"),
              "Франция\tФранции\tN;GEN;SG\nФранция\tФранцию\tN;ACC;SG\nМосква\tМоскве\tN;ESS;SG\n"
              "Москва\tМосквой\tN;INS;SG\nидти\tшёл\tV;PST;SG;MASC\n");
-  write_file(scratch.file("tur"), "ankara\tankarada\tN;LOC;SG\nev\tevimde\tN;LOC;SG;PSS1S\namerika\tamerikada\tN;LOC;SG\n");
+  write_file(scratch.file("tur"),
+             "ankara\tankarada\tN;LOC;SG\nev\tevimde\tN;LOC;SG;PSS1S\namerika\tamerikada\tN;LOC;SG\n");
   auto tables = InflectionTables::load_dir(scratch.file(""), {"ru", "tr", "el"});
   EXPECT_TRUE(tables.has_language("ru"));
   EXPECT_FALSE(tables.has_language("el"));
@@ -280,8 +287,8 @@ TEST(RelationTemplates, CasesFromTablesAndRules) {
   EXPECT_EQ(tables.counts("tr").unused, 1u);  // a possessed form
   TemplateGaps gaps;
   // ru: the genitive from the table; a name with Latin letters is kept as it is (X-FACTR's rule).
-  EXPECT_EQ(probe_fill("Официальный язык [X.Gen] — [Y.Nom] .", "ru", entity("Франция"), entity("французский"),
-                       &tables, &gaps),
+  EXPECT_EQ(probe_fill("Официальный язык [X.Gen] — [Y.Nom] .", "ru", entity("Франция"), entity("французский"), &tables,
+                       &gaps),
             "Официальный язык Франции — французский .");
   EXPECT_EQ(gaps.inflected, 1);
   gaps = {};
@@ -388,7 +395,8 @@ TEST(RelationTemplates, BadLinesAreSkippedWithFileAndLine) {
     SCOPED_TRACE(bad);
     const std::string path = scratch.file("fr.jsonl");
     // The comment line counts: numbers are the file's lines.
-    write_file(path, "# templates\n" + good + "\n" + bad + "\n" + R"({"relation": "P36", "template": "[Y] : [X]"})" + "\n");
+    write_file(path,
+               "# templates\n" + good + "\n" + bad + "\n" + R"({"relation": "P36", "template": "[Y] : [X]"})" + "\n");
     RelationTemplates templates;
     templates.load_file("fr", path);
     EXPECT_EQ(templates.size(), 2u);
@@ -481,23 +489,28 @@ TEST(FixtureTemplates, EveryLineOfEveryLanguageIsRealised) {
   EXPECT_NE(templates.repaired()[0].find("he.jsonl"), std::string::npos);
   const auto facts = fixture_facts();
   ASSERT_GT(facts.size(), 200u);
-  const TemplateEntity variants[] = {entity("", Gender::unknown), entity("", Gender::masculine, "human", true),
+  const TemplateEntity variants[] = {entity("", Gender::unknown),
+                                     entity("", Gender::masculine, "human", true),
                                      entity("", Gender::feminine, "human", true),
                                      entity("", Gender::unknown, "sovereign state,country"),
-                                     entity("", Gender::unknown, "city"), entity("", Gender::unknown, "musical group")};
+                                     entity("", Gender::unknown, "city"),
+                                     entity("", Gender::unknown, "musical group")};
   std::map<std::string, int> forms;  // markup kinds realised
   int64_t sentences = 0;
   for (const std::string& lang : kAllLangs) {
-    for (uint64_t relation : {19,  20,  279, 37,  413, 166, 449, 69,  47,   138, 364,  54,  463, 101, 1923, 106,
-                              527, 102, 530, 176, 27,  407, 30,  178, 1376, 131, 1412, 108, 136, 17,  39,   264,
-                              276, 937, 140, 1303, 127, 103, 190, 1001, 31,  495, 159, 36,  740, 361}) {
+    for (uint64_t relation : {19,  20,  279, 37,   413, 166, 449, 69,   47,   138, 364,  54,  463, 101, 1923, 106,
+                              527, 102, 530, 176,  27,  407, 30,  178,  1376, 131, 1412, 108, 136, 17,  39,   264,
+                              276, 937, 140, 1303, 127, 103, 190, 1001, 31,   495, 159,  36,  740, 361}) {
       const auto* parsed = templates.find(lang, relation);
       ASSERT_NE(parsed, nullptr) << lang << " P" << relation;
       for (const auto& e : parsed->elements)
         if (e.kind != TemplateElement::Kind::text)
-          ++forms[e.kind == TemplateElement::Kind::slot ? (e.copula ? "copula" : e.slot_case.empty() ? "slot" : "case")
-                  : e.kind == TemplateElement::Kind::choice ? (e.alternatives[0].human ? "human" : "choice")
-                                                            : "function word " + e.text + (e.slot_case.empty() ? "" : "." + e.slot_case)];
+          ++forms[e.kind == TemplateElement::Kind::slot ? (e.copula              ? "copula"
+                                                           : e.slot_case.empty() ? "slot"
+                                                                                 : "case")
+                  : e.kind == TemplateElement::Kind::choice
+                      ? (e.alternatives[0].human ? "human" : "choice")
+                      : "function word " + e.text + (e.slot_case.empty() ? "" : "." + e.slot_case)];
       for (size_t f = 0; f < facts.size(); f += 7) {
         for (const bool probe : {false, true}) {
           TemplateEntity subject = variants[f % 6], object = variants[(f / 6) % 6];
@@ -549,7 +562,8 @@ TEST_F(FixtureTemplates7, EveryTemplateFillsIntoACleanSentence) {
       ASSERT_NE(parsed, nullptr);
       for (Gender subject_gender : genders)
         for (Gender object_gender : genders) {
-          const std::string s = fill_template(*parsed, lang, entity("SUBJ", subject_gender), entity("OBJ", object_gender));
+          const std::string s =
+              fill_template(*parsed, lang, entity("SUBJ", subject_gender), entity("OBJ", object_gender));
           SCOPED_TRACE(s);
           EXPECT_NE(s.find("SUBJ"), std::string::npos);
           EXPECT_NE(s.find("OBJ"), std::string::npos);
@@ -570,7 +584,8 @@ TEST_F(FixtureTemplates7, Examples) {
             "Marie Curie est née à Varsovie.");
   EXPECT_EQ(fill("fr", 1376, entity("Paris", Gender::unknown, "city"), entity("France", Gender::unknown, "country")),
             "Paris est la capitale de la France.");
-  EXPECT_EQ(fill("fr", 159, entity("Renault", Gender::unknown, "business"), entity("Boulogne-Billancourt", Gender::unknown, "city")),
+  EXPECT_EQ(fill("fr", 159, entity("Renault", Gender::unknown, "business"),
+                 entity("Boulogne-Billancourt", Gender::unknown, "city")),
             "Le siège social de Renault est à Boulogne-Billancourt.");
   EXPECT_EQ(fill("ru", 19, entity("SUBJ", Gender::neuter), entity("OBJ")), "SUBJ родилось в OBJ.");
   EXPECT_EQ(fill("es", 463, entity("SUBJ", Gender::feminine), entity("OBJ")), "SUBJ es una miembra de OBJ.");
