@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/line_batcher.hpp"
+#include "core/log.hpp"
 
 namespace kglm::gen {
 
@@ -342,6 +343,15 @@ bool RelationTemplates::skipped_in(std::string_view lang, uint64_t relation_numb
   const std::string id = "P" + std::to_string(relation_number);
   return std::any_of(skipped_.begin(), skipped_.end(),
                      [&](const SkippedTemplate& s) { return s.lang == lang && s.relation == id; });
+}
+
+void report_template_problems(const RelationTemplates& templates, std::string_view unused, Stats& stats) {
+  for (const SkippedTemplate& s : templates.skipped()) {
+    log_warning(s.origin + ": " + s.reason +
+                (s.relation.empty() ? "" : "; " + s.relation + " is not " + std::string(unused) + " in " + s.lang));
+    stats.add("templates_skipped." + s.lang);
+  }
+  for (const std::string& repair : templates.repaired()) log_warning(repair);
 }
 
 }  // namespace kglm::gen

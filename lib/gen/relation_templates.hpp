@@ -29,6 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/stats.hpp"
+
 namespace kglm::gen {
 
 enum class Gender { unknown, masculine, feminine, neuter };
@@ -118,5 +120,9 @@ class RelationTemplates {
   std::vector<SkippedTemplate> skipped_;
   std::vector<std::string> repaired_;
 };
+
+// The loader's findings for the user: one warning per skipped line ("FILE:LINE: why; P19 is not
+// <unused> in fr") and per repair, and templates_skipped.LANG counted in stats.
+void report_template_problems(const RelationTemplates& templates, std::string_view unused, Stats& stats);
 
 }  // namespace kglm::gen

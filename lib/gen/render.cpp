@@ -109,12 +109,7 @@ class Renderer {
     if (o.mode == RenderOptions::Mode::templates || o.mode == RenderOptions::Mode::pairs) {
       templates_ = RelationTemplates::load_dir(o.templates, o.langs);
       // A template that cannot be realised costs its relation in its language, nothing else.
-      for (const SkippedTemplate& s : templates_.skipped()) {
-        log_warning(s.origin + ": " + s.reason +
-                    (s.relation.empty() ? "" : "; " + s.relation + " is not rendered by template in " + s.lang));
-        load_stats_.add("templates_skipped." + s.lang);
-      }
-      for (const std::string& repair : templates_.repaired()) log_warning(repair);
+      report_template_problems(templates_, "rendered by template", load_stats_);
       if (!o.inflections.empty()) {
         inflections_ = InflectionTables::load_dir(o.inflections, o.langs);
         for (const std::string& line : inflections_.describe()) log_info("inflections " + line);

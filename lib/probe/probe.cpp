@@ -78,12 +78,7 @@ class Prober {
     if (templates_.size() == 0)
       throw Error(location(o.templates) + "no templates for the --langs languages (<lang>.jsonl)");
     // A template that cannot be realised costs its relation in its language, nothing else.
-    for (const gen::SkippedTemplate& s : templates_.skipped()) {
-      log_warning(s.origin + ": " + s.reason +
-                  (s.relation.empty() ? "" : "; " + s.relation + " is not probed in " + s.lang));
-      stats_.add("templates_skipped." + s.lang);
-    }
-    for (const std::string& repair : templates_.repaired()) log_warning(repair);
+    gen::report_template_problems(templates_, "probed", stats_);
     if (!o.inflections.empty()) {
       inflections_ = gen::InflectionTables::load_dir(o.inflections, o.langs);
       for (const std::string& line : inflections_.describe()) log_info("inflections " + line);
