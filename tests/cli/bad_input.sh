@@ -60,7 +60,7 @@ fi
 spm=""
 [ -n "$fixtures" ] && [ -f "$fixtures/tokenizer/spm-test-vocab1000.model" ] && spm=$fixtures/tokenizer/spm-test-vocab1000.model
 if [ -n "$spm" ]; then
-  "$bin/pretrain" prepare --tokenizer "$spm" --max-len 32 -o "$d/tokens.h5" "$d/kmlm.jsonl" -q || exit 1
+  "$bin/pretrain" prepare --tokenizer "$spm" --max-len 128 -o "$d/tokens.h5" "$d/kmlm.jsonl" -q || exit 1
 else
   echo "note: no fixture SentencePiece model: pretrain prepare and pretrain are left out"
 fi
@@ -88,7 +88,7 @@ if [ -f "$d/verbalizer/model.safetensors" ]; then
   tools+=("verbalize-evaluate|text|$d/generated.jsonl|verbalize evaluate -o {OUT} {IN}")
 fi
 if [ -n "$spm" ]; then
-  tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o {OUT} {IN}")
+  tools+=("pretrain-prepare|text|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 128 -o {OUT} {IN}")
   tools+=("pretrain|hdf5|$d/tokens.h5|pretrain --data {IN} --layers 1 --hidden 16 --heads 2 --ffn 32 --batch 2 --steps 1 --out {OUT}")
 fi
 
@@ -319,7 +319,7 @@ streaming=(
   "verbalize-render|$d/subgraphs.jsonl|verbalize render --kg $d/kg.h5 --langs en,fr -o {OUT} {IN}"
   "sample-lang|$d/docs.jsonl|sample-lang en={IN} -o {OUT}"
 )
-[ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 32 -o {OUT}.h5 {IN}")
+[ -n "$spm" ] && streaming+=("pretrain-prepare|$d/kmlm.jsonl|pretrain prepare --tokenizer $spm --max-len 128 -o {OUT}.h5 {IN}")
 signal=TERM
 for entry in "${streaming[@]}" "${streaming[0]}"; do
   IFS='|' read -r name valid cmd <<< "$entry"
