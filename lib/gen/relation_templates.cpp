@@ -291,7 +291,8 @@ void RelationTemplates::load_file(const std::string& lang, const std::string& pa
   uint64_t lines = 0, kept = 0;
   for_each_data_line(path, [&](uint64_t line, std::string_view text) {
     ++lines;
-    const std::string origin = location(path, line).substr(0, location(path, line).size() - 2);
+    std::string origin = location(path, line);
+    origin.resize(origin.size() - 2);  // without location()'s ": "
     std::string relation_id;
     auto skip = [&](const std::string& reason) { skipped_.push_back({lang, relation_id, origin, reason}); };
     simdjson::dom::element root;

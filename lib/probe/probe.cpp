@@ -229,23 +229,24 @@ class Prober {
     gen::RealizeOptions realize;
     realize.probe = true;
     realize.inflections = &inflections_;
-    auto add = [&](const std::string& id, std::string_view text) {
-      out.insert(normalize_answer(gen::realize_slot(slot, lang, entity(id, std::string(text)), realize)));
+    gen::TemplateEntity object;  // the object whose label and aliases are added: its KG traits read once
+    auto add = [&](std::string_view text) {
+      object.label = std::string(text);
+      out.insert(normalize_answer(gen::realize_slot(slot, lang, object, realize)));
     };
-    std::string id;  // the object whose aliases are added
     auto add_alias = [&](std::string_view alias) {
       if (o_.skip_short_aliases && text::classify_name(alias) == text::NameMatch::unused) {
         ++short_aliases_skipped_;
         return;
       }
-      add(id, alias);
+      add(alias);
     };
     const AliasTable* alias_file = nullptr;
     if (auto it = aliases_.find(lang); it != aliases_.end()) alias_file = &it->second;
     const int l = kg_ ? kg_->labels.find(lang) : -1;
-    for (const std::string& object : objects) {
-      id = object;
-      if (auto text = label(lang, id)) add(id, *text);
+    for (const std::string& id : objects) {
+      object = entity(id, {});
+      if (auto text = label(lang, id)) add(*text);
       if (alias_file)
         if (const auto* list = alias_file->find(id))
           for (const std::string& a : *list) add_alias(a);
