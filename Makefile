@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bench install sanitize fuzz gpu-kit clean
+.PHONY: all deps configure build references test demo bench install sanitize fuzz gpu-kit clean
 
 all: build
 
@@ -18,7 +18,13 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+# The field's own implementations as test oracles (transformers, sentence-transformers, seqeval,
+# scikit-learn, sacrebleu, WikiExtractor), pinned in tests/references/requirements.txt, in a
+# virtual environment over Debian's python3-torch; the tests labelled `references` use it.
+references:
+	@cmake/references.sh $(BUILD)/references-venv
+
+test: build references
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
@@ -50,7 +56,8 @@ install: build
 # ASan's shadow memory collides with the CUDA driver's address reservations on GPU machines. The
 # Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools
 # (pipeline_demo runs every tool sanitized), and run in `make test`; so does verbalize_quality, which
-# trains two small models for minutes (cli_verbalize runs the same commands sanitized). Built -O1
+# trains two small models for minutes (cli_verbalize runs the same commands sanitized), and the
+# reference comparisons (label references: numbers against the field's own code). Built -O1
 # with line tables only (-g1): ASan's advice, and 40% less compile time; reports keep file:line.
 # SANITIZE_SKIP adds labels to leave out: CI passes `fixtures` (the fixture-scale runs of the same
 # code, four fifths of the sanitized suite's time, stay in `make test`).
@@ -60,7 +67,7 @@ sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON -DKGLM_CUDA=OFF \
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE "slurm$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" \
+	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" \
 	  -E "pipeline_papers|verbalize_quality"
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or

@@ -32,6 +32,10 @@ TEST(Bleu, TokenizesLike13a) {
   EXPECT_EQ(
       bleu_tokens("3.5 million, 1,000 people; 1939-1945 German-born"),
       (std::vector<std::string>{"3.5", "million", ",", "1,000", "people", ";", "1939", "-", "1945", "German-born"}));
+  // 13a unescapes four HTML entities and drops "<skipped>"; words split on Unicode whitespace (no-break
+  // space, ideographic space), as sacreBLEU's str.split() does.
+  EXPECT_EQ(bleu_tokens("AT&amp;T<skipped> a\u00a0b\u3000c "),
+            (std::vector<std::string>{"AT", "&", "T", "a", "b", "c"}));
 }
 
 // Two sentences worked out by hand. "the cat sat on the mat" against "the cat is on the mat":
@@ -41,7 +45,8 @@ TEST(Bleu, TokenizesLike13a) {
 TEST(Bleu, CorpusScoreWorkedByHand) {
   BleuStats s;
   s.add("the cat sat on the mat", "the cat is on the mat");
-  EXPECT_EQ(s.score(), 0);  // no 4-gram matches yet
+  // No 4-gram matches yet: sacreBLEU's default "exp" smoothing counts the order as 1/(2·3).
+  EXPECT_NEAR(s.score(), 100 * std::pow(5.0 / 6 * 3.0 / 5 * 1.0 / 4 * 1.0 / 6, 0.25), 1e-9);
   s.add("a b c d e", "a b c d e");
   EXPECT_EQ(s.matches, (std::array<int64_t, 4>{10, 7, 4, 2}));
   EXPECT_EQ(s.totals, (std::array<int64_t, 4>{11, 9, 7, 5}));
@@ -68,6 +73,10 @@ TEST(Chrf, ScoreWorkedByHand) {
   ChrfStats none;
   none.add("xyz", "abc");
   EXPECT_EQ(none.score(), 0);
+  ChrfStats short_reference;  // orders the reference lacks do not count the hypothesis's n-grams
+  short_reference.add("abc", "a");
+  EXPECT_EQ(short_reference.hypothesis[1], 0);
+  EXPECT_NEAR(short_reference.score(), 100 * 5 * (1.0 / 3) / (4.0 / 3 + 1), 1e-9);
   ChrfStats unicode;  // characters, not bytes: "é" is one 1-gram
   unicode.add("é", "é");
   EXPECT_EQ(unicode.matches[0], 1);
