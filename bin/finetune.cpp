@@ -10,6 +10,7 @@
 #include "core/comma_list.hpp"
 #include "core/error.hpp"
 #include "train/finetune.hpp"
+#include "train/tasks/scores.hpp"
 
 using namespace kglm;
 
@@ -63,6 +64,15 @@ std::vector<uint64_t> parse_seeds(const std::string& spec) {
   return seeds;
 }
 
+// A usage error, before any work, for a scheme seqeval does not have.
+void check_tag_scheme(const std::string& scheme) {
+  try {
+    train::tasks::entity_rules(scheme);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--tag-scheme: ") + e.what());
+  }
+}
+
 int train_main(int argc, char** argv) {
   ToolCli cli("finetune",
               "finetune --task token|sequence|relation|choice --init MODEL_DIR --train FILE [--dev FILE]\n"
@@ -95,6 +105,9 @@ int train_main(int argc, char** argv) {
       ("dropout", po::value(&o.dropout)->default_value(-1.0f), "hidden and attention dropout (default: the model's)")
       ("labels", po::value(&o.labels), "A,B,C or @FILE (one a line): the labels in their order "
        "(default: the training data's, sorted)")
+      ("tag-scheme", po::value(&o.tag_scheme),
+       "token: score entities by seqeval's strict mode in this scheme (IOB1, IOE1, IOB2, IOE2, IOBES, BILOU); "
+       "default: seqeval's default mode")
       ("pooling", po::value(&o.pooling)->default_value("entity-start"),
        "relation: entity-start (the entities' first tokens, concatenated) or cls")
       ("train-layers", po::value(&o.train_layers)->default_value("all"),
@@ -110,6 +123,7 @@ int train_main(int argc, char** argv) {
   fill_common(cli, device, o);
   if (o.out.empty()) o.out = cli.common().output;
   if (o.task.empty()) throw UsageError("--task is required");
+  check_tag_scheme(o.tag_scheme);
   o.seeds = parse_seeds(seeds);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   require_range("--lr", o.optimizer.lr, 0, kInf, true);
@@ -137,11 +151,13 @@ int evaluate_main(int argc, char** argv) {
   // clang-format off
   cli.add()
       ("model", po::value(&o.model), "a finetune run directory, or one model directory (RUN_DIR/seed-S/best)")
-      ("test", po::value(&o.tests)->composing(), "LANG=FILE, repeatable");
+      ("test", po::value(&o.tests)->composing(), "LANG=FILE, repeatable")
+      ("tag-scheme", po::value(&o.tag_scheme), "token: seqeval's strict mode in this scheme (see finetune --help)");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   fill_common(cli, device, o);
   if (o.model.empty()) throw UsageError("--model is required");
+  check_tag_scheme(o.tag_scheme);
   o.output = cli.common().output;
   return train::run_finetune_evaluate(o);
 }

@@ -244,6 +244,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
   if (o.tests.empty()) throw UsageError("--test LANG=FILE is required");
+  const tasks::EntityRules rules = tasks::entity_rules(o.tag_scheme);
   std::vector<tasks::SeedResult> results;
   ErrorCounter errors(o.max_errors);
   tasks::TaskKind kind = tasks::TaskKind::token;
@@ -256,7 +257,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
       const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, *m.tokenizer, m.config, o,
                                    errors, !o.quiet && results.empty());
       r.tests.emplace_back(
-          f.lang, tasks::score(f.data, m.labels, tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch)));
+          f.lang, tasks::score(f.data, m.labels, tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch), rules));
     }
     results.push_back(std::move(r));
   }

@@ -43,6 +43,7 @@ struct FinetuneOptions : FinetuneCommon {
   std::string labels;  // "A,B,C" or @FILE (one per line): their order; "" = the training data's, sorted
   std::string pooling = "entity-start";
   std::string train_layers = "all";
+  std::string tag_scheme;  // token task: "" = seqeval's default mode, else its strict mode in this scheme
   float dropout = -1;  // < 0: the model's own
   int64_t eval_every = 0, save_every = 0, log_every = 10;
   int64_t stop_after = 0;  // > 0: checkpoint and stop after this many steps of this invocation
@@ -53,6 +54,7 @@ struct FinetuneEvaluateOptions : FinetuneCommon {
   std::string model;               // a run directory (every seed-*/best) or one model directory
   std::vector<std::string> tests;  // LANG=PATH
   std::string output;              // PREFIX of PREFIX.tsv and PREFIX.json
+  std::string tag_scheme;          // as FinetuneOptions's
 };
 
 struct FinetunePredictOptions : FinetuneCommon {

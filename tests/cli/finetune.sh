@@ -123,6 +123,23 @@ assert json.load(open(sys.argv[3]))["languages"]["de"]["f1"]["mean"] == 1.0  # i
 PY
 ok "evaluate reproduces the run's scores; predict labels every word of the input"
 
+# --tag-scheme: seqeval's strict mode (reference_seqeval compares the scorer with seqeval itself).
+"$bin/finetune" evaluate --model "$tmp/ner/seed-5/best" --test "de=$tmp/test.panx" --tag-scheme IOB2 -o "$tmp/strict" \
+  --quiet
+$py - "$tmp/strict.json" <<'PY' || fail "strict IOB2 scores"
+import json, sys
+f1 = json.load(open(sys.argv[1]))["languages"]["de"]["f1"]["mean"]
+assert 0 <= f1 <= 1, f1
+PY
+status=0
+"$bin/finetune" evaluate --model "$tmp/ner/seed-5/best" --test "de=$tmp/test.panx" --tag-scheme IOE2 -o "$tmp/ioe2" \
+  2> "$tmp/ioe2.err" || status=$?
+[ "$status" -ne 0 ] && grep -q "IOE2 scheme does not allow" "$tmp/ioe2.err" || fail "B- tags scored as IOE2: exit $status"
+status=0
+"$bin/finetune" evaluate --model "$tmp/ner" --test "de=$tmp/test.panx" --tag-scheme IOX 2> /dev/null || status=$?
+[ "$status" -eq 2 ] || fail "--tag-scheme IOX: exit $status"
+ok "--tag-scheme IOB2 scores by seqeval's strict mode; IOE2 refuses B- tags; an unknown scheme is a usage error"
+
 # Sentences and relations (entity-start pooling, then [CLS]).
 "$bin/finetune" --task sequence --init "$tmp/init" --train "$tmp/seq.tsv" --test "en=$tmp/seq.tsv" --epochs 1 \
   --batch 16 --lr 1e-3 --threads 2 --quiet -o "$tmp/seq"

@@ -186,7 +186,8 @@ double Finetuner::train_step() {
 double Finetuner::evaluate_dev() {
   const TaskFile& dev = *setup_.dev;
   const TaskScore s =
-      score(dev.data, setup_.labels, predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch));
+      score(dev.data, setup_.labels, predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch),
+            entity_rules(options_.tag_scheme));
   std::string line = "{\"step\": " + std::to_string(step_);
   for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
   log(line + "}");
@@ -263,7 +264,8 @@ SeedResult Finetuner::test() {
   nn::load_parameters(nn::SafetensorsFile::open(dir_ / "best" / "model.safetensors"), model_->params(), false);
   for (const TaskFile& t : setup_.tests)
     r.tests.emplace_back(
-        t.lang, score(t.data, setup_.labels, predict(*model_, t.data, t.encoded, setup_.labels, options_.batch)));
+        t.lang, score(t.data, setup_.labels, predict(*model_, t.data, t.encoded, setup_.labels, options_.batch),
+                      entity_rules(options_.tag_scheme)));
   return r;
 }
 

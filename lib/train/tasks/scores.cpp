@@ -1,6 +1,7 @@
 #include "train/tasks/scores.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -61,8 +62,149 @@ std::vector<Entity> entities(const std::vector<std::vector<std::string>>& senten
   return found;
 }
 
+namespace {
+
+// Strict mode, written here after seqeval's scheme tables (seqeval/scheme.py): each scheme names the
+// prefixes it allows and, as (previous prefixes, current prefixes, type condition) patterns, where a
+// chunk starts, continues and ends.
+enum Prefix : uint8_t { kI = 1, kO = 2, kB = 4, kE = 8, kS = 16, kU = 32, kL = 64, kAny = 127 };
+enum class TypeCondition { same, different, any };
+struct Pattern {
+  uint8_t previous, current;
+  TypeCondition type;
+};
+struct SchemeRules {
+  const char* name;
+  uint8_t allowed;
+  std::vector<Pattern> start, inside, end;
+};
+
+using TC = TypeCondition;
+const SchemeRules& rules_of(TagScheme scheme) {
+  static const SchemeRules iob1{"IOB1",
+                                kI | kO | kB,
+                                {{kO, kI, TC::any}, {kI, kI, TC::different}, {kB, kI, TC::any}, {kI, kB, TC::same},
+                                 {kB, kB, TC::same}},
+                                {{kB, kI, TC::same}, {kI, kI, TC::same}},
+                                {{kI, kI, TC::different}, {kI, kO, TC::any}, {kI, kB, TC::any}, {kB, kO, TC::any},
+                                 {kB, kI, TC::different}, {kB, kB, TC::same}}};
+  static const SchemeRules ioe1{"IOE1",
+                                kI | kO | kE,
+                                {{kO, kI, TC::any}, {kI, kI, TC::different}, {kE, kI, TC::any}, {kE, kE, TC::same}},
+                                {{kI, kI, TC::same}, {kI, kE, TC::same}},
+                                {{kI, kI, TC::different}, {kI, kO, TC::any}, {kI, kE, TC::different},
+                                 {kE, kI, TC::same}, {kE, kE, TC::same}}};
+  static const SchemeRules iob2{"IOB2",
+                                kI | kO | kB,
+                                {{kAny, kB, TC::any}},
+                                {{kB, kI, TC::same}, {kI, kI, TC::same}},
+                                {{kI, kO, TC::any}, {kI, kI, TC::different}, {kI, kB, TC::any}, {kB, kO, TC::any},
+                                 {kB, kI, TC::different}, {kB, kB, TC::any}}};
+  static const SchemeRules ioe2{"IOE2",
+                                kI | kO | kE,
+                                {{kO, kI, TC::any}, {kO, kE, TC::any}, {kE, kI, TC::any}, {kE, kE, TC::any},
+                                 {kI, kI, TC::different}, {kI, kE, TC::different}},
+                                {{kI, kE, TC::same}, {kI, kI, TC::same}},
+                                {{kE, kAny, TC::any}}};
+  static const SchemeRules iobes{"IOBES",
+                                 kI | kO | kB | kE | kS,
+                                 {{kAny, kB, TC::any}, {kAny, kS, TC::any}},
+                                 {{kB, kI, TC::same}, {kB, kE, TC::same}, {kI, kI, TC::same}, {kI, kE, TC::same}},
+                                 {{kS, kAny, TC::any}, {kE, kAny, TC::any}}};
+  static const SchemeRules bilou{"BILOU",
+                                 kB | kI | kL | kO | kU,
+                                 {{kAny, kB, TC::any}, {kAny, kU, TC::any}},
+                                 {{kB, kI, TC::same}, {kB, kL, TC::same}, {kI, kI, TC::same}, {kI, kL, TC::same}},
+                                 {{kU, kAny, TC::any}, {kL, kAny, TC::any}}};
+  switch (scheme) {
+    case TagScheme::iob1:
+      return iob1;
+    case TagScheme::ioe1:
+      return ioe1;
+    case TagScheme::iob2:
+      return iob2;
+    case TagScheme::ioe2:
+      return ioe2;
+    case TagScheme::iobes:
+      return iobes;
+    case TagScheme::bilou:
+      return bilou;
+  }
+  return iob2;
+}
+
+struct StrictTag {
+  uint8_t prefix = kO;
+  std::string type = "_";
+};
+
+StrictTag parse_strict_tag(const std::string& tag, const SchemeRules& rules, size_t sentence, size_t position) {
+  static const std::string prefixes = "IOBESUL";
+  const size_t p = tag.empty() ? std::string::npos : prefixes.find(tag[0]);
+  StrictTag t;
+  if (p != std::string::npos) t.prefix = static_cast<uint8_t>(1u << p);
+  if (p == std::string::npos || !(t.prefix & rules.allowed))
+    throw Error("sentence " + std::to_string(sentence + 1) + ", word " + std::to_string(position + 1) + ": tag \"" +
+                tag + "\" has a prefix the " + rules.name + " scheme does not allow");
+  const size_t first = tag.find_first_not_of('-', 1), last = tag.find_last_not_of('-');
+  if (first != std::string::npos && last >= first) t.type = tag.substr(first, last - first + 1);
+  return t;
+}
+
+bool matches(const std::vector<Pattern>& patterns, const StrictTag& previous, const StrictTag& current) {
+  for (const Pattern& p : patterns) {
+    if (!(p.previous & previous.prefix) || !(p.current & current.prefix)) continue;
+    if (p.type == TC::any || (p.type == TC::same) == (previous.type == current.type)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TagScheme parse_tag_scheme(const std::string& name) {
+  std::string upper = name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (TagScheme s : {TagScheme::iob1, TagScheme::ioe1, TagScheme::iob2, TagScheme::ioe2, TagScheme::iobes,
+                      TagScheme::bilou})
+    if (upper == rules_of(s).name) return s;
+  throw Error("unknown tag scheme \"" + name + "\" (IOB1, IOE1, IOB2, IOE2, IOBES or BILOU)");
+}
+
+EntityRules entity_rules(const std::string& strict_scheme) {
+  if (strict_scheme.empty()) return {};
+  return {true, parse_tag_scheme(strict_scheme)};
+}
+
+std::vector<Entity> strict_entities(const std::vector<std::vector<std::string>>& sentences, TagScheme scheme) {
+  const SchemeRules& rules = rules_of(scheme);
+  std::vector<Entity> found;
+  size_t base = 0;  // positions as entities() counts them: one O after each sentence
+  for (size_t s = 0; s < sentences.size(); ++s) {
+    std::vector<StrictTag> tags;
+    for (size_t w = 0; w < sentences[s].size(); ++w) tags.push_back(parse_strict_tag(sentences[s][w], rules, s, w));
+    tags.emplace_back();  // the closing O
+    const StrictTag outside;
+    size_t i = 0;
+    const StrictTag* previous = &outside;
+    while (i < tags.size()) {
+      if (matches(rules.start, *previous, tags[i])) {
+        size_t end = i + 1;
+        while (end < tags.size() && matches(rules.inside, tags[end - 1], tags[end])) ++end;
+        if (end == tags.size()) end = tags.size() - 2;  // seqeval's fallback; the closing O never continues a chunk
+        if (matches(rules.end, tags[end - 1], tags[end])) found.push_back({tags[i].type, base + i, base + end - 1});
+        i = end;
+      } else {
+        ++i;
+      }
+      previous = &tags[i - 1];
+    }
+    base += sentences[s].size() + 1;
+  }
+  return found;
+}
+
 Scores entity_scores(const std::vector<std::vector<std::string>>& gold,
-                     const std::vector<std::vector<std::string>>& predicted) {
+                     const std::vector<std::vector<std::string>>& predicted, EntityRules rules) {
   if (gold.size() != predicted.size())
     throw Error("entity scores: " + std::to_string(gold.size()) + " gold and " + std::to_string(predicted.size()) +
                 " predicted sentences");
@@ -70,7 +212,8 @@ Scores entity_scores(const std::vector<std::vector<std::string>>& gold,
     if (gold[s].size() != predicted[s].size())
       throw Error("entity scores: sentence " + std::to_string(s + 1) + " has " + std::to_string(gold[s].size()) +
                   " gold and " + std::to_string(predicted[s].size()) + " predicted tags");
-  const std::vector<Entity> g = entities(gold), p = entities(predicted);
+  const std::vector<Entity> g = rules.strict ? strict_entities(gold, rules.scheme) : entities(gold),
+                            p = rules.strict ? strict_entities(predicted, rules.scheme) : entities(predicted);
   const std::set<Entity> gold_set(g.begin(), g.end()), predicted_set(p.begin(), p.end());
   Scores r;
   r.gold = static_cast<int64_t>(gold_set.size());

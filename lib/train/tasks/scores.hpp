@@ -28,6 +28,15 @@ struct Entity {
 // Throws kglm::Error naming the sentence and position of any other tag.
 std::vector<Entity> entities(const std::vector<std::vector<std::string>>& sentences);
 
+// seqeval's strict mode (mode="strict" with a scheme): tags are read by the scheme's own rules, an
+// entity is kept only when it starts and ends as the scheme says (IOB2: B then I of its type; an I
+// after O is no entity), and a prefix the scheme does not allow is an error. The type is what follows
+// the prefix with its hyphens trimmed ("_" when none).
+enum class TagScheme { iob1, ioe1, iob2, ioe2, iobes, bilou };
+// "IOB1", "IOE1", "IOB2", "IOE2", "IOBES", "BILOU" (any case); throws Error naming the choices.
+TagScheme parse_tag_scheme(const std::string& name);
+std::vector<Entity> strict_entities(const std::vector<std::vector<std::string>>& sentences, TagScheme scheme);
+
 struct Scores {
   int64_t correct = 0, predicted = 0, gold = 0;
   double precision = 0, recall = 0, f1 = 0;  // 0 where undefined (nothing predicted, no gold)
@@ -35,8 +44,15 @@ struct Scores {
 
 // Micro-averaged over every entity: a predicted entity is correct when one of the gold entities
 // has its type, first and last position. The sentences must match in number and length.
+// strict: seqeval's strict mode with that scheme; otherwise its default rules (entities above).
+struct EntityRules {
+  bool strict = false;
+  TagScheme scheme = TagScheme::iob2;
+};
+// {} for "", else strict mode in the scheme named (parse_tag_scheme).
+EntityRules entity_rules(const std::string& strict_scheme);
 Scores entity_scores(const std::vector<std::vector<std::string>>& gold,
-                     const std::vector<std::vector<std::string>>& predicted);
+                     const std::vector<std::vector<std::string>>& predicted, EntityRules rules = {});
 
 // The share of positions whose labels agree.
 double accuracy(const std::vector<int32_t>& gold, const std::vector<int32_t>& predicted);

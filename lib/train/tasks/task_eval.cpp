@@ -60,14 +60,15 @@ const char* task_metric(TaskKind kind) {
   return "?";
 }
 
-TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted) {
+TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted,
+                const EntityRules& rules) {
   TaskScore s;
   s.metric = task_metric(gold.kind);
   s.examples = static_cast<int64_t>(gold.size());
   if (gold.kind == TaskKind::token) {
     std::vector<std::vector<std::string>> tags;
     for (const TaggedSentence& t : gold.tagged) tags.push_back(t.tags);
-    const Scores e = entity_scores(tags, predicted.tags);
+    const Scores e = entity_scores(tags, predicted.tags, rules);
     s.value = e.f1;
     s.details = {{"f1", e.f1}, {"precision", e.precision}, {"recall", e.recall}};
     return s;

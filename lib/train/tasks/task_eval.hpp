@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "train/tasks/scores.hpp"
 #include "train/tasks/task_model.hpp"
 
 namespace kglm::train::tasks {
@@ -32,6 +33,8 @@ struct TaskScore {
 // The metric of a task's headline score.
 const char* task_metric(TaskKind kind);
 
-TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted);
+// rules: how the token task reads entities (seqeval's default or strict mode).
+TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredictions& predicted,
+                const EntityRules& rules = {});
 
 }  // namespace kglm::train::tasks

@@ -78,6 +78,33 @@ TEST(EntityScores, SeqevalsExampleAndTheEmptyCases) {
   EXPECT_THROW(entity_scores({{"O", "O"}}, {{"O"}}), Error);
 }
 
+// seqeval's strict mode (reference_seqeval compares it with seqeval on thousands of sequences).
+TEST(StrictEntities, EachSchemeByItsOwnRules) {
+  // IOB2: I- after O is no entity, and a type change inside a chunk ends it without starting one.
+  EXPECT_EQ(strict_entities({{"O", "I-PER", "B-LOC", "I-LOC", "I-PER"}}, TagScheme::iob2),
+            (Entities{{"LOC", 2, 3}}));
+  // IOBES: a chunk must close with E or S.
+  EXPECT_EQ(strict_entities({{"B-PER", "E-PER", "B-LOC", "I-LOC", "O", "S-ORG"}}, TagScheme::iobes),
+            (Entities{{"PER", 0, 1}, {"ORG", 5, 5}}));
+  // IOE2: E closes, an I run without its E is nothing.
+  EXPECT_EQ(strict_entities({{"I-PER", "E-PER", "I-LOC", "O"}}, TagScheme::ioe2), (Entities{{"PER", 0, 1}}));
+  // IOB1: I starts, B only after a chunk of the same type; positions count one O after each sentence.
+  EXPECT_EQ(strict_entities({{"I-PER"}, {"I-PER", "B-PER"}}, TagScheme::iob1),
+            (Entities{{"PER", 0, 0}, {"PER", 2, 2}, {"PER", 3, 3}}));
+  EXPECT_EQ(strict_entities({{"U-PER", "B-LOC", "L-LOC"}}, TagScheme::bilou), (Entities{{"PER", 0, 0}, {"LOC", 1, 2}}));
+  try {
+    strict_entities({{"O"}, {"B-PER", "E-PER"}}, TagScheme::iob2);
+    ADD_FAILURE() << "E- read as IOB2";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sentence 2, word 2"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(parse_tag_scheme("iobes"), TagScheme::iobes);
+  EXPECT_THROW(parse_tag_scheme("BIO"), Error);
+  const Scores s = entity_scores({{"B-PER", "I-PER"}}, {{"I-PER", "I-PER"}}, entity_rules("IOB2"));
+  EXPECT_EQ(s.predicted, 0);
+  EXPECT_EQ(entity_scores({{"B-PER", "I-PER"}}, {{"I-PER", "I-PER"}}).f1, 1.0);  // default mode
+}
+
 TEST(ClassScores, AccuracyAndMacroF1) {
   EXPECT_DOUBLE_EQ(accuracy({1, 2, 3, 3}, {1, 2, 0, 3}), 0.75);
   EXPECT_EQ(accuracy({}, {}), 0.0);
