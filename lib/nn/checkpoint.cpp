@@ -62,6 +62,15 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
     }
     if (is_decoder_bias(name)) name = name == "lm_head.decoder.bias" ? "lm_head.bias" : "cls.predictions.bias";
     auto it = wanted.find(name);
+    // A base model (transformers' BertModel, XLMRobertaModel: all-MiniLM-L6-v2, say) stores the encoder
+    // without its prefix; transformers adds it when a head model loads one, and so does kglm.
+    for (const char* prefix : {"bert.", "roberta."}) {
+      if (it != wanted.end()) break;
+      if (auto prefixed = wanted.find(prefix + name); prefixed != wanted.end()) {
+        name = prefix + name;
+        it = prefixed;
+      }
+    }
     if (it == wanted.end()) {
       report.unexpected.push_back(e.name);
       continue;

@@ -1,7 +1,8 @@
 // Hugging Face model directories: config.json + model.safetensors (HF tensor names) + the
 // tokenizer's files. Loading accepts what HF itself writes or used to write: LayerNorm
 // `gamma`/`beta` for `weight`/`bias`, `position_ids` buffers (ignored), the tied decoder weight
-// stored or not (when stored it must equal the word embeddings), BF16/F16/F64 tensors (to F32).
+// stored or not (when stored it must equal the word embeddings), BF16/F16/F64 tensors (to F32), and
+// base models (BertModel, XLMRobertaModel) whose encoder names lack the "bert." / "roberta." prefix.
 #pragma once
 
 #include <filesystem>

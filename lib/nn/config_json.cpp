@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/big_json_integers.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 
@@ -22,7 +23,8 @@ ConfigJsonReader::ConfigJsonReader(const std::filesystem::path& path)
   if (!in) fail("cannot open model config");
   std::stringstream s;
   s << in.rdbuf();
-  if (impl_->parser.parse(simdjson::padded_string(s.str())).get(impl_->object) != simdjson::SUCCESS)
+  if (impl_->parser.parse(simdjson::padded_string(widen_big_integers(s.str()))).get(impl_->object) !=
+      simdjson::SUCCESS)
     fail("not a JSON object");
 }
 

@@ -70,7 +70,9 @@ T5Config read_t5_config(const std::filesystem::path& config_json) {
 
 void write_t5_config(const std::filesystem::path& config_json, const T5Config& c) {
   ConfigJsonWriter out;
-  out.field("architectures", "[\"T5ForConditionalGeneration\"]");
+  // mT5's own class, so transformers loads an mt5 model without a type-mismatch warning.
+  out.field("architectures",
+            c.model_type == "mt5" ? "[\"MT5ForConditionalGeneration\"]" : "[\"T5ForConditionalGeneration\"]");
   out.text("model_type", c.model_type);
   out.field("vocab_size", c.vocab_size);
   out.field("d_model", c.d_model);

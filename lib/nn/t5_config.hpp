@@ -38,7 +38,8 @@ struct T5Config {
 };
 
 T5Config read_t5_config(const std::filesystem::path& config_json);
-// Writes config.json atomically, with what Hugging Face needs to load T5ForConditionalGeneration.
+// Writes config.json atomically, with what Hugging Face needs to load T5ForConditionalGeneration
+// (MT5ForConditionalGeneration for model_type mt5).
 void write_t5_config(const std::filesystem::path& config_json, const T5Config& config);
 // Whether a config.json describes a T5 model (model_type t5 or mt5), without validating it.
 bool is_t5_config(const std::filesystem::path& config_json);

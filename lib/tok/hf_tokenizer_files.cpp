@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "core/big_json_integers.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 
@@ -81,7 +82,7 @@ void write_config_files(const std::filesystem::path& dir, JsonMembers config, co
 
 void read_bert_tokenizer_config(const std::filesystem::path& config_file, WordPieceOptions& options) {
   const std::string where = location(config_file.string());
-  simdjson::padded_string json(read_whole_file(config_file));
+  simdjson::padded_string json(widen_big_integers(read_whole_file(config_file)));
   simdjson::dom::parser parser;
   simdjson::dom::object root;
   if (auto error = parser.parse(json).get(root)) {

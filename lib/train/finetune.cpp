@@ -97,27 +97,6 @@ void finish_stats(const FinetuneCommon& o, Stats& stats, int rank) {
   if (!o.quiet) stats.print();
 }
 
-// A saved model, its tokenizer and its task, ready to predict.
-struct LoadedModel {
-  tasks::TaskConfig task;
-  tasks::LabelSet labels;
-  nn::ModelConfig config;
-  std::unique_ptr<tok::Tokenizer> tokenizer;
-  std::unique_ptr<tasks::TaskModel> model;
-};
-
-LoadedModel load_model(const fs::path& dir, nn::Device device) {
-  LoadedModel m;
-  m.task = tasks::read_task_config(dir / "finetune.json");
-  m.labels = tasks::LabelSet(m.task.labels);
-  m.config = nn::read_model_config(dir / "config.json");
-  m.tokenizer = tok::load_tokenizer(dir);
-  m.model = std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling,
-                                               static_cast<int64_t>(m.labels.size()), device);
-  nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), m.model->params(), false);
-  return m;
-}
-
 int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>& comm) {
   const auto start = std::chrono::steady_clock::now();
   const bool verbose = !o.quiet && comm->rank() == 0;
@@ -212,6 +191,11 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
 
 std::vector<std::pair<uint64_t, fs::path>> finetuned_model_dirs(const std::string& model) {
   if (fs::exists(fs::path(model) / "finetune.json") && fs::exists(fs::path(model) / "config.json")) return {{0, model}};
+  // A model fine-tuned by transformers: config.json names a task class (load_finetuned_model reads it).
+  if (fs::exists(fs::path(model) / "config.json") && !fs::exists(fs::path(model) / "finetune.json")) {
+    tasks::task_config_from_hf(fs::path(model) / "config.json");  // throws, saying why, when not a task model
+    return {{0, model}};
+  }
   std::vector<std::pair<uint64_t, fs::path>> dirs;
   if (fs::is_directory(model))
     for (const fs::directory_entry& e : fs::directory_iterator(model)) {
@@ -240,6 +224,20 @@ int run_finetune(const FinetuneOptions& o) {
   return dist::run_on_every_rank(*comm, "finetune", [&] { return finetune(o, comm); });
 }
 
+LoadedModel load_finetuned_model(const fs::path& dir, nn::Device device) {
+  LoadedModel m;
+  // A model fine-tuned by transformers has no finetune.json: its config.json names the task.
+  m.task = fs::exists(dir / "finetune.json") ? tasks::read_task_config(dir / "finetune.json")
+                                             : tasks::task_config_from_hf(dir / "config.json");
+  m.labels = tasks::LabelSet(m.task.labels);
+  m.config = nn::read_model_config(dir / "config.json");
+  m.tokenizer = tok::load_tokenizer(dir);
+  m.model = std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling,
+                                               static_cast<int64_t>(m.labels.size()), device);
+  nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), m.model->params(), false);
+  return m;
+}
+
 int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
@@ -249,7 +247,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   ErrorCounter errors(o.max_errors);
   tasks::TaskKind kind = tasks::TaskKind::token;
   for (const auto& [seed, dir] : finetuned_model_dirs(o.model)) {
-    LoadedModel m = load_model(dir, o.device);
+    LoadedModel m = load_finetuned_model(dir, o.device);
     kind = m.task.kind;
     tasks::SeedResult r;
     r.seed = seed;
@@ -276,7 +274,7 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
   nn::require_device(o.device);
   if (o.input.empty()) throw UsageError("a file to label is required");
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
-  LoadedModel m = load_model(o.model, o.device);
+  LoadedModel m = load_finetuned_model(o.model, o.device);
   ErrorCounter errors(o.max_errors);
   const LangPath where = split_lang_path(o.input, false, "the input");
   const TaskFile f = load_file(m.task, where, m.labels, *m.tokenizer, m.config, o, errors, !o.quiet);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +14,11 @@
 #include "core/error.hpp"
 #include "nn/optimizer.hpp"
 #include "nn/tensor.hpp"
+#include "nn/model_config.hpp"
+#include "tok/tokenizer.hpp"
+#include "train/tasks/task_config.hpp"
 #include "train/tasks/task_data.hpp"
+#include "train/tasks/task_model.hpp"
 
 namespace kglm::train {
 
@@ -63,8 +68,19 @@ struct FinetunePredictOptions : FinetuneCommon {
   std::string output;
 };
 
-// The models of MODEL: one fine-tuned model directory (it has finetune.json and config.json), as seed
-// 0, or a run directory's seed-*/best, by seed; kglm::Error when there is none.
+// A saved fine-tuned model (finetune.json, config.json, model.safetensors, the tokenizer's files),
+// its tokenizer and its task, ready to predict.
+struct LoadedModel {
+  tasks::TaskConfig task;
+  tasks::LabelSet labels;
+  nn::ModelConfig config;
+  std::unique_ptr<tok::Tokenizer> tokenizer;
+  std::unique_ptr<tasks::TaskModel> model;
+};
+LoadedModel load_finetuned_model(const std::filesystem::path& dir, nn::Device device);
+
+// The models of MODEL: one fine-tuned model directory (finetune.json and config.json, or a transformers
+// task model's config.json), as seed 0, or a run directory's seed-*/best, by seed; kglm::Error when there is none.
 std::vector<std::pair<uint64_t, std::filesystem::path>> finetuned_model_dirs(const std::string& model);
 
 // The exit status: 0, or kExitStopped (75) when stopped by SIGUSR1 or --stop-after.

@@ -2,6 +2,12 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "core/big_json_integers.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "core/output_stream.hpp"
@@ -45,6 +51,56 @@ TaskConfig read_task_config(const std::filesystem::path& path) {
     if (l.get(name)) throw Error(path.string() + ": a label that is not a string");
     c.labels.emplace_back(name);
   }
+  return c;
+}
+
+TaskConfig task_config_from_hf(const std::filesystem::path& config_json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  std::ifstream in(config_json, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw Error(config_json.string() + ": cannot read");
+  if (auto err = parser.parse(simdjson::padded_string(widen_big_integers(text.str()))).get(root))
+    throw Error(config_json.string() + ": not a readable config.json: " + simdjson::error_message(err));
+  const auto fail = [&](const std::string& what) -> TaskConfig { throw Error(config_json.string() + ": " + what); };
+  simdjson::dom::array architectures;
+  std::string_view architecture;
+  if (root["architectures"].get(architectures) || architectures.size() == 0 ||
+      architectures.at(0).get(architecture))
+    return fail("no \"architectures\": neither a finetune model (finetune.json) nor a transformers task model");
+  TaskConfig c;
+  if (architecture.ends_with("ForTokenClassification")) {
+    c.kind = TaskKind::token;
+  } else if (architecture.ends_with("ForSequenceClassification")) {
+    c.kind = TaskKind::sequence;
+  } else if (architecture.ends_with("ForMultipleChoice")) {
+    c.kind = TaskKind::choice;
+  } else {
+    return fail(std::string(architecture) +
+                " is not a task model (*ForTokenClassification, *ForSequenceClassification or *ForMultipleChoice)");
+  }
+  simdjson::dom::object id2label;
+  if (c.kind != TaskKind::choice) {
+    if (root["id2label"].get(id2label)) return fail("no \"id2label\": the labels of the head are unknown");
+    c.labels.resize(id2label.size());
+    for (auto [key, value] : id2label) {
+      std::string_view label;
+      size_t id = 0;
+      const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+      if (ec != std::errc() || end != key.data() + key.size() || id >= c.labels.size() || value.get(label) ||
+          !c.labels[id].empty())
+        return fail("id2label must number its labels 0 to " + std::to_string(c.labels.size() - 1) + " once each");
+      c.labels[id] = std::string(label);
+    }
+  }
+  int64_t positions = 512, pad = 1;
+  std::string_view model_type;
+  if (root["max_position_embeddings"].get(positions)) positions = 512;  // absent: BERT's
+  if (root["pad_token_id"].get(pad)) pad = 1;
+  const bool roberta = !root["model_type"].get(model_type) && model_type != "bert";
+  c.max_len = std::min<int64_t>(512, roberta ? positions - pad - 1 : positions);  // RoBERTa numbers from pad + 1
+  c.pooling = Pooling::cls;
   return c;
 }
 

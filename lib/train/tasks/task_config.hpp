@@ -24,6 +24,12 @@ void write_task_config(const std::filesystem::path& path, const TaskConfig& conf
 // Throws Error naming the path when it is missing or not a task configuration.
 TaskConfig read_task_config(const std::filesystem::path& path);
 
+// The task of a model directory fine-tuned elsewhere (transformers' Trainer, run_ner.py, …), from
+// its config.json: architectures[0] *ForTokenClassification (token), *ForSequenceClassification
+// (sequence) or *ForMultipleChoice (choice); the labels from id2label in id order; max_len from the
+// positions (at most 512). Throws Error naming the path when it is not such a model.
+TaskConfig task_config_from_hf(const std::filesystem::path& config_json);
+
 // config.json's "id2label" and "label2id" members (JSON text) for these labels.
 std::vector<std::pair<std::string, std::string>> hf_label_fields(const std::vector<std::string>& labels);
 

@@ -1,0 +1,159 @@
+// What a kglm model computes on given inputs, loaded by kglm's own loaders, for the comparisons with
+// Hugging Face transformers (transformers_check.py).
+//   model_outputs encoder DIR IN OUT   hidden_states.0..L [B,T,H]: a BERT / XLM-R encoder (any head ignored)
+//   model_outputs mlm DIR IN OUT       the same and mlm_logits [B,T,V] (the model's MLM head)
+//   model_outputs task DIR IN OUT      logits of a finetune model: token [B,T,labels], sequence and
+//                                      relation by [CLS] [B,labels], choice [B,C] (IN's ids [B,C,T])
+//   model_outputs t5 DIR IN OUT        logits [B,T,V] teacher-forced on IN's decoder_input_ids, and the
+//                                      greedy and beam-4 outputs (greedy / beam4: I32 [B,max_len], -1 after
+//                                      the end) for at most IN's max_new_tokens (I64 [1]) tokens
+// IN is a safetensors file with input_ids and attention_mask (I64 [B,T]), optionally token_type_ids.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/encoder.hpp"
+#include "nn/heads.hpp"
+#include "nn/model_config.hpp"
+#include "nn/safetensors.hpp"
+#include "train/finetune.hpp"
+#include "verbalize/decoding.hpp"
+#include "verbalize/seq2seq_batch.hpp"
+#include "verbalize/verbalizer_model.hpp"
+
+using namespace kglm;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Outputs = std::vector<std::pair<std::string, nn::Tensor>>;
+
+// The inputs' encoder batch; ids of rank 3 ([B,C,T], multiple choice) are flattened to B·C rows.
+nn::EncoderBatch encoder_batch(const nn::SafetensorsFile& in) {
+  nn::EncoderBatch b;
+  b.input_ids = in.read_i32("input_ids");
+  const nn::Shape shape = b.input_ids.shape();
+  b.seq = shape.back();
+  b.batch = b.input_ids.numel() / b.seq;
+  b.input_ids = b.input_ids.view({b.batch * b.seq});
+  b.attention_mask = in.read_i32("attention_mask").view({b.batch * b.seq});
+  if (in.find("token_type_ids")) b.token_type_ids = in.read_i32("token_type_ids").view({b.batch * b.seq});
+  return b;
+}
+
+Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool with_head) {
+  const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
+  nn::ParameterStore params(nn::Device::Cpu);
+  nn::Encoder encoder(config, params);
+  std::optional<nn::MlmHead> head;
+  if (with_head) head.emplace(config, params, encoder.word_embeddings());
+  params.allocate(1, false);
+  // Without the head a checkpoint's MLM or task head is left over: allowed, the encoder is complete.
+  const nn::LoadReport report =
+      nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), params, false);
+  params.refresh_compute();
+  if (!report.unexpected.empty() && with_head)
+    throw Error("unexpected tensors in a masked language model: " + report.unexpected.front());
+  const nn::EncoderBatch batch = encoder_batch(in);
+  const nn::Tensor& last = encoder.forward(batch, nn::DropoutContext{});
+  Outputs out;
+  for (int64_t l = 0; l <= config.layers; ++l)
+    out.emplace_back("hidden_states." + std::to_string(l),
+                     encoder.hidden_state(static_cast<size_t>(l)).clone().view({batch.batch, batch.seq, config.hidden}));
+  if (head) {
+    std::vector<int32_t> rows(static_cast<size_t>(batch.batch * batch.seq));
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+    const nn::Tensor& logits = head->predict(last, nn::Tensor::from<int32_t>({batch.batch * batch.seq}, rows));
+    out.emplace_back("mlm_logits", logits.clone().view({batch.batch, batch.seq, config.vocab_size}));
+  }
+  return out;
+}
+
+Outputs task_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
+  train::LoadedModel m = train::load_finetuned_model(dir, nn::Device::Cpu);
+  m.model->params().refresh_compute();
+  train::tasks::TaskBatch batch;
+  batch.encoder = encoder_batch(in);
+  const nn::Shape shape = in.read_i32("input_ids").shape();
+  batch.examples = shape[0];
+  batch.choices = shape.size() == 3 ? shape[1] : 1;
+  const nn::Tensor& logits = m.model->forward(batch, nn::DropoutContext{});
+  nn::Tensor copy = logits.clone();
+  if (m.task.kind == train::tasks::TaskKind::token)
+    copy = copy.view({batch.encoder.batch, batch.encoder.seq, copy.numel() / (batch.encoder.batch * batch.encoder.seq)});
+  return {{"logits", copy}};
+}
+
+Outputs t5_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
+  verbalize::Verbalizer v = verbalize::load_verbalizer(dir, nn::Device::Cpu);
+  nn::Seq2SeqBatch batch;
+  batch.input_ids = in.read_i32("input_ids");
+  batch.batch = batch.input_ids.shape()[0];
+  batch.source_len = batch.input_ids.shape()[1];
+  batch.input_ids = batch.input_ids.view({batch.batch * batch.source_len});
+  batch.attention_mask = in.read_i32("attention_mask").view({batch.batch * batch.source_len});
+  batch.decoder_input_ids = in.read_i32("decoder_input_ids");
+  batch.target_len = batch.decoder_input_ids.shape()[1];
+  batch.decoder_input_ids = batch.decoder_input_ids.view({batch.batch * batch.target_len});
+  batch.labels = nn::Tensor::zeros({batch.batch * batch.target_len}, nn::DType::I32);
+  v.model->forward(batch, nn::DropoutContext{}, 0);
+  Outputs out{{"logits", v.model->logits().clone().view({batch.batch, batch.target_len, v.config.vocab_size})}};
+
+  // Decoding from the unpadded sources.
+  const int32_t* ids = batch.input_ids.data<int32_t>();
+  const int32_t* mask = batch.attention_mask.data<int32_t>();
+  std::vector<std::vector<int32_t>> sources(static_cast<size_t>(batch.batch));
+  for (int64_t r = 0; r < batch.batch; ++r)
+    for (int64_t t = 0; t < batch.source_len; ++t)
+      if (mask[r * batch.source_len + t]) sources[static_cast<size_t>(r)].push_back(ids[r * batch.source_len + t]);
+  const int64_t max_new = in.read_i32("max_new_tokens").data<int32_t>()[0];
+  const verbalize::SourceBatch source_batch = verbalize::make_source_batch(sources, v.config);
+  std::vector<uint64_t> keys(sources.size(), 0);
+  for (auto [name, method] : {std::pair{"greedy", verbalize::DecodeMethod::Greedy},
+                              std::pair{"beam4", verbalize::DecodeMethod::Beam}}) {
+    verbalize::DecodeOptions options;
+    options.method = method;
+    options.beams = 4;
+    options.max_len = max_new;
+    const std::vector<std::vector<int32_t>> tokens = verbalize::decode(*v.model, source_batch, options, keys);
+    std::vector<int32_t> flat(static_cast<size_t>(batch.batch * max_new), -1);
+    for (size_t r = 0; r < tokens.size(); ++r)
+      std::copy(tokens[r].begin(), tokens[r].end(), flat.begin() + static_cast<int64_t>(r) * max_new);
+    out.emplace_back(name, nn::Tensor::from<int32_t>({batch.batch, max_new}, flat));
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() != 4) {
+      std::cerr << "usage: model_outputs encoder|mlm|task|t5 MODEL_DIR IN.safetensors OUT.safetensors\n";
+      return 2;
+    }
+    const nn::SafetensorsFile in = nn::SafetensorsFile::open(args[2]);
+    Outputs out;
+    if (args[0] == "encoder" || args[0] == "mlm") {
+      out = encoder_outputs(args[1], in, args[0] == "mlm");
+    } else if (args[0] == "task") {
+      out = task_outputs(args[1], in);
+    } else if (args[0] == "t5") {
+      out = t5_outputs(args[1], in);
+    } else {
+      std::cerr << "model_outputs: unknown kind " << args[0] << "\n";
+      return 2;
+    }
+    nn::write_safetensors(args[3], out);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "model_outputs: " << e.what() << "\n";
+    return 1;
+  }
+}
