@@ -74,6 +74,7 @@ sanitize:
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
 # or build-fuzz/tests/fuzz_sample_records tests/fuzz/sample-corpus
 # or build-fuzz/tests/fuzz_safetensors tests/fuzz/safetensors-corpus
+# or build-fuzz/tests/fuzz_torch_checkpoint tests/fuzz/torch-corpus
 # or build-fuzz/tests/fuzz_input_policy tests/fuzz/input-corpus
 # or build-fuzz/tests/fuzz_probe_inputs tests/fuzz/probe-corpus
 # or build-fuzz/tests/fuzz_verbalizer_inputs tests/fuzz/verbalize-corpus
@@ -81,7 +82,7 @@ fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
-		fuzz_safetensors fuzz_input_policy fuzz_tagged_reader fuzz_probe_inputs fuzz_verbalizer_inputs
+		fuzz_safetensors fuzz_torch_checkpoint fuzz_input_policy fuzz_tagged_reader fuzz_probe_inputs fuzz_verbalizer_inputs
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

@@ -10,6 +10,7 @@ find_package(BZip2 REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 find_package(absl REQUIRED)
 

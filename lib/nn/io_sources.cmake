@@ -2,4 +2,5 @@
 set(KGLM_NN_IO_SOURCES
   nn/convert.cpp
   nn/safetensors.cpp
+  nn/torch_checkpoint.cpp
 )

@@ -364,9 +364,12 @@ Tensor SafetensorsFile::read_i32(std::string_view name) const {
   return t;
 }
 
-void write_safetensors(const std::filesystem::path& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
-                       const std::vector<std::pair<std::string, std::string>>& metadata) {
-  std::string where = path.string();
+namespace {
+
+// The header of a safetensors file of these tensors, padded so that 8 + its size is a multiple of 8.
+std::string safetensors_header(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                               const std::vector<std::pair<std::string, std::string>>& metadata,
+                               const std::string& where) {
   auto fail = [&](const std::string& what) { throw Error(location(where) + "safetensors: " + what); };
   auto check_utf8 = [&](std::string_view s, const char* what) {
     // The header must be valid UTF-8 or readers (this one included) reject the file.
@@ -417,6 +420,31 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<std:
   header.append((8 - header.size() % 8) % 8, ' ');
   if (header.size() > kMaxHeaderBytes) fail("the header would exceed " + std::to_string(kMaxHeaderBytes) + " bytes");
 
+  return header;
+}
+
+}  // namespace
+
+SafetensorsFile SafetensorsFile::from_tensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                              std::string source_name) {
+  const std::string header = safetensors_header(tensors, {}, source_name);
+  auto buffer = std::make_shared<std::vector<std::byte>>(8 + header.size());
+  for (int i = 0; i < 8; ++i) (*buffer)[static_cast<size_t>(i)] = static_cast<std::byte>(header.size() >> (8 * i));
+  std::memcpy(buffer->data() + 8, header.data(), header.size());
+  for (const auto& [name, t] : tensors) {
+    const auto* raw = static_cast<const std::byte*>(t.raw());
+    buffer->insert(buffer->end(), raw, raw + t.nbytes());
+  }
+  SafetensorsFile f = parse({buffer->data(), buffer->size()}, std::move(source_name));
+  f.owner_ = std::move(buffer);
+  return f;
+}
+
+void write_safetensors(const std::filesystem::path& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
+                       const std::vector<std::pair<std::string, std::string>>& metadata) {
+  std::string where = path.string();
+  auto fail = [&](const std::string& what) { throw Error(location(where) + "safetensors: " + what); };
+  const std::string header = safetensors_header(tensors, metadata, where);
   AtomicPath atomic(where);
   std::FILE* file = std::fopen(atomic.temp().c_str(), "wb");
   if (file == nullptr) fail("cannot create " + atomic.temp() + ": " + std::strerror(errno));

@@ -43,6 +43,11 @@ class SafetensorsFile {
   // spans it returns; source_name is used in messages.
   static SafetensorsFile parse(std::span<const std::byte> bytes, std::string source_name);
 
+  // The tensors (defined, on the CPU) laid out as a safetensors file in memory that this object owns:
+  // weights read from another format (a PyTorch pickle) go through the same loaders.
+  static SafetensorsFile from_tensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                      std::string source_name);
+
   const std::vector<SafetensorsEntry>& entries() const { return entries_; }  // header order
   const SafetensorsEntry* find(std::string_view name) const;                 // nullptr when absent
   // The entry's bytes in the file (no copy; possibly unaligned).

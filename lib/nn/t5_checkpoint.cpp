@@ -1,4 +1,5 @@
 #include "nn/t5_checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 
 #include <cstring>
 
@@ -9,16 +10,13 @@
 namespace kglm::nn {
 
 void load_t5_weights(const std::filesystem::path& dir, ParameterStore& params, const T5Config& config) {
-  const std::filesystem::path file = dir / "model.safetensors";
-  if (!std::filesystem::exists(file)) {
-    const bool sharded = std::filesystem::exists(dir / "model.safetensors.index.json");
-    const bool pickle = std::filesystem::exists(dir / "pytorch_model.bin");
-    throw Error(dir.string() + ": no model.safetensors" +
-                (sharded  ? " (sharded checkpoints are not supported: merge the shards into one file)"
-                 : pickle ? " (pytorch_model.bin is not read: convert it to safetensors)"
-                          : ""));
-  }
-  const SafetensorsFile weights = SafetensorsFile::open(file);
+  const bool single = std::filesystem::exists(dir / "model.safetensors") ||
+                      std::filesystem::exists(dir / "pytorch_model.bin");
+  if (!single && std::filesystem::exists(dir / "model.safetensors.index.json"))
+    throw Error(dir.string() + ": no model.safetensors (sharded checkpoints are not supported: merge the shards "
+                               "into one file)");
+  const SafetensorsFile weights = open_model_weights(dir);
+  const std::string file = weights.source();
   const LoadReport report = load_parameters(weights, params, false);
   const Parameter* shared = params.find("shared.weight");
   if (!shared) throw Error("load_t5_weights: the parameter store holds no T5 model");
@@ -26,10 +24,10 @@ void load_t5_weights(const std::filesystem::path& dir, ParameterStore& params, c
   for (const std::string& name : report.unexpected) {
     const bool copy = name == "encoder.embed_tokens.weight" || name == "decoder.embed_tokens.weight" ||
                       (name == "lm_head.weight" && config.tie_embeddings);
-    if (!copy) throw Error(file.string() + ": tensor '" + name + "' is not part of this T5 model");
+    if (!copy) throw Error(file + ": tensor '" + name + "' is not part of this T5 model");
     const Tensor t = weights.read_f32(name);
     if (t.shape() != words.shape() || std::memcmp(t.raw(), words.raw(), t.nbytes()) != 0)
-      throw Error(file.string() + ": tensor '" + name + "' differs from shared.weight; kglm keeps one matrix");
+      throw Error(file + ": tensor '" + name + "' differs from shared.weight; kglm keeps one matrix");
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "nn/ops/cross_entropy.hpp"
 
 namespace kglm::probe {
@@ -24,9 +25,8 @@ MaskedLm::MaskedLm(const fs::path& dir, nn::Device device, int64_t batch)
   encoder_.emplace(config_, params_);
   head_.emplace(config_, params_, encoder_->word_embeddings());
   params_.allocate(1, false);  // forward passes only: no gradient buffers
-  const fs::path weights = dir / "model.safetensors";
   try {
-    nn::load_parameters(nn::SafetensorsFile::open(weights), params_, false);
+    nn::load_parameters(nn::open_model_weights(dir), params_, false);
   } catch (const Error& e) {
     throw Error(dir.string() + ": not a masked language model with its MLM head: " + e.what());
   }

@@ -12,6 +12,7 @@
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "nn/threads.hpp"
 #include "sample/corpus.hpp"
 #include "train/pretrain.hpp"
@@ -234,7 +235,7 @@ LoadedModel load_finetuned_model(const fs::path& dir, nn::Device device) {
   m.tokenizer = tok::load_tokenizer(dir);
   m.model = std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling,
                                                static_cast<int64_t>(m.labels.size()), device);
-  nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), m.model->params(), false);
+  nn::load_parameters(nn::open_model_weights(dir), m.model->params(), false);
   return m;
 }
 

@@ -13,6 +13,7 @@
 #include "core/rng.hpp"
 #include "core/temporaries.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "train/loss_terms.hpp"
 #include "train/metrics_log.hpp"
@@ -234,7 +235,10 @@ void Trainer::build_model() {
   model_ = std::make_unique<MlmModel>(config, o.device, compute_dtype(state_.precision, o.device), o.zero ? ranks : 1);
   model_->params.initialize(state_.seed, config.initializer_range);
   if (!weights.empty()) {
-    const nn::SafetensorsFile file = nn::SafetensorsFile::open(weights);
+    // --init may name a transformers directory with pytorch_model.bin only.
+    const nn::SafetensorsFile file =
+        o.resume.empty() ? nn::open_model_weights(o.init) : nn::SafetensorsFile::open(weights);
+    weights = file.source();
     if (!o.resume.empty() && std::any_of(file.entries().begin(), file.entries().end(),
                                          [](const nn::SafetensorsEntry& e) { return e.dtype_name != "F32"; }))
       warn(weights +

@@ -13,6 +13,7 @@
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "nn/threads.hpp"
 #include "train/finetune.hpp"
 #include "train/tasks/task_config.hpp"
@@ -82,7 +83,7 @@ std::vector<double> score_pairs(const fs::path& dir, const std::vector<std::pair
   const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
   const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);
   t::TaskModel model(config, task.kind, task.pooling, static_cast<int64_t>(labels.size()), device);
-  nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), model.params(), false);
+  nn::load_parameters(nn::open_model_weights(dir), model.params(), false);
   t::TaskData data;
   data.kind = t::TaskKind::sequence;
   for (const auto& [triples, sentence] : pairs) data.sentences.push_back({triples, sentence, "", 0});

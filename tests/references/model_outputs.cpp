@@ -21,6 +21,7 @@
 #include "nn/heads.hpp"
 #include "nn/model_config.hpp"
 #include "nn/safetensors.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "train/finetune.hpp"
 #include "verbalize/decoding.hpp"
 #include "verbalize/seq2seq_batch.hpp"
@@ -55,7 +56,7 @@ Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool
   params.allocate(1, false);
   // Without the head a checkpoint's MLM or task head is left over: allowed, the encoder is complete.
   const nn::LoadReport report =
-      nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), params, false);
+      nn::load_parameters(nn::open_model_weights(dir), params, false);
   params.refresh_compute();
   if (!report.unexpected.empty() && with_head)
     throw Error("unexpected tensors in a masked language model: " + report.unexpected.front());

@@ -132,10 +132,11 @@ def compare_t5(name, model_dir, report, work, rng, max_new=12):
         config = json.load(f)
     model, cls = hf_load(model_dir, report, name)
     vocab, pad, eos = config["vocab_size"], config.get("pad_token_id", 0), config.get("eos_token_id", 1)
-    rows, src_len, tgt_len = 3, 11, 7
+    source_lengths = [11, 7, 4, 9, 2, 6, 10, 5]
+    rows, src_len, tgt_len = len(source_lengths), max(source_lengths), 7
     ids = np.full((rows, src_len), pad, dtype=np.int64)
     mask = np.zeros((rows, src_len), dtype=np.int64)
-    for r, n in enumerate([11, 7, 4]):
+    for r, n in enumerate(source_lengths):
         ids[r, :n] = [rng.randrange(3, vocab) for _ in range(n - 1)] + [eos]
         mask[r, :n] = 1
     labels = np.array([[rng.randrange(3, vocab) for _ in range(tgt_len)] for _ in range(rows)], dtype=np.int64)
@@ -301,6 +302,27 @@ def transformers_to_kglm(report, work, rng):
                     if kind == "mlm":
                         diff = max(diff, largest(ours["mlm_logits"], theirs.logits.numpy()))
                 report.check(f"{name} read by kglm ({kind})", f"{inputs['input_ids'].size} positions", diff, BOUND)
+
+    # T5 and mT5 with the T5-style SentencePiece model kglm_to_transformers trained.
+    t5_spm = os.path.join(work, "t5spm.model")
+    vocab = transformers.T5Tokenizer(t5_spm).vocab_size
+    for cls, extra in ((transformers.T5ForConditionalGeneration, dict(feed_forward_proj="relu")),
+                       (transformers.MT5ForConditionalGeneration,
+                        dict(feed_forward_proj="gated-gelu", tie_word_embeddings=False))):
+        config_cls = transformers.MT5Config if cls is transformers.MT5ForConditionalGeneration else transformers.T5Config
+        model = cls(config_cls(vocab_size=vocab, d_model=32, d_kv=8, d_ff=48, num_layers=2, num_decoder_layers=2,
+                               num_heads=4, relative_attention_num_buckets=16, relative_attention_max_distance=64,
+                               decoder_start_token_id=0, **extra)).eval()
+        # A louder </s> row, so that some outputs end before max_new_tokens and beams finish apart.
+        with torch.no_grad():
+            head = model.lm_head.weight if not model.config.tie_word_embeddings else model.shared.weight
+            head[1] *= 3.0
+        for safe in (True, False):
+            out = os.path.join(work, f"hf-{cls.__name__}-{'safetensors' if safe else 'bin'}")
+            model.save_pretrained(out, safe_serialization=safe)
+            transformers.T5Tokenizer(t5_spm).save_pretrained(out)
+            compare_t5(f"transformers {cls.__name__} ({'safetensors' if safe else 'pytorch_model.bin'}) read by kglm",
+                       out, report, work, rng)
 
 
 def main():

@@ -11,6 +11,7 @@
 #include "core/rng.hpp"
 #include "core/temporaries.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "train/metrics_log.hpp"
 #include "train/train_layers.hpp"
 #include "train/trainer_state.hpp"
@@ -97,8 +98,8 @@ void Finetuner::start_or_resume() {
   params.initialize(seed_, setup_.config.initializer_range);
   const fs::path checkpoint = dir_ / "checkpoint";
   const bool resuming = options_.resume && fs::exists(checkpoint / kProgressFile);
-  const fs::path weights = (resuming ? checkpoint : fs::path(options_.init)) / "model.safetensors";
-  const nn::LoadReport report = nn::load_parameters(nn::SafetensorsFile::open(weights), params, !resuming);
+  const nn::LoadReport report =
+      nn::load_parameters(nn::open_model_weights(resuming ? checkpoint : fs::path(options_.init)), params, !resuming);
   if (!resuming && verbose() && !report.missing.empty())
     log_info("seed " + std::to_string(seed_) + ": " + std::to_string(report.missing.size()) + " parameters of the " +
              task_name(setup_.task.kind) + " head start random (" + report.missing.front() +
