@@ -16,6 +16,7 @@
 #include "train/objectives/objective_table.hpp"
 #include "train/prepare.hpp"
 #include "train/pretrain.hpp"
+#include "train/sentence_embeddings.hpp"
 
 using namespace kglm;
 
@@ -50,6 +51,45 @@ int prepare_main(int argc, char** argv) {
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
   o.format = sample::parse_record_format(format);
   report_stats(cli.common(), train::run_prepare(o));
+  return 0;
+}
+
+int embed_main(int argc, char** argv) {
+  ToolCli cli("pretrain embed",
+              "pretrain embed --model DIR [--pool mean|cls|max] [--layer L] [--normalize] -o embeddings.h5 TEXT...",
+              "Sentence embeddings of text files (one sentence a line) from an encoder: a kglm checkpoint, a\n"
+              "transformers BERT / XLM-R directory or a sentence-transformers model (all-MiniLM-L6-v2). Each line is\n"
+              "tokenised between the special tokens, one layer's states are pooled and optionally L2-normalised;\n"
+              "row i of the HDF5 dataset \"embeddings\" [lines, hidden] belongs to line i.");
+  train::EmbedOptions o;
+  std::string pool, device;
+  cli.allow_input_option("text file, one sentence a line (repeatable; positional arguments too)");
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model), "the encoder's model directory")
+      ("pool", po::value(&pool)->default_value("mean"),
+       "mean (over the tokens, special ones included: sentence-transformers' mean pooling), cls or max")
+      ("layer", po::value(&o.layer)->default_value(-1), "0: the embeddings' output, L: layer L's (default: the last)")
+      ("normalize", po::bool_switch(&o.normalize), "L2-normalise each embedding (sentence-transformers' Normalize)")
+      ("max-len", po::value(&o.max_len)->default_value(0),
+       "tokens per sentence with the special ones (default: sentence_bert_config.json's max_seq_length, else the "
+       "model's positions); longer sentences are truncated")
+      ("batch", po::value(&o.batch)->default_value(64), "sentences run together")
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  if (o.model.empty()) throw UsageError("--model is required");
+  const CommonOptions& c = cli.common();
+  o.inputs = c.inputs;
+  if (o.inputs.empty()) throw UsageError("no inputs");
+  o.output = c.output;
+  o.pooling = train::parse_sentence_pooling(pool);
+  o.device = nn::parse_device(device);
+  o.threads = c.threads;
+  o.quiet = c.quiet;
+  o.command_line = "pretrain " + c.command_line;
+  report_stats(c, train::run_embed(o));
   return 0;
 }
 
@@ -271,5 +311,7 @@ int main(int argc, char** argv) {
     return run_tool("pretrain comm-bench", [&] { return comm_bench_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "prepare") == 0)
     return run_tool("pretrain prepare", [&] { return prepare_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::strcmp(argv[1], "embed") == 0)
+    return run_tool("pretrain embed", [&] { return embed_main(argc - 1, argv + 1); });
   return run_tool("pretrain", [&] { return train_main(argc, argv); });
 }

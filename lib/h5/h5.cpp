@@ -128,6 +128,23 @@ void Group::set_attribute(std::string_view name, const std::vector<int64_t>& val
   write_attribute(*this, name, H5T_NATIVE_INT64, space.get(), values.data());
 }
 
+void write_matrix(const Group& g, std::string_view name, const float* data, uint64_t rows, uint64_t cols) {
+  const std::string n(name);
+  const hsize_t dims[2] = {rows, cols};
+  Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (rows > 0 && cols > 0) {
+    const hsize_t chunk[2] = {std::min<hsize_t>(rows, 1024), cols};
+    check(H5Pset_chunk(dcpl.get(), 2, chunk), "H5Pset_chunk", g.where(name));
+    check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate", g.where(name));
+  }
+  Handle matrix(check(H5Dcreate2(g.id(), n.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                       g.where(name) + "cannot create dataset"),
+                 H5Dclose);
+  if (rows > 0 && cols > 0)
+    check(H5Dwrite(matrix.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "H5Dwrite", g.where(name));
+}
+
 bool Group::has_attribute(std::string_view name) const {
   std::string n(name);
   return H5Aexists(id(), n.c_str()) > 0;

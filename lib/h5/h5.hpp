@@ -204,6 +204,10 @@ void write_column(const Group& g, std::string name, const std::vector<T>& values
   w.finish();
 }
 
+// A float32 matrix [rows, cols] as one 2-D dataset (rows in chunks of up to 1024, deflated), as
+// h5py and numpy read a matrix.
+void write_matrix(const Group& g, std::string_view name, const float* data, uint64_t rows, uint64_t cols);
+
 // A string column: group NAME with `offsets` (uint64, n + 1 entries, first 0) and `blob`
 // (UTF-8 bytes); string i is blob[offsets[i], offsets[i+1]).
 class StringColumnWriter {

@@ -15,6 +15,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/train_layers.cpp
   train/trainer.cpp
   train/pretrain.cpp
+  train/sentence_embeddings.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
   train/tasks/example_readers.cpp

@@ -1,0 +1,189 @@
+#include "train/sentence_embeddings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/input_kind.hpp"
+#include "core/input_stream.hpp"
+#include "core/line_batcher.hpp"
+#include "core/progress.hpp"
+#include "core/provenance.hpp"
+#include "h5/h5.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/config_json.hpp"
+#include "nn/ops/elementwise.hpp"
+#include "nn/encoder.hpp"
+#include "nn/model_config.hpp"
+#include "nn/threads.hpp"
+#include "nn/torch_checkpoint.hpp"
+#include "tok/tokenizer.hpp"
+
+namespace kglm::train {
+
+namespace fs = std::filesystem;
+
+SentencePooling parse_sentence_pooling(const std::string& name) {
+  if (name == "mean") return SentencePooling::mean;
+  if (name == "cls") return SentencePooling::cls;
+  if (name == "max") return SentencePooling::max;
+  throw UsageError("--pool must be mean, cls or max, not '" + name + "'");
+}
+
+namespace {
+
+const char* pooling_name(SentencePooling p) {
+  return p == SentencePooling::mean ? "mean" : p == SentencePooling::cls ? "cls" : "max";
+}
+
+// Tokens per sequence: --max-len, else sentence-transformers' max_seq_length, else the positions'.
+int64_t sequence_limit(const EmbedOptions& o, const nn::ModelConfig& config) {
+  const int64_t offset = config.architecture == nn::Architecture::XlmRoberta ? config.pad_token_id + 1 : 0;
+  const int64_t positions = config.max_positions - offset;
+  int64_t limit = positions;
+  if (o.max_len > 0) {
+    limit = o.max_len;
+  } else if (const fs::path st = fs::path(o.model) / "sentence_bert_config.json"; fs::exists(st)) {
+    nn::ConfigJsonReader(st).integer("max_seq_length", limit);
+  }
+  if (limit < 2) throw UsageError("--max-len must leave room for the two special tokens");
+  if (limit > positions)
+    throw UsageError(o.model + ": --max-len " + std::to_string(limit) + " is longer than the model's " +
+                     std::to_string(positions) + " positions");
+  return limit;
+}
+
+// Every line of the inputs, in order, as token ids between the special tokens.
+std::vector<std::vector<int32_t>> read_sentences(const EmbedOptions& o, const tok::Tokenizer& tokenizer,
+                                                 int64_t limit, Stats& stats) {
+  std::vector<std::vector<int32_t>> sentences;
+  tok::Encoding encoding;
+  const tok::SpecialTokens& special = tokenizer.special();
+  for (const std::string& path : o.inputs) {
+    InputStream in(path);
+    require_text_input(in, "sentences, one a line");
+    for_each_line(in, [&](uint64_t, std::string_view line) {
+      tokenizer.encode(line, encoding);
+      std::vector<int32_t> ids;
+      ids.push_back(special.bos);
+      const size_t room = static_cast<size_t>(limit - 2);
+      if (encoding.ids.size() > room) stats.add("truncated_sentences");
+      ids.insert(ids.end(), encoding.ids.begin(), encoding.ids.begin() + std::min(room, encoding.ids.size()));
+      ids.push_back(special.eos);
+      sentences.push_back(std::move(ids));
+    });
+  }
+  return sentences;
+}
+
+}  // namespace
+
+Stats run_embed(const EmbedOptions& o) {
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
+  if (o.batch < 1) throw UsageError("--batch must be at least 1");
+  const fs::path dir(o.model);
+  const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
+  const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);
+  if (tokenizer->special().bos < 0 || tokenizer->special().eos < 0)
+    throw Error(o.model + ": the tokenizer has no [CLS]/<s> and [SEP]/</s> tokens");
+  const int64_t layer = o.layer < 0 ? config.layers : o.layer;
+  if (layer > config.layers)
+    throw UsageError("--layer " + std::to_string(o.layer) + ": the model has layers 0 (embeddings) to " +
+                     std::to_string(config.layers));
+  const int64_t limit = sequence_limit(o, config);
+
+  Stats stats;
+  const std::vector<std::vector<int32_t>> sentences = read_sentences(o, *tokenizer, limit, stats);
+  if (sentences.empty()) throw Error("no sentences to embed in " + o.inputs.front());
+
+  // The encoder alone: an MLM or task head in the file is left unread, a missing encoder weight is an error.
+  nn::ParameterStore params(o.device);
+  nn::Encoder encoder(config, params);
+  params.allocate(1, false);
+  nn::load_parameters(nn::open_model_weights(dir), params, false);
+  params.refresh_compute();
+
+  const auto hidden = static_cast<size_t>(config.hidden);
+  std::vector<float> embeddings(sentences.size() * hidden);
+  // Longest first, so that each batch pads to about its own length.
+  std::vector<size_t> order(sentences.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sentences[a].size() > sentences[b].size(); });
+  Progress progress("embed", sentences.size());
+  const auto step = static_cast<size_t>(o.batch);
+  for (size_t first = 0; first < order.size(); first += step) {
+    const size_t count = std::min(step, order.size() - first);
+    const auto t = static_cast<int64_t>(sentences[order[first]].size());
+    const auto b = static_cast<int64_t>(count);
+    std::vector<int32_t> ids(static_cast<size_t>(b * t), static_cast<int32_t>(config.pad_token_id)),
+        mask(static_cast<size_t>(b * t), 0);
+    for (size_t r = 0; r < count; ++r) {
+      const std::vector<int32_t>& s = sentences[order[first + r]];
+      std::copy(s.begin(), s.end(), ids.begin() + static_cast<int64_t>(r) * t);
+      std::fill_n(mask.begin() + static_cast<int64_t>(r) * t, s.size(), 1);
+    }
+    nn::EncoderBatch batch;
+    batch.batch = b;
+    batch.seq = t;
+    batch.input_ids = nn::Tensor::from<int32_t>({b * t}, ids).to(o.device);
+    batch.attention_mask = nn::Tensor::from<int32_t>({b * t}, mask).to(o.device);
+    encoder.forward(batch, nn::DropoutContext{});
+    nn::Tensor states = encoder.hidden_state(static_cast<size_t>(layer)).to(nn::Device::Cpu);
+    if (states.dtype() != nn::DType::F32) {
+      nn::Tensor f32 = nn::Tensor::empty(states.shape(), nn::DType::F32);
+      nn::convert(states, f32);
+      states = f32;
+    }
+    const float* h = states.data<float>();
+    for (size_t r = 0; r < count; ++r) {
+      const size_t n = sentences[order[first + r]].size();
+      const float* rows = h + r * static_cast<size_t>(t) * hidden;
+      float* out = embeddings.data() + order[first + r] * hidden;
+      for (size_t k = 0; k < hidden; ++k) {
+        double v = o.pooling == SentencePooling::max ? -INFINITY : 0.0;
+        if (o.pooling == SentencePooling::cls) {
+          v = rows[k];
+        } else {
+          for (size_t i = 0; i < n; ++i)
+            v = o.pooling == SentencePooling::max ? std::max(v, double{rows[i * hidden + k]}) : v + rows[i * hidden + k];
+          if (o.pooling == SentencePooling::mean) v /= static_cast<double>(n);
+        }
+        out[k] = static_cast<float>(v);
+      }
+      if (o.normalize) {  // as torch.nn.functional.normalize: x / max(‖x‖, 1e-12)
+        double norm = 0;
+        for (size_t k = 0; k < hidden; ++k) norm += double{out[k]} * out[k];
+        norm = std::max(std::sqrt(norm), 1e-12);
+        for (size_t k = 0; k < hidden; ++k) out[k] = static_cast<float>(out[k] / norm);
+      }
+    }
+    progress.update(first + count, first + count);
+  }
+  progress.finish();
+
+  AtomicPath atomic(o.output);
+  h5::File file = h5::File::create(atomic.temp());
+  const h5::Group& root = file.root();
+  root.set_attribute("format", "kglm-embeddings");
+  root.set_attribute("format_version", int64_t{1});
+  h5::write_provenance(root, make_provenance("pretrain embed", o.command_line, o.inputs, 0));
+  root.set_attribute("model", o.model);
+  root.set_attribute("pool", pooling_name(o.pooling));
+  root.set_attribute("layer", layer);
+  root.set_attribute("normalized", int64_t{o.normalize});
+  root.set_attribute("max_len", limit);
+  h5::write_matrix(root, "embeddings", embeddings.data(), sentences.size(), hidden);
+  file.close();
+  atomic.commit();
+  stats.set("sentences", static_cast<int64_t>(sentences.size()));
+  stats.set("hidden", config.hidden);
+  stats.set("layer", layer);
+  return stats;
+}
+
+}  // namespace kglm::train
