@@ -20,13 +20,19 @@ namespace {
 
 class Archive {
  public:
-  Archive(zip_t* zip, std::string source) : zip_(zip, zip_discard), source_(std::move(source)) {}
+  Archive(zip_t* zip, std::string source, uint64_t archive_bytes)
+      : zip_(zip, zip_discard), source_(std::move(source)), archive_bytes_(archive_bytes) {}
 
   // The entry's bytes; nullopt when absent.
   std::optional<std::vector<std::byte>> read(const std::string& name) const {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat(zip_.get(), name.c_str(), 0, &st) != 0) return std::nullopt;
+    // Sizes come from the archive's directory: a damaged one must not make us allocate gigabytes.
+    // Deflate expands at most 1032-fold; torch.save stores its entries uncompressed.
+    const bool sized = (st.valid & ZIP_STAT_SIZE) && (st.valid & ZIP_STAT_COMP_SIZE);
+    if (!sized || st.comp_size > archive_bytes_ || st.size / 1032 > st.comp_size)
+      fail("the entry " + name + " claims a size its archive cannot hold: a damaged zip archive");
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(zip_fopen(zip_.get(), name.c_str(), 0), zip_fclose);
     if (!file) fail("cannot open the entry " + name + ": " + zip_strerror(zip_.get()));
     std::vector<std::byte> bytes(static_cast<size_t>(st.size));
@@ -53,6 +59,7 @@ class Archive {
  private:
   std::unique_ptr<zip_t, void (*)(zip_t*)> zip_;
   std::string source_;
+  uint64_t archive_bytes_;
 };
 
 // --- the pickle ------------------------------------------------------------------------------------
@@ -474,7 +481,7 @@ std::vector<std::pair<std::string, Tensor>> read_torch_state_dict(std::span<cons
     zip_error_fini(&error);
     refuse_not_zip(bytes.first(std::min<size_t>(bytes.size(), 16)), source);
   }
-  return read_archive(Archive(zip, source), source);
+  return read_archive(Archive(zip, source, bytes.size()), source);
 }
 
 std::vector<std::pair<std::string, Tensor>> read_torch_state_dict(const fs::path& path) {
@@ -490,7 +497,9 @@ std::vector<std::pair<std::string, Tensor>> read_torch_state_dict(const fs::path
     std::fclose(f);
     refuse_not_zip(head, source);
   }
-  return read_archive(Archive(zip, source), source);
+  std::error_code ec;
+  const uint64_t size = fs::file_size(path, ec);
+  return read_archive(Archive(zip, source, ec ? UINT64_MAX : size), source);
 }
 
 SafetensorsFile open_model_weights(const fs::path& dir) {
