@@ -26,6 +26,15 @@ def torch_python():
     return os.environ.get("KGLM_TORCH_PYTHON", "/usr/bin/python3")
 
 
+def references_python():
+    """The python of `make references` (the field's own tools as peers): $KGLM_REFERENCES_PYTHON, else
+    build/references-venv/bin/python; exits saying how to get it when absent."""
+    python = os.environ.get("KGLM_REFERENCES_PYTHON", os.path.join(root, "build", "references-venv", "bin", "python"))
+    if not os.path.exists(python):
+        sys.exit(f"no reference environment at {python}: run make references")
+    return python
+
+
 def warm(path):
     """Reads path once so that the first timed run does not pay for the disk."""
     subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
