@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "text/wikitext.hpp"
+#include "text/wikitext_markup.hpp"
 
 namespace kglm::text::detail {
 
