@@ -18,6 +18,8 @@ if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; t
 fi
 echo "kglm: installing the reference packages into $venv (tests/references/requirements.txt)" >&2
 rm -rf "$venv"
+# A half-made environment would make the tests fail rather than skip: remove it on any failure.
+trap 'status=$?; [ $status -eq 0 ] || rm -rf "$venv"' EXIT
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install -r "${pins[0]}" -c "${pins[1]}"
