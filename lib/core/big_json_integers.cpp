@@ -16,8 +16,10 @@ std::string widen_big_integers(std::string_view json) {
     const char c = json[i];
     if (in_string) {
       out += c;
-      if (c == '\\' && i + 1 < json.size()) out += json[++i];
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < json.size())
+        out += json[++i];
+      else if (c == '"')
+        in_string = false;
       ++i;
       continue;
     }

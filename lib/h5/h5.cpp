@@ -139,8 +139,8 @@ void write_matrix(const Group& g, std::string_view name, const float* data, uint
     check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate", g.where(name));
   }
   Handle matrix(check(H5Dcreate2(g.id(), n.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                       g.where(name) + "cannot create dataset"),
-                 H5Dclose);
+                      g.where(name) + "cannot create dataset"),
+                H5Dclose);
   if (rows > 0 && cols > 0)
     check(H5Dwrite(matrix.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "H5Dwrite", g.where(name));
 }

@@ -23,8 +23,7 @@ ConfigJsonReader::ConfigJsonReader(const std::filesystem::path& path)
   if (!in) fail("cannot open model config");
   std::stringstream s;
   s << in.rdbuf();
-  if (impl_->parser.parse(simdjson::padded_string(widen_big_integers(s.str()))).get(impl_->object) !=
-      simdjson::SUCCESS)
+  if (impl_->parser.parse(simdjson::padded_string(widen_big_integers(s.str()))).get(impl_->object) != simdjson::SUCCESS)
     fail("not a JSON object");
 }
 

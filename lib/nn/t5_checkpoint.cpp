@@ -10,11 +10,12 @@
 namespace kglm::nn {
 
 void load_t5_weights(const std::filesystem::path& dir, ParameterStore& params, const T5Config& config) {
-  const bool single = std::filesystem::exists(dir / "model.safetensors") ||
-                      std::filesystem::exists(dir / "pytorch_model.bin");
+  const bool single =
+      std::filesystem::exists(dir / "model.safetensors") || std::filesystem::exists(dir / "pytorch_model.bin");
   if (!single && std::filesystem::exists(dir / "model.safetensors.index.json"))
-    throw Error(dir.string() + ": no model.safetensors (sharded checkpoints are not supported: merge the shards "
-                               "into one file)");
+    throw Error(dir.string() +
+                ": no model.safetensors (sharded checkpoints are not supported: merge the shards "
+                "into one file)");
   const SafetensorsFile weights = open_model_weights(dir);
   const std::string file = weights.source();
   const LoadReport report = load_parameters(weights, params, false);

@@ -83,7 +83,7 @@ struct Value {
   Kind kind = Kind::none;
   int64_t integer = 0;
   double real = 0;
-  std::string text;            // string; global: "module.name"
+  std::string text;             // string; global: "module.name"
   std::vector<ValuePtr> items;  // list, tuple; dict: key, value, key, value, …
   StorageRef storage;
   TensorRef tensor;
@@ -339,8 +339,8 @@ class Unpickler {
     return it->second;
   }
   void add_items(const ValuePtr& target, std::vector<ValuePtr> items, Value::Kind kind) {
-    if (target->kind != kind) fail(kind == Value::Kind::dict ? "items set on something not a dict"
-                                                              : "items appended to something not a list");
+    if (target->kind != kind)
+      fail(kind == Value::Kind::dict ? "items set on something not a dict" : "items appended to something not a list");
     if (kind == Value::Kind::dict && items.size() % 2) fail("a dict item without its value");
     for (ValuePtr& v : items) target->items.push_back(std::move(v));
   }
@@ -355,9 +355,12 @@ class Unpickler {
     const ValuePtr& key = pid->items[2];
     auto v = make(Value::Kind::storage);
     v->storage.dtype = *dtype;
-    if (key->kind == Value::Kind::string) v->storage.key = key->text;
-    else if (key->kind == Value::Kind::integer) v->storage.key = std::to_string(key->integer);
-    else fail("a storage key that is neither a string nor an integer");
+    if (key->kind == Value::Kind::string)
+      v->storage.key = key->text;
+    else if (key->kind == Value::Kind::integer)
+      v->storage.key = std::to_string(key->integer);
+    else
+      fail("a storage key that is neither a string nor an integer");
     return v;
   }
 
@@ -381,7 +384,8 @@ class Unpickler {
       if (a[0]->kind != Value::Kind::storage) fail(f + " without a storage");
       if (a[1]->kind != Value::Kind::integer) fail(f + " without a storage offset");
       auto v = make(Value::Kind::tensor);
-      v->tensor = {a[0]->storage, a[1]->integer, integers(a[2], "a tensor's size"), integers(a[3], "a tensor's stride")};
+      v->tensor = {a[0]->storage, a[1]->integer, integers(a[2], "a tensor's size"),
+                   integers(a[3], "a tensor's stride")};
       if (v->tensor.sizes.size() != v->tensor.strides.size()) fail("a tensor's size and stride differ in length");
       return v;
     }
@@ -406,9 +410,12 @@ Tensor gather(const TensorRef& t, std::span<const std::byte> storage, const std:
   int64_t numel = 1, last = t.offset;
   for (size_t d = 0; d < t.sizes.size(); ++d) {
     if (t.sizes[d] < 0 || t.strides[d] < 0) archive.fail(name + ": a negative size or stride");
-    if (t.sizes[d] == 0) numel = 0;
-    else if (numel > 0 && t.sizes[d] > (int64_t{1} << 40) / numel) archive.fail(name + ": too many elements");
-    else numel *= t.sizes[d];
+    if (t.sizes[d] == 0)
+      numel = 0;
+    else if (numel > 0 && t.sizes[d] > (int64_t{1} << 40) / numel)
+      archive.fail(name + ": too many elements");
+    else
+      numel *= t.sizes[d];
     if (t.sizes[d] > 0) last += (t.sizes[d] - 1) * t.strides[d];
   }
   if (t.offset < 0 || (numel > 0 && last >= available))
@@ -462,8 +469,9 @@ bool legacy_torch_save(std::span<const std::byte> head) {
 
 [[noreturn]] void refuse_not_zip(std::span<const std::byte> head, const std::string& source) {
   if (legacy_torch_save(head))
-    throw Error(source + ": the torch.save format of PyTorch < 1.6 (a bare pickle); re-save it with a newer "
-                         "torch or convert it to safetensors");
+    throw Error(source +
+                ": the torch.save format of PyTorch < 1.6 (a bare pickle); re-save it with a newer "
+                "torch or convert it to safetensors");
   throw Error(source + ": not a torch.save checkpoint (a zip archive with data.pkl)");
 }
 

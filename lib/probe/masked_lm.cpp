@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "nn/checkpoint.hpp"
-#include "nn/torch_checkpoint.hpp"
 #include "nn/ops/cross_entropy.hpp"
+#include "nn/torch_checkpoint.hpp"
 
 namespace kglm::probe {
 

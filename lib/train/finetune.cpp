@@ -12,8 +12,8 @@
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
 #include "nn/checkpoint.hpp"
-#include "nn/torch_checkpoint.hpp"
 #include "nn/threads.hpp"
+#include "nn/torch_checkpoint.hpp"
 #include "sample/corpus.hpp"
 #include "train/pretrain.hpp"
 #include "train/tasks/finetuner.hpp"
@@ -255,8 +255,8 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
     for (const std::string& t : o.tests) {
       const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, *m.tokenizer, m.config, o,
                                    errors, !o.quiet && results.empty());
-      r.tests.emplace_back(
-          f.lang, tasks::score(f.data, m.labels, tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch), rules));
+      r.tests.emplace_back(f.lang, tasks::score(f.data, m.labels,
+                                                tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch), rules));
     }
     results.push_back(std::move(r));
   }

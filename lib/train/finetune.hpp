@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "nn/model_config.hpp"
 #include "nn/optimizer.hpp"
 #include "nn/tensor.hpp"
-#include "nn/model_config.hpp"
 #include "tok/tokenizer.hpp"
 #include "train/tasks/task_config.hpp"
 #include "train/tasks/task_data.hpp"
@@ -49,7 +49,7 @@ struct FinetuneOptions : FinetuneCommon {
   std::string pooling = "entity-start";
   std::string train_layers = "all";
   std::string tag_scheme;  // token task: "" = seqeval's default mode, else its strict mode in this scheme
-  float dropout = -1;  // < 0: the model's own
+  float dropout = -1;      // < 0: the model's own
   int64_t eval_every = 0, save_every = 0, log_every = 10;
   int64_t stop_after = 0;  // > 0: checkpoint and stop after this many steps of this invocation
   bool resume = false;

@@ -15,9 +15,9 @@
 #include "h5/h5.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/config_json.hpp"
-#include "nn/ops/elementwise.hpp"
 #include "nn/encoder.hpp"
 #include "nn/model_config.hpp"
+#include "nn/ops/elementwise.hpp"
 #include "nn/threads.hpp"
 #include "nn/torch_checkpoint.hpp"
 #include "tok/tokenizer.hpp"
@@ -57,8 +57,8 @@ int64_t sequence_limit(const EmbedOptions& o, const nn::ModelConfig& config) {
 }
 
 // Every line of the inputs, in order, as token ids between the special tokens.
-std::vector<std::vector<int32_t>> read_sentences(const EmbedOptions& o, const tok::Tokenizer& tokenizer,
-                                                 int64_t limit, Stats& stats) {
+std::vector<std::vector<int32_t>> read_sentences(const EmbedOptions& o, const tok::Tokenizer& tokenizer, int64_t limit,
+                                                 Stats& stats) {
   std::vector<std::vector<int32_t>> sentences;
   tok::Encoding encoding;
   const tok::SpecialTokens& special = tokenizer.special();
@@ -150,7 +150,8 @@ Stats run_embed(const EmbedOptions& o) {
           v = rows[k];
         } else {
           for (size_t i = 0; i < n; ++i)
-            v = o.pooling == SentencePooling::max ? std::max(v, double{rows[i * hidden + k]}) : v + rows[i * hidden + k];
+            v = o.pooling == SentencePooling::max ? std::max(v, double{rows[i * hidden + k]})
+                                                  : v + rows[i * hidden + k];
           if (o.pooling == SentencePooling::mean) v /= static_cast<double>(n);
         }
         out[k] = static_cast<float>(v);

@@ -16,8 +16,7 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 // What Python's str.isspace() calls whitespace (sacreBLEU splits with str.split()).
 bool python_space(int32_t cp) {
   return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20) || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
-         cp == 0x3000;
+         (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
 }
 
 // 13a's always-split punctuation: ASCII punctuation except ' . , - (the regex class
@@ -142,12 +141,14 @@ std::vector<std::string> bleu_tokens(std::string_view sentence) {
     out += ' ';
     out += b;
   });
-  spaced = substitute_pairs(spaced, digit, [](char c) { return c == '-'; }, [](std::string& out, char a, char b) {
-    out += a;
-    out += ' ';
-    out += b;
-    out += ' ';
-  });
+  spaced = substitute_pairs(
+      spaced, digit, [](char c) { return c == '-'; },
+      [](std::string& out, char a, char b) {
+        out += a;
+        out += ' ';
+        out += b;
+        out += ' ';
+      });
   return split_words(spaced);
 }
 

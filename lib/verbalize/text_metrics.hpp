@@ -10,8 +10,9 @@
 //    "exp" method does (sacreBLEU's default): its precision is 1/(2^k · total) for the k-th such
 //    order; BLEU is 0 when nothing matches at all or an order has no hypothesis n-gram. 0–100.
 //  - chrF: character n-grams of orders 1–6 with (Unicode) whitespace removed, counts summed over the
-//    corpus per order (a sentence's hypothesis n-grams of an order its reference lacks not counted); precision P and recall R are the means over the orders both sides have
-//    n-grams of, F = (1 + β²)·P·R / (β²·P + R) with β = 2. 0–100.
+//    corpus per order (a sentence's hypothesis n-grams of an order its reference lacks not counted); precision P and
+//    recall R are the means over the orders both sides have n-grams of, F = (1 + β²)·P·R / (β²·P + R) with β = 2.
+//    0–100.
 #pragma once
 
 #include <array>

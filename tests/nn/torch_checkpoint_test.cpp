@@ -45,8 +45,8 @@ TEST(TorchCheckpoint, StateDictEqualsItsSafetensorsTwin) {
   const auto tensors = read_torch_state_dict(data_dir() / "state_dict.bin");
   const SafetensorsFile twin = SafetensorsFile::open(data_dir() / "state_dict.safetensors");
   ASSERT_EQ(tensors.size(), twin.entries().size());
-  const std::vector<std::string> order = {"encoder.weight", "encoder.weight_t", "encoder.bias", "half", "bf16",
-                                          "ids",            "slice",            "scalar",       "empty"};
+  const std::vector<std::string> order = {"encoder.weight", "encoder.weight_t", "encoder.bias", "half", "bf16", "ids",
+                                          "slice",          "scalar",           "empty"};
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& [name, t] = tensors[i];
     EXPECT_EQ(name, order[i]);  // the dict's order

@@ -55,8 +55,7 @@ Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool
   if (with_head) head.emplace(config, params, encoder.word_embeddings());
   params.allocate(1, false);
   // Without the head a checkpoint's MLM or task head is left over: allowed, the encoder is complete.
-  const nn::LoadReport report =
-      nn::load_parameters(nn::open_model_weights(dir), params, false);
+  const nn::LoadReport report = nn::load_parameters(nn::open_model_weights(dir), params, false);
   params.refresh_compute();
   if (!report.unexpected.empty() && with_head)
     throw Error("unexpected tensors in a masked language model: " + report.unexpected.front());
@@ -64,8 +63,9 @@ Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool
   const nn::Tensor& last = encoder.forward(batch, nn::DropoutContext{});
   Outputs out;
   for (int64_t l = 0; l <= config.layers; ++l)
-    out.emplace_back("hidden_states." + std::to_string(l),
-                     encoder.hidden_state(static_cast<size_t>(l)).clone().view({batch.batch, batch.seq, config.hidden}));
+    out.emplace_back(
+        "hidden_states." + std::to_string(l),
+        encoder.hidden_state(static_cast<size_t>(l)).clone().view({batch.batch, batch.seq, config.hidden}));
   if (head) {
     std::vector<int32_t> rows(static_cast<size_t>(batch.batch * batch.seq));
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
@@ -86,7 +86,8 @@ Outputs task_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
   const nn::Tensor& logits = m.model->forward(batch, nn::DropoutContext{});
   nn::Tensor copy = logits.clone();
   if (m.task.kind == train::tasks::TaskKind::token)
-    copy = copy.view({batch.encoder.batch, batch.encoder.seq, copy.numel() / (batch.encoder.batch * batch.encoder.seq)});
+    copy =
+        copy.view({batch.encoder.batch, batch.encoder.seq, copy.numel() / (batch.encoder.batch * batch.encoder.seq)});
   return {{"logits", copy}};
 }
 
@@ -115,8 +116,8 @@ Outputs t5_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
   const int64_t max_new = in.read_i32("max_new_tokens").data<int32_t>()[0];
   const verbalize::SourceBatch source_batch = verbalize::make_source_batch(sources, v.config);
   std::vector<uint64_t> keys(sources.size(), 0);
-  for (auto [name, method] : {std::pair{"greedy", verbalize::DecodeMethod::Greedy},
-                              std::pair{"beam4", verbalize::DecodeMethod::Beam}}) {
+  for (auto [name, method] :
+       {std::pair{"greedy", verbalize::DecodeMethod::Greedy}, std::pair{"beam4", verbalize::DecodeMethod::Beam}}) {
     verbalize::DecodeOptions options;
     options.method = method;
     options.beams = 4;

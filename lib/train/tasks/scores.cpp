@@ -81,29 +81,41 @@ struct SchemeRules {
 
 using TC = TypeCondition;
 const SchemeRules& rules_of(TagScheme scheme) {
-  static const SchemeRules iob1{"IOB1",
-                                kI | kO | kB,
-                                {{kO, kI, TC::any}, {kI, kI, TC::different}, {kB, kI, TC::any}, {kI, kB, TC::same},
-                                 {kB, kB, TC::same}},
-                                {{kB, kI, TC::same}, {kI, kI, TC::same}},
-                                {{kI, kI, TC::different}, {kI, kO, TC::any}, {kI, kB, TC::any}, {kB, kO, TC::any},
-                                 {kB, kI, TC::different}, {kB, kB, TC::same}}};
-  static const SchemeRules ioe1{"IOE1",
-                                kI | kO | kE,
-                                {{kO, kI, TC::any}, {kI, kI, TC::different}, {kE, kI, TC::any}, {kE, kE, TC::same}},
-                                {{kI, kI, TC::same}, {kI, kE, TC::same}},
-                                {{kI, kI, TC::different}, {kI, kO, TC::any}, {kI, kE, TC::different},
-                                 {kE, kI, TC::same}, {kE, kE, TC::same}}};
+  static const SchemeRules iob1{
+      "IOB1",
+      kI | kO | kB,
+      {{kO, kI, TC::any}, {kI, kI, TC::different}, {kB, kI, TC::any}, {kI, kB, TC::same}, {kB, kB, TC::same}},
+      {{kB, kI, TC::same}, {kI, kI, TC::same}},
+      {{kI, kI, TC::different},
+       {kI, kO, TC::any},
+       {kI, kB, TC::any},
+       {kB, kO, TC::any},
+       {kB, kI, TC::different},
+       {kB, kB, TC::same}}};
+  static const SchemeRules ioe1{
+      "IOE1",
+      kI | kO | kE,
+      {{kO, kI, TC::any}, {kI, kI, TC::different}, {kE, kI, TC::any}, {kE, kE, TC::same}},
+      {{kI, kI, TC::same}, {kI, kE, TC::same}},
+      {{kI, kI, TC::different}, {kI, kO, TC::any}, {kI, kE, TC::different}, {kE, kI, TC::same}, {kE, kE, TC::same}}};
   static const SchemeRules iob2{"IOB2",
                                 kI | kO | kB,
                                 {{kAny, kB, TC::any}},
                                 {{kB, kI, TC::same}, {kI, kI, TC::same}},
-                                {{kI, kO, TC::any}, {kI, kI, TC::different}, {kI, kB, TC::any}, {kB, kO, TC::any},
-                                 {kB, kI, TC::different}, {kB, kB, TC::any}}};
+                                {{kI, kO, TC::any},
+                                 {kI, kI, TC::different},
+                                 {kI, kB, TC::any},
+                                 {kB, kO, TC::any},
+                                 {kB, kI, TC::different},
+                                 {kB, kB, TC::any}}};
   static const SchemeRules ioe2{"IOE2",
                                 kI | kO | kE,
-                                {{kO, kI, TC::any}, {kO, kE, TC::any}, {kE, kI, TC::any}, {kE, kE, TC::any},
-                                 {kI, kI, TC::different}, {kI, kE, TC::different}},
+                                {{kO, kI, TC::any},
+                                 {kO, kE, TC::any},
+                                 {kE, kI, TC::any},
+                                 {kE, kE, TC::any},
+                                 {kI, kI, TC::different},
+                                 {kI, kE, TC::different}},
                                 {{kI, kE, TC::same}, {kI, kI, TC::same}},
                                 {{kE, kAny, TC::any}}};
   static const SchemeRules iobes{"IOBES",
@@ -164,8 +176,8 @@ bool matches(const std::vector<Pattern>& patterns, const StrictTag& previous, co
 TagScheme parse_tag_scheme(const std::string& name) {
   std::string upper = name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (TagScheme s : {TagScheme::iob1, TagScheme::ioe1, TagScheme::iob2, TagScheme::ioe2, TagScheme::iobes,
-                      TagScheme::bilou})
+  for (TagScheme s :
+       {TagScheme::iob1, TagScheme::ioe1, TagScheme::iob2, TagScheme::ioe2, TagScheme::iobes, TagScheme::bilou})
     if (upper == rules_of(s).name) return s;
   throw Error("unknown tag scheme \"" + name + "\" (IOB1, IOE1, IOB2, IOE2, IOBES or BILOU)");
 }

@@ -66,8 +66,7 @@ TaskConfig task_config_from_hf(const std::filesystem::path& config_json) {
   const auto fail = [&](const std::string& what) -> TaskConfig { throw Error(config_json.string() + ": " + what); };
   simdjson::dom::array architectures;
   std::string_view architecture;
-  if (root["architectures"].get(architectures) || architectures.size() == 0 ||
-      architectures.at(0).get(architecture))
+  if (root["architectures"].get(architectures) || architectures.size() == 0 || architectures.at(0).get(architecture))
     return fail("no \"architectures\": neither a finetune model (finetune.json) nor a transformers task model");
   TaskConfig c;
   if (architecture.ends_with("ForTokenClassification")) {

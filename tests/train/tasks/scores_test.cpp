@@ -81,8 +81,7 @@ TEST(EntityScores, SeqevalsExampleAndTheEmptyCases) {
 // seqeval's strict mode (reference_seqeval compares it with seqeval on thousands of sequences).
 TEST(StrictEntities, EachSchemeByItsOwnRules) {
   // IOB2: I- after O is no entity, and a type change inside a chunk ends it without starting one.
-  EXPECT_EQ(strict_entities({{"O", "I-PER", "B-LOC", "I-LOC", "I-PER"}}, TagScheme::iob2),
-            (Entities{{"LOC", 2, 3}}));
+  EXPECT_EQ(strict_entities({{"O", "I-PER", "B-LOC", "I-LOC", "I-PER"}}, TagScheme::iob2), (Entities{{"LOC", 2, 3}}));
   // IOBES: a chunk must close with E or S.
   EXPECT_EQ(strict_entities({{"B-PER", "E-PER", "B-LOC", "I-LOC", "O", "S-ORG"}}, TagScheme::iobes),
             (Entities{{"PER", 0, 1}, {"ORG", 5, 5}}));
