@@ -21,9 +21,16 @@ def run(cmd):
 
 
 def torch_python():
-    """The python3 that has torch: $KGLM_TORCH_PYTHON (the GPU machine's, tests/gpu/run.sh), else
+    """The python3 that has torch: $KGLM_TORCH_PYTHON (the GPU machine's, tests/gpu/run.sh), else the
+    reference environment of `make references` (Debian's python3-torch with transformers), else
     Debian's /usr/bin/python3 with python3-torch."""
-    return os.environ.get("KGLM_TORCH_PYTHON", "/usr/bin/python3")
+    venv = os.path.join(root, "build", "references-venv", "bin", "python")
+    return os.environ.get("KGLM_TORCH_PYTHON", venv if os.path.exists(venv) else "/usr/bin/python3")
+
+
+def has_transformers(python):
+    """Whether that python imports transformers (then the peer is transformers' own model class)."""
+    return subprocess.run([python, "-c", "import transformers"], capture_output=True).returncode == 0
 
 
 def references_python():

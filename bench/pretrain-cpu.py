@@ -12,7 +12,8 @@ and `pretrain prepare --max-len 128` of the same text joined 64 lines to a line,
 every sequence is a full 128 tokens (the peer pads to the longest sequence of its batch too).
 
 Runs: `pretrain` for --steps timed steps after 2 untimed ones (tokens/s from its metrics log);
-bench/reference/pretrain_torch.py with --head full (the vocabulary projection at every position,
+transformers' own XLMRobertaForMaskedLM (bench/reference/pretrain_torch.py --hf, in the environment
+of `make references`, where it exists); bench/reference/pretrain_torch.py's own module with --head full (the vocabulary projection at every position,
 as Hugging Face's XLMRobertaForMaskedLM) and --head masked (the masked rows only, as kglm), each
 with torch.set_num_threads(--threads) and with torch on 1 thread (its gemms still on OpenBLAS's own
 --threads threads: the faster setting on a 2-core machine). The speed column divides by the
@@ -39,7 +40,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, run, torch_python  # noqa: E402
+from benchlib import arguments, has_transformers, run, torch_python  # noqa: E402
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024", "--batch", "32"]
@@ -138,23 +139,28 @@ def main():
     kglm_tps, seconds, peak, wall = kglm_tokens_per_s(args, root, data, [], warm_steps)
     rows = [("kglm pretrain", kglm_tps, seconds, peak, wall)]
 
-    for head, torch_threads in (("full", args.threads), ("full", 1), ("masked", args.threads), ("masked", 1)):
-        out = os.path.join(root, "torch-%s-%d.json" % (head, torch_threads))
+    # transformers' XLMRobertaForMaskedLM itself where the reference environment has it; the script's
+    # own module beside it measures the masked-rows head (kglm's), which transformers' class lacks.
+    peers = [("transformers XLMRobertaForMaskedLM", "full", t, ["--hf"]) for t in (args.threads, 1)
+             if has_transformers(TORCH_PYTHON)]
+    peers += [("torch %s head" % head, head, t, []) for head in ("full", "masked") for t in (args.threads, 1)]
+    for name, head, torch_threads, extra in peers:
+        out = os.path.join(root, "torch-%s-%s-%d.json" % ("hf" if extra else "own", head, torch_threads))
         cmd = ["bash", "-c", '"$0" "$@" > ' + out, TORCH_PYTHON, os.path.join(os.path.dirname(__file__), "reference",
                "pretrain_torch.py"), "--data", data, "--steps", str(args.steps), "--warmup-steps", str(warm_steps),
-               "--threads", str(torch_threads), "--head", head] + MODEL
+               "--threads", str(torch_threads), "--head", head] + MODEL + extra
         wall, cpu, peak = run(cmd)
         r = json.load(open(out))
-        rows.append(("torch %s head, %d thr" % (head, torch_threads), r["tokens_per_s"], r["seconds"], peak, wall))
+        rows.append(("%s, %d thr" % (name, torch_threads), r["tokens_per_s"], r["seconds"], peak, wall))
 
     info = subprocess.run(["h5dump", "-a", "vocab_size", data], capture_output=True, text=True).stdout
     vocab = [l for l in info.splitlines() if "(0)" in l]
     print("pretrain-cpu: 4 layers, hidden 256, 4 heads, FFN 1024, seq 128, batch 32, %d timed steps, %d threads;"
           " vocabulary %s" % (args.steps, args.threads, vocab[0].split(":")[-1].strip() if vocab else "?"))
-    best_full = max(rows[1][1], rows[2][1])
-    print("%-26s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
+    best_full = max(r[1] for r in rows[1:] if "masked" not in r[0])
+    print("%-44s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
     for name, tps, secs, peak, _ in rows:
-        print("%-26s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
+        print("%-44s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
 
     mixed = mixed_dataset(args, root, model)
     plain = "text=mlm,annotated=mlm,kmlm-all=mlm,reasoning=mlm,entitycs=mlm"
