@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The finetune benchmark's peer: token classification (NER) fine-tuning and evaluation of the same
-XLM-R-shaped encoder in PyTorch (Debian's python3-torch), on the same PAN-X data and thread count.
+XLM-R-shaped encoder in PyTorch (Debian's python3-torch) with transformers, on the same PAN-X data and thread count.
 
 Words are split into pieces by Debian's spm_encode with the same SentencePiece model (once, before
 any timing); a sentence is <s> pieces </s>, cut at --max-len, its label on each word's first piece
 (-100 elsewhere), batches padded to their longest sequence rounded up to a multiple of 8, as kglm
-pads. The encoder is pretrain_torch.py's (torch's post-LN nn.TransformerEncoderLayer, exact GELU,
-dropout 0.1, under the RoBERTa embeddings); the head is dropout + linear (XLMRobertaForTokenClassification). A step is
+pads. The model is transformers' own XLMRobertaForTokenClassification (dropout 0.1; run by the python of
+`make references`). A step is
 forward, cross-entropy, backward, clip_grad_norm_(1.0), AdamW and a linear warm-up/decay LambdaLR,
 as the Hugging Face Trainer runs it; evaluation is a no_grad forward and an argmax per token.
 Prints one JSON line: examples/s of training, sentences/s of evaluation, and the tokens trained (real,
@@ -21,7 +21,7 @@ import time
 import torch
 from torch import nn
 
-from pretrain_torch import MaskedLM
+from transformers import XLMRobertaConfig, XLMRobertaForTokenClassification
 
 
 def read_panx(path):
@@ -39,18 +39,6 @@ def read_panx(path):
     if words:
         sentences.append((words, tags))
     return sentences
-
-
-class TokenClassifier(MaskedLM):
-    """pretrain_torch's encoder (its MLM head unused: no gradient reaches it) with dropout and a linear
-    classifier on every token."""
-
-    def __init__(self, vocab, hidden, layers, heads, ffn, positions, pad, labels):
-        super().__init__(vocab, hidden, layers, heads, ffn, positions, pad)
-        self.classifier = nn.Linear(hidden, labels)
-
-    def forward(self, ids):
-        return self.classifier(self.drop(self.encode(ids)))
 
 
 def main():
@@ -101,7 +89,10 @@ def main():
         return ids, tg
 
     train_enc, test_enc = [encode(s) for s in train], [encode(s) for s in test]
-    model = TokenClassifier(a.vocab, a.hidden, a.layers, a.heads, a.ffn, a.max_len + pad + 1, pad, len(labels))
+    model = XLMRobertaForTokenClassification(XLMRobertaConfig(
+        vocab_size=a.vocab, hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
+        intermediate_size=a.ffn, max_position_embeddings=a.max_len + pad + 1, pad_token_id=pad, type_vocab_size=1,
+        num_labels=len(labels), hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1))
     opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.0)  # finetune's default decay: 0
     steps = (len(train_enc) + a.batch - 1) // a.batch * a.epochs
     warm = max(1, steps // 10)
@@ -117,7 +108,7 @@ def main():
             ids, tg = batch([train_enc[i] for i in order[b:b + a.batch]])
             tokens += int(ids.ne(pad).sum())
             padded += ids.numel()
-            logits = model(ids)
+            logits = model(input_ids=ids, attention_mask=ids.ne(pad)).logits
             loss = nn.functional.cross_entropy(logits.reshape(-1, len(labels)), tg.reshape(-1), ignore_index=-100)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -130,7 +121,7 @@ def main():
     with torch.no_grad():
         for b in range(0, len(test_enc), a.batch):
             ids, tg = batch(test_enc[b:b + a.batch])
-            model(ids).argmax(-1)
+            model(input_ids=ids, attention_mask=ids.ne(pad)).logits.argmax(-1)
     test_s = time.perf_counter() - start
     print(json.dumps({"train_examples_per_s": len(train_enc) * a.epochs / train_s,
                       "test_sentences_per_s": len(test_enc) / test_s, "train_seconds": train_s,

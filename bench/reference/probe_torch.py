@@ -2,8 +2,8 @@
 """The probe benchmark's peer: X-FACTR's cloze decoding of the same checkpoint in PyTorch (Debian's
 python3-torch), on the same English facts and thread count.
 
-The checkpoint (config.json, model.safetensors with Hugging Face's XLM-R names) is loaded into
-pretrain_torch.py's MaskedLM (torch's post-LN nn.TransformerEncoderLayer) in eval mode; labels and
+The checkpoint (a Hugging Face directory) is loaded into transformers' own XLMRobertaForMaskedLM
+in eval mode (run by the python of `make references`); labels and
 template text are tokenized by Debian's spm_encode with the checkpoint's SentencePiece model (ids
 + 1, fairseq's mapping; <mask> after the last piece) before any timing. English templates only
 ([X] and [Y], no markup). Each fact becomes 1..--num-mask candidates <s> prefix <mask>*m suffix
@@ -28,51 +28,15 @@ import time
 import numpy as np
 import torch
 
-from pretrain_torch import MaskedLM
+from transformers import XLMRobertaForMaskedLM
 
 MASK_OFFSET = 1  # fairseq: SentencePiece id + 1; <mask> after the last piece
 
 
 def load_checkpoint(directory):
-    config = json.load(open(os.path.join(directory, "config.json")))
-    with open(os.path.join(directory, "model.safetensors"), "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        assert info["dtype"] == "F32", info["dtype"]
-        b, e = info["data_offsets"]
-        tensors[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype="<f4").reshape(info["shape"]).copy())
-    model = MaskedLM(config["vocab_size"], config["hidden_size"], config["num_hidden_layers"],
-                     config["num_attention_heads"], config["intermediate_size"], config["max_position_embeddings"],
-                     config["pad_token_id"])
-    e = "roberta.embeddings."
-    with torch.no_grad():
-        model.word.weight.copy_(tensors[e + "word_embeddings.weight"])
-        model.position.weight.copy_(tensors[e + "position_embeddings.weight"])
-        model.token_type.weight.copy_(tensors[e + "token_type_embeddings.weight"])
-        model.emb_norm.weight.copy_(tensors[e + "LayerNorm.weight"])
-        model.emb_norm.bias.copy_(tensors[e + "LayerNorm.bias"])
-        for l, layer in enumerate(model.encoder.layers):
-            p = "roberta.encoder.layer.%d." % l
-            a = p + "attention.self."
-            layer.self_attn.in_proj_weight.copy_(torch.cat([tensors[a + k + ".weight"] for k in ("query", "key", "value")]))
-            layer.self_attn.in_proj_bias.copy_(torch.cat([tensors[a + k + ".bias"] for k in ("query", "key", "value")]))
-            for mod, name in ((layer.self_attn.out_proj, "attention.output.dense"), (layer.norm1, "attention.output.LayerNorm"),
-                              (layer.linear1, "intermediate.dense"), (layer.linear2, "output.dense"),
-                              (layer.norm2, "output.LayerNorm")):
-                mod.weight.copy_(tensors[p + name + ".weight"])
-                mod.bias.copy_(tensors[p + name + ".bias"])
-        model.dense.weight.copy_(tensors["lm_head.dense.weight"])
-        model.dense.bias.copy_(tensors["lm_head.dense.bias"])
-        model.head_norm.weight.copy_(tensors["lm_head.layer_norm.weight"])
-        model.head_norm.bias.copy_(tensors["lm_head.layer_norm.bias"])
-        model.bias.copy_(tensors["lm_head.bias"])
-    model.eval()
-    return model, config
+    """The checkpoint in transformers' own XLMRobertaForMaskedLM (eval mode)."""
+    model = XLMRobertaForMaskedLM.from_pretrained(directory).eval()
+    return model, json.load(open(os.path.join(directory, "config.json")))
 
 
 def spm_ids(model_file, texts):
@@ -90,11 +54,10 @@ class Decoder:
         ids = torch.full((len(seqs), t), self.pad, dtype=torch.long)
         for r, s in enumerate(seqs):
             ids[r, :len(s)] = torch.tensor(s)
-        return self.model.encode(ids)
+        return self.model.roberta(input_ids=ids, attention_mask=ids.ne(self.pad)).last_hidden_state
 
     def head(self, h):
-        h = self.model.head_norm(torch.nn.functional.gelu(self.model.dense(h)))
-        return torch.log_softmax(h @ self.model.word.weight.t() + self.model.bias, -1).max(-1)
+        return torch.log_softmax(self.model.lm_head(h), -1).max(-1)
 
     def ask(self, seqs, positions):
         """Best token and its log-probability at each asked position (None where nothing is asked)."""
