@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/verbalize: sentences/s of `verbalize generate` (greedy and beam 4) against the same T5 model
-decoding the same sources in Debian's python3-torch with a hand-written loop over the same
-key-value cache (bench/reference/verbalize_torch.py), in one run, on the same machine and threads.
+decoding the same sources with transformers' own T5ForConditionalGeneration.generate() (in the
+environment of `make references`; a hand-written loop over the same key-value cache where the python
+lacks transformers: bench/reference/verbalize_torch.py), in one run, on the same machine and threads.
 
 Data: template pairs of the X-FACTR dev KG's subgraphs (verbalize render --mode pairs, as
 tests/cli/verbalize-quality.sh builds them); --sentences of them are verbalised. Model: a small T5

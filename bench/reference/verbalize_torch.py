@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""The peer of bench/verbalize.py: the same T5 verbaliser in python3-torch, decoding the same
+"""The peer of bench/verbalize.py: the same T5 verbaliser decoded by transformers' own
+T5ForConditionalGeneration.generate() (greedy, or beam search with early_stopping=True, as kglm's)
+where the python has transformers (the environment of `make references`); elsewhere (a GPU
+machine's torch without transformers, or --own-loop) in python3-torch, decoding the same
 sources with a hand-written loop over the same key-value cache (per decoder block, self-attention
 keys and values appended each step, cross-attention keys and values computed once), greedy or beam
 search as kglm's (the best 2K candidates per step, </s> finishing a hypothesis only among the best
@@ -174,6 +177,24 @@ def beam(model, cfg, sources, max_len, k):
     return out
 
 
+def transformers_generate(model, sources, max_len, beams, eos):
+    """transformers' own generate() (greedy, or beam search with early stopping as kglm's) on a batch:
+    each source's tokens without the decoder start token, </s> and padding."""
+    ids, mask = pad(sources)
+    generated = model.generate(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
+                               max_new_tokens=max_len, num_beams=beams or 1, do_sample=False,
+                               **({"early_stopping": True} if beams > 1 else {}))
+    outputs = []
+    for row in generated.tolist():
+        out = []
+        for t in row[1:]:
+            if t == eos:
+                break
+            out.append(t)
+        outputs.append(out)
+    return outputs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
@@ -184,8 +205,17 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu", help="cpu or cuda (a CUDA build of torch)")
     ap.add_argument("--out")
+    ap.add_argument("--own-loop", action="store_true",
+                    help="the hand-written decoding loop even where transformers is installed")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    try:  # transformers' T5ForConditionalGeneration and generate() where the python has them
+        if a.own_loop:
+            raise ImportError
+        from transformers import T5ForConditionalGeneration
+        hf = T5ForConditionalGeneration.from_pretrained(a.model).eval().to(a.device)
+    except ImportError:
+        hf = None
     model, cfg = load(a.model)
     if a.device != "cpu":  # every tensor the loops make lands there too
         model.to(a.device)
@@ -196,7 +226,11 @@ def main():
     with torch.inference_mode():
         for first in range(0, len(sources), a.batch):
             chunk = sources[first:first + a.batch]
-            outputs += beam(model, cfg, chunk, a.max_len, a.beams) if a.beams else greedy(model, cfg, chunk, a.max_len)
+            if hf is not None:
+                outputs += transformers_generate(hf, chunk, a.max_len, a.beams, hf.config.eos_token_id)
+            else:
+                outputs += (beam(model, cfg, chunk, a.max_len, a.beams) if a.beams else
+                            greedy(model, cfg, chunk, a.max_len))
     if a.device != "cpu":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
@@ -204,7 +238,8 @@ def main():
         with open(a.out, "w") as f:
             for o in outputs:
                 f.write(" ".join(map(str, o)) + "\n")
-    print(json.dumps({"sentences": len(sources), "seconds": seconds, "sentences_per_second": len(sources) / seconds}))
+    print(json.dumps({"sentences": len(sources), "seconds": seconds, "sentences_per_second": len(sources) / seconds,
+                      "peer": "transformers generate" if hf is not None else "own loop"}))
 
 
 main()
