@@ -144,18 +144,15 @@ Stats run_embed(const EmbedOptions& o) {
       const size_t n = sentences[order[first + r]].size();
       const float* rows = h + r * static_cast<size_t>(t) * hidden;
       float* out = embeddings.data() + order[first + r] * hidden;
-      for (size_t k = 0; k < hidden; ++k) {
-        double v = o.pooling == SentencePooling::max ? -INFINITY : 0.0;
-        if (o.pooling == SentencePooling::cls) {
-          v = rows[k];
-        } else {
-          for (size_t i = 0; i < n; ++i)
-            v = o.pooling == SentencePooling::max ? std::max(v, double{rows[i * hidden + k]})
-                                                  : v + rows[i * hidden + k];
-          if (o.pooling == SentencePooling::mean) v /= static_cast<double>(n);
-        }
-        out[k] = static_cast<float>(v);
-      }
+      // Row by row, so each token's states are read once, in order.
+      std::vector<double> pooled(rows, rows + hidden);
+      for (size_t i = 1; i < (o.pooling == SentencePooling::cls ? 1 : n); ++i)
+        for (size_t k = 0; k < hidden; ++k)
+          pooled[k] = o.pooling == SentencePooling::max ? std::max(pooled[k], double{rows[i * hidden + k]})
+                                                        : pooled[k] + rows[i * hidden + k];
+      for (size_t k = 0; k < hidden; ++k)
+        out[k] =
+            static_cast<float>(o.pooling == SentencePooling::mean ? pooled[k] / static_cast<double>(n) : pooled[k]);
       if (o.normalize) {  // as torch.nn.functional.normalize: x / max(‖x‖, 1e-12)
         double norm = 0;
         for (size_t k = 0; k < hidden; ++k) norm += double{out[k]} * out[k];
