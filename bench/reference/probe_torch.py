@@ -28,15 +28,22 @@ import time
 import numpy as np
 import torch
 
-from transformers import XLMRobertaForMaskedLM
+from safetensors.torch import load_file
+from transformers import XLMRobertaConfig, XLMRobertaForMaskedLM
 
 MASK_OFFSET = 1  # fairseq: SentencePiece id + 1; <mask> after the last piece
 
 
 def load_checkpoint(directory):
     """The checkpoint in transformers' own XLMRobertaForMaskedLM (eval mode)."""
-    model = XLMRobertaForMaskedLM.from_pretrained(directory).eval()
-    return model, json.load(open(os.path.join(directory, "config.json")))
+    # The weights through safetensors' own reader: files written without a "format" metadata entry
+    # (tests/cli/make_tiny_mlm.py's) are refused by from_pretrained, not by safetensors.
+    model = XLMRobertaForMaskedLM(XLMRobertaConfig.from_pretrained(directory))
+    state = load_file(os.path.join(directory, "model.safetensors"))
+    _, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected, unexpected
+    model.tie_weights()  # the decoder is the word embeddings, stored once
+    return model.eval(), json.load(open(os.path.join(directory, "config.json")))
 
 
 def spm_ids(model_file, texts):

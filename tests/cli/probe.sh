@@ -106,12 +106,14 @@ if [ $code -ne 0 ]; then
   ok "--device cuda without a GPU: exit 1, '$(cat "$tmp/err")'"
 fi
 
-# 3. Against the python3-torch peer (X-FACTR's decoding in torch) on the same model: the same mask
-# count and tokens for every English fact and method.
-if /usr/bin/python3 -c "import torch" 2> /dev/null; then
+# 3. Against the torch peer (X-FACTR's decoding over transformers' XLMRobertaForMaskedLM, in the
+# environment of `make references`) on the same model: the same mask count and tokens for every
+# English fact and method.
+peer_python="$bin/../references-venv/bin/python"
+if [ -x "$peer_python" ] && "$peer_python" -c "import torch, transformers" 2> /dev/null; then
   probe --model "$tmp/random" --facts "$x/facts" --templates "$x/templates" --relations $rels --max-facts 60 \
     --method independent,order,confidence -o "$tmp/t" --predictions "$tmp/kglm.jsonl"
-  /usr/bin/python3 "$src/bench/reference/probe_torch.py" --model "$tmp/random" --facts "$x/facts" \
+  "$peer_python" "$src/bench/reference/probe_torch.py" --model "$tmp/random" --facts "$x/facts" \
     --templates "$x/templates/en.jsonl" --relations $rels --max-facts 60 --method independent,order,confidence \
     --predictions "$tmp/torch.jsonl" > /dev/null
   python3 - "$tmp/kglm.jsonl" "$tmp/torch.jsonl" <<'PY' || fail "kglm and torch disagree"
@@ -126,7 +128,7 @@ print(f"torch peer: {len(a)} predictions identical")
 PY
   ok "the torch peer makes the same predictions"
 else
-  echo "note: Debian's python3-torch is not installed: the comparison with the torch peer is left out"
+  echo "note: no reference environment with torch and transformers (make references): the comparison with the torch peer is left out"
 fi
 
 # 4. Genders from a KG store (P21): fr "[X] est [né|née] ..."; no P21: X-FACTR's ending rule
