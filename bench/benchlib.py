@@ -73,3 +73,21 @@ def dev_kg(args, name, langs):
 def runs_by_threads(label, command):
     """[(label --threads N, wall, cpu, peak MB)] for N = 1 and 2; command(N) gives the argv."""
     return [("%s --threads %d" % (label, n),) + run(command(n)) for n in (1, 2)]
+
+
+def op_times_env(path, env=None):
+    """The environment that makes a kglm tool write its CPU time per op class to path at exit
+    (KGLM_OP_TIMES, lib/nn/ops/op_times.hpp)."""
+    return dict(env or os.environ, KGLM_OP_TIMES=path)
+
+
+def print_op_times(label, path):
+    """One line: the share of the op time that each class (linear, attention, elementwise, head,
+    optimizer, other) took in the run that wrote path, and the seconds."""
+    import json
+    if not os.path.exists(path):
+        return
+    classes = json.load(open(path))["classes"]
+    total = sum(classes.values()) or 1.0
+    parts = ", ".join(f"{c} {100 * s / total:.0f}%" for c, s in sorted(classes.items(), key=lambda kv: -kv[1]))
+    print(f"op time, {label}: {total:.1f} s in ops: {parts}")

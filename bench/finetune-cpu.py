@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, torch_python  # noqa: E402
+from benchlib import arguments, op_times_env, print_op_times, torch_python  # noqa: E402
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -80,7 +80,7 @@ def main():
         subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
                         "--test", f"de={root}/test.panx", "--epochs", str(args.epochs), "--batch", "32", "--lr", "2e-5",
                         "--max-len", "128", "--threads", str(threads), "-o", out, "--stats", f"{out}.json"] + q,
-                       check=True)
+                       check=True, env=op_times_env(f"{out}-ops.json"))
         s = json.load(open(f"{out}.json"))
         rows.append((f"kglm --threads {threads}", threads,
                      (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
@@ -100,6 +100,8 @@ def main():
         print(f"{threads} core(s) each: training {k[0] / t[0]:.2f}x torch, evaluation {k[1] / t[1]:.2f}x torch")
     print(f"padding: {100 * padding[0]:.0f}% of the training batches' token rows (both sides pad each batch to "
           f"its longest sequence, rounded up to 8)")
+    for threads in (1, 2):
+        print_op_times(f"kglm finetune --threads {threads} (training and test)", f"{root}/run-{threads}-ops.json")
     best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who))  # noqa: E731
     print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
           f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")

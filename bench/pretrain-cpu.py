@@ -40,7 +40,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, has_transformers, run, torch_python  # noqa: E402
+from benchlib import arguments, has_transformers, print_op_times, run, torch_python  # noqa: E402
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024", "--batch", "32"]
@@ -106,7 +106,9 @@ def kglm_tokens_per_s(args, root, data, extra, warm_steps=2):
     """Runs pretrain for warm + timed steps; tokens/s of the timed ones (from its metrics log)."""
     ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
     shutil.rmtree(ckpt, ignore_errors=True)
-    cmd = [os.path.join(args.bin, "pretrain"), "--data", data] + MODEL + [
+    # `env` execs pretrain (same process, so run()'s peak memory is pretrain's).
+    cmd = ["env", "KGLM_OP_TIMES=" + os.path.join(root, "ops.json"), os.path.join(args.bin, "pretrain"), "--data",
+           data] + MODEL + [
         "--steps", str(args.steps + warm_steps), "--lr", "1e-4", "--warmup", "2", "--eval-fraction", "0",
         "--threads", str(args.threads), "--log", log, "--out", ckpt, "--quiet"] + extra
     wall, cpu, peak = run(cmd)
@@ -138,6 +140,7 @@ def main():
     warm_steps = 2
     kglm_tps, seconds, peak, wall = kglm_tokens_per_s(args, root, data, [], warm_steps)
     rows = [("kglm pretrain", kglm_tps, seconds, peak, wall)]
+    shutil.copyfile(os.path.join(root, "ops.json"), os.path.join(root, "ops-mlm.json"))
 
     # transformers' XLMRobertaForMaskedLM itself where the reference environment has it; the script's
     # own module beside it measures the masked-rows head (kglm's), which transformers' class lacks.
@@ -161,6 +164,7 @@ def main():
     print("%-44s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
     for name, tps, secs, peak, _ in rows:
         print("%-44s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
+    print_op_times("kglm pretrain (MLM run)", os.path.join(root, "ops-mlm.json"))
 
     mixed = mixed_dataset(args, root, model)
     plain = "text=mlm,annotated=mlm,kmlm-all=mlm,reasoning=mlm,entitycs=mlm"

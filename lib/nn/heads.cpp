@@ -6,6 +6,7 @@
 #include "nn/ops/elementwise.hpp"
 #include "nn/ops/layer_norm.hpp"
 #include "nn/ops/linear.hpp"
+#include "nn/ops/op_times.hpp"
 
 namespace kglm::nn {
 
@@ -66,6 +67,7 @@ void MlmHead::ensure(int64_t m) {
 
 CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& targets, bool need_grad,
                                     double grad_scale, const Tensor& row_weights, Tensor* row_losses) {
+  const OpClassScope scope("head");
   predict(hidden, rows);
   const int64_t m = rows.numel();
   const Device device = params_.device();
@@ -80,6 +82,7 @@ CrossEntropyResult MlmHead::forward(const Tensor& hidden, const Tensor& rows, co
 }
 
 const Tensor& MlmHead::predict(const Tensor& hidden, const Tensor& rows) {
+  const OpClassScope scope("head");
   check_dtype(rows, DType::I32, "mlm head", "rows");
   ensure(rows.numel());
   rows_ = rows.to(params_.device());
@@ -94,6 +97,7 @@ const Tensor& MlmHead::predict(const Tensor& hidden, const Tensor& rows) {
 }
 
 void MlmHead::backward(Tensor& dhidden) {
+  const OpClassScope scope("head");
   linear_backward(logits_, normed_, params_[word_].compute, dx_, params_[word_].grad, params_[bias_].grad);
   layer_norm_backward(dx_, act_, params_[ln_g_].compute, mean_, rstd_, dpre_, params_[ln_g_].grad, params_[ln_b_].grad);
   gelu_backward(dpre_, pre_, dpre_);
@@ -102,6 +106,7 @@ void MlmHead::backward(Tensor& dhidden) {
 }
 
 CrossEntropyResult ClassifierLogits::loss(const Tensor& targets, bool need_grad, double grad_scale, int64_t group) {
+  const OpClassScope scope("head");
   if (group <= 1) return head_loss(logits_, targets, dlogits_, need_grad, grad_scale);
   if (logits_.numel() % group != 0)
     throw Error("classifier: logits do not split into groups of " + std::to_string(group));
@@ -128,6 +133,7 @@ SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config
 
 const Tensor& SequenceClassificationHead::forward(const Tensor& hidden, int64_t batch, int64_t seq,
                                                   const DropoutContext& dropout) {
+  const OpClassScope scope("head");
   const int64_t h = config_.hidden;
   if (batch != batch_ || seq != seq_) {
     batch_ = batch;
@@ -154,6 +160,7 @@ const Tensor& SequenceClassificationHead::forward(const Tensor& hidden, int64_t 
 }
 
 void SequenceClassificationHead::backward(Tensor& dhidden) {
+  const OpClassScope scope("head");
   linear_backward(dlogits_, pooled_drop_, params_[out_w_].compute, dpooled_, params_[out_w_].grad,
                   params_[out_b_].grad);
   dropout_backward(dpooled_, pooled_mask_, p_, dpooled_);
@@ -174,6 +181,7 @@ EntityPairClassificationHead::EntityPairClassificationHead(const ModelConfig& co
 
 const Tensor& EntityPairClassificationHead::forward(const Tensor& hidden, const Tensor& rows,
                                                     const DropoutContext& dropout) {
+  const OpClassScope scope("head");
   check_dtype(rows, DType::I32, "entity-pair head", "rows");
   if (rows.numel() % 2 != 0) throw Error("entity-pair head: rows must come in pairs");
   const int64_t batch = rows.numel() / 2, h = config_.hidden;
@@ -199,6 +207,7 @@ const Tensor& EntityPairClassificationHead::forward(const Tensor& hidden, const 
 }
 
 void EntityPairClassificationHead::backward(Tensor& dhidden) {
+  const OpClassScope scope("head");
   linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
   dropout_backward(ddropped_, mask_, p_, ddropped_);
   scatter_add_rows(ddropped_.view({2 * batch_, config_.hidden}), rows_, dhidden);
@@ -213,6 +222,7 @@ TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, Para
 }
 
 const Tensor& TokenClassificationHead::forward(const Tensor& hidden, const DropoutContext& dropout) {
+  const OpClassScope scope("head");
   const int64_t n = hidden.dim(0);
   if (!logits_.defined() || logits_.dim(0) != n) {
     const DType a = params_.compute_dtype();
@@ -230,6 +240,7 @@ const Tensor& TokenClassificationHead::forward(const Tensor& hidden, const Dropo
 }
 
 void TokenClassificationHead::backward(Tensor& dhidden) {
+  const OpClassScope scope("head");
   linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
   dropout_backward(ddropped_, mask_, p_, ddropped_);
   accumulate(dhidden, ddropped_);

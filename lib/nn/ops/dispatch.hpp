@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "nn/cuda/kernels.hpp"
+#include "nn/ops/op_times.hpp"
 #include "nn/tensor.hpp"
 
 namespace kglm::nn::detail {
@@ -30,6 +31,7 @@ decltype(auto) on_device(const Tensor& t, std::string_view op, Cpu&& cpu, Gpu&& 
   if (t.device() != Device::Cuda) {
     if (dtype == DType::BF16 || dtype == DType::F16)
       throw Error(std::string(op) + ": " + std::string(dtype_name(dtype)) + " compute runs on CUDA devices only");
+    const OpTimer timer(op);
     return std::forward<Cpu>(cpu)();
   }
   if (dtype == DType::F64) throw Error(std::string(op) + ": the CUDA kernels take F32, BF16 or F16, not F64");

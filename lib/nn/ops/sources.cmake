@@ -10,6 +10,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/embedding.cpp
   nn/ops/layer_norm.cpp
   nn/ops/linear.cpp
+  nn/ops/op_times.cpp
   nn/ops/rms_norm.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adamw_cpu.cpp
