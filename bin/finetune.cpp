@@ -95,6 +95,9 @@ int train_main(int argc, char** argv) {
       ("out", po::value(&o.out), "the run directory")
       ("seeds", po::value(&seeds)->default_value("11"), "comma-separated seeds, one run each")
       ("epochs", po::value(&o.epochs)->default_value(3), "passes over the training data")
+      ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),
+       "training batches of at most N tokens (length-sorted buckets in a seeded order, as fairseq's "
+       "--max-tokens) instead of --batch examples; 0: --batch")
       ("max-len", po::value(&o.max_len)->default_value(128), "tokens per sequence, special tokens included")
       ("lr", po::value(&o.optimizer.lr)->default_value(2e-5), "peak learning rate")
       ("warmup", po::value(&o.warmup_steps)->default_value(-1), "linear warm-up steps (default: --warmup-ratio)")

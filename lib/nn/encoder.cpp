@@ -56,17 +56,17 @@ Encoder::Encoder(const ModelConfig& config, ParameterStore& params) : config_(co
   }
 }
 
-void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
-  if (batch == batch_ && seq == seq_) return;
-  batch_ = batch;
-  seq_ = seq;
-  workspace_.begin();
-  const int64_t n = batch * seq, h = config_.hidden, f = config_.intermediate, heads = config_.heads;
+void Encoder::ensure_buffers(int64_t tokens, int64_t scores) {
+  if (tokens == tokens_ && scores == scores_) return;
+  tokens_ = tokens;
+  scores_ = scores;
+  workspace_.begin();  // grow-only: a batch no bigger than an earlier one allocates nothing
+  const int64_t n = tokens, h = config_.hidden, f = config_.intermediate;
   const DType a = params_.compute_dtype();  // activations and their gradients; statistics stay F32
   ids_ = workspace_.buffer({n}, DType::I32);
   positions_ = workspace_.buffer({n}, DType::I32);
   types_ = workspace_.buffer({n}, DType::I32);
-  key_mask_ = workspace_.buffer({batch, seq}, DType::I32);
+  numbers_ = workspace_.buffer({n}, DType::I64);
   emb_sum_ = workspace_.buffer({n, h}, a);
   emb_mean_ = workspace_.buffer({n});
   emb_rstd_ = workspace_.buffer({n});
@@ -75,8 +75,8 @@ void Encoder::ensure_buffers(int64_t batch, int64_t seq) {
   for (Layer& L : layers_) {
     L.qkv = workspace_.buffer({n, 3 * h}, a);
     L.ctx = workspace_.buffer({n, h}, a);
-    L.probs = workspace_.buffer({batch, heads, seq, seq}, a);
-    L.probs_mask = workspace_.buffer({batch, heads, seq, seq}, DType::U8);
+    L.probs = workspace_.buffer({scores}, a);
+    L.probs_mask = workspace_.buffer({scores}, DType::U8);
     L.sum1 = workspace_.buffer({n, h}, a);
     L.attn_mask = workspace_.buffer({n, h}, DType::U8);
     L.ln1_mean = workspace_.buffer({n});
@@ -107,43 +107,112 @@ DropoutKey DropoutContext::key(uint64_t site, int64_t elements) const {
   return k;
 }
 
+namespace {
+
+// The positions of one sequence's tokens, written to pos (see position_ids()).
+void number_positions(const int32_t* id, int64_t n, const ModelConfig& config, int32_t* pos) {
+  const bool roberta = config.architecture == Architecture::XlmRoberta;
+  const auto pad = static_cast<int32_t>(config.pad_token_id);
+  int32_t count = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    pos[t] = roberta ? (id[t] == pad ? pad : pad + ++count) : static_cast<int32_t>(t);
+    if (pos[t] >= config.max_positions)
+      throw Error("encoder: sequence of " + std::to_string(n) + " tokens is longer than the model's " +
+                  std::to_string(config.max_positions) + " positions allow");
+  }
+}
+
+}  // namespace
+
 Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config) {
   check_shape(input_ids, {batch * seq}, "encoder", "input_ids");
   Tensor positions = Tensor::empty({batch * seq}, DType::I32);
-  const int32_t* id = input_ids.data<int32_t>();
-  int32_t* pos = positions.data<int32_t>();
-  const bool roberta = config.architecture == Architecture::XlmRoberta;
-  const auto pad = static_cast<int32_t>(config.pad_token_id);
-  for (int64_t b = 0; b < batch; ++b) {
-    int32_t count = 0;
-    for (int64_t t = 0; t < seq; ++t) {
-      const int64_t i = b * seq + t;
-      pos[i] = roberta ? (id[i] == pad ? pad : pad + ++count) : static_cast<int32_t>(t);
-      if (pos[i] >= config.max_positions)
-        throw Error("encoder: sequence of " + std::to_string(seq) + " tokens is longer than the model's " +
-                    std::to_string(config.max_positions) + " positions allow");
-    }
-  }
+  for (int64_t b = 0; b < batch; ++b)
+    number_positions(input_ids.data<int32_t>() + b * seq, seq, config, positions.data<int32_t>() + b * seq);
   return positions;
 }
 
+EncoderBatch pack_sequences(std::span<const std::vector<int32_t>> ids, std::span<const std::vector<int32_t>> types,
+                            const ModelConfig& config, uint64_t first_number) {
+  if (!types.empty() && types.size() != ids.size()) throw Error("pack_sequences: ids and types differ in count");
+  std::vector<int64_t> lengths;
+  lengths.reserve(ids.size());
+  for (size_t s = 0; s < ids.size(); ++s) {
+    if (!types.empty() && types[s].size() != ids[s].size())
+      throw Error("pack_sequences: sequence " + std::to_string(s) + " has " + std::to_string(ids[s].size()) +
+                  " ids and " + std::to_string(types[s].size()) + " types");
+    lengths.push_back(static_cast<int64_t>(ids[s].size()));
+  }
+  EncoderBatch b;
+  b.sequences = PackedSequences::from_lengths(lengths, first_number);
+  const int64_t n = b.tokens();
+  b.input_ids = Tensor::empty({n}, DType::I32);
+  b.position_ids = Tensor::empty({n}, DType::I32);
+  if (!types.empty() && config.type_vocab > 1) b.token_type_ids = Tensor::empty({n}, DType::I32);
+  for (size_t s = 0; s < ids.size(); ++s) {
+    const int64_t at = b.sequences.offsets[s];
+    std::copy(ids[s].begin(), ids[s].end(), b.input_ids.data<int32_t>() + at);
+    number_positions(ids[s].data(), lengths[s], config, b.position_ids.data<int32_t>() + at);
+    if (b.token_type_ids.defined()) std::copy(types[s].begin(), types[s].end(), b.token_type_ids.data<int32_t>() + at);
+  }
+  return b;
+}
+
+EncoderBatch pack_padded(const Tensor& input_ids, const Tensor& attention_mask, const Tensor& token_type_ids,
+                         int64_t batch, int64_t seq, const ModelConfig& config, std::vector<int32_t>* packed_row) {
+  const int64_t cells = batch * seq;
+  check_shape(attention_mask, {cells}, "encoder", "attention_mask");
+  if (token_type_ids.defined()) check_shape(token_type_ids, {cells}, "encoder", "token_type_ids");
+  const Tensor positions = position_ids(input_ids, batch, seq, config);
+  const int32_t* mask = attention_mask.data<int32_t>();
+  std::vector<int64_t> lengths(static_cast<size_t>(batch), 0);
+  std::vector<int32_t> ids, types, pos;
+  if (packed_row) packed_row->assign(static_cast<size_t>(cells), -1);
+  for (int64_t i = 0; i < cells; ++i) {
+    if (mask[i] != 0 && mask[i] != 1)
+      throw Error("encoder: attention_mask[" + std::to_string(i / seq) + ", " + std::to_string(i % seq) +
+                  "] = " + std::to_string(mask[i]) + ", expected 0 (padding) or 1");
+    if (!mask[i]) continue;
+    if (packed_row) (*packed_row)[static_cast<size_t>(i)] = static_cast<int32_t>(ids.size());
+    ++lengths[static_cast<size_t>(i / seq)];
+    ids.push_back(input_ids.data<int32_t>()[i]);
+    pos.push_back(positions.data<int32_t>()[i]);
+    types.push_back(token_type_ids.defined() ? token_type_ids.data<int32_t>()[i] : 0);
+  }
+  EncoderBatch b;
+  b.sequences = PackedSequences::from_lengths(lengths);
+  const auto n = static_cast<int64_t>(ids.size());
+  b.input_ids = Tensor::from<int32_t>({n}, ids);
+  b.position_ids = Tensor::from<int32_t>({n}, pos);
+  if (token_type_ids.defined()) b.token_type_ids = Tensor::from<int32_t>({n}, types);
+  return b;
+}
+
 void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout) {
-  const int64_t n = batch.batch * batch.seq;
+  const int64_t n = batch.tokens();
   check_shape(batch.input_ids, {n}, "encoder", "input_ids");
-  check_shape(batch.attention_mask, {n}, "encoder", "attention_mask");
   ids_.copy_from(batch.input_ids);
-  key_mask_.copy_from(batch.attention_mask.view({batch.batch, batch.seq}));
   if (batch.token_type_ids.defined()) {
-    types_.copy_from(batch.token_type_ids.view({n}));
+    check_shape(batch.token_type_ids, {n}, "encoder", "token_type_ids");
+    types_.copy_from(batch.token_type_ids);
   } else {
     types_.zero();
   }
-
   if (batch.position_ids.defined()) {
     check_shape(batch.position_ids, {n}, "encoder", "position_ids");
     positions_.copy_from(batch.position_ids);
   } else {
-    positions_.copy_from(position_ids(batch.input_ids, batch.batch, batch.seq, config_));
+    const Tensor ids = batch.input_ids.to(Device::Cpu);
+    Tensor positions = Tensor::empty({n}, DType::I32);
+    for (int64_t s = 0; s < seqs_.sequences(); ++s) {
+      const int64_t at = seqs_.offsets[static_cast<size_t>(s)];
+      number_positions(ids.data<int32_t>() + at, seqs_.length(s), config_, positions.data<int32_t>() + at);
+    }
+    positions_.copy_from(positions);
+  }
+  if (dropout.training) {
+    const std::vector<int64_t> numbers = seqs_.token_numbers();
+    numbers_.copy_from(Tensor::from<int64_t>({n}, numbers));
   }
 
   embedding_forward(ids_, param(word_), emb_sum_, GradMode::Overwrite);
@@ -151,11 +220,17 @@ void Encoder::embeddings_forward(const EncoderBatch& batch, const DropoutContext
   embedding_forward(types_, param(token_type_), emb_sum_, GradMode::Accumulate);
   layer_norm_forward(emb_sum_, param(emb_ln_g_), param(emb_ln_b_), config_.layer_norm_eps, emb_out_, emb_mean_,
                      emb_rstd_);
-  dropout_forward(emb_out_, hidden_p_, dropout.key(kEmbeddingSite, emb_out_.numel()), emb_out_, emb_mask_);
+  drop(emb_out_, dropout, kEmbeddingSite, emb_mask_);
+}
+
+void Encoder::drop(Tensor& x, const DropoutContext& dropout, uint64_t site, Tensor& mask) {
+  dropout_forward(x, hidden_p_, dropout.site_key(site), numbers_, x, mask);
 }
 
 const Tensor& Encoder::forward(const EncoderBatch& batch, const DropoutContext& dropout) {
-  ensure_buffers(batch.batch, batch.seq);
+  seqs_ = batch.sequences;
+  if (dropout.training) seqs_.first_number = dropout.first_row;
+  ensure_buffers(batch.tokens(), seqs_.score_elements(config_.heads));
   hidden_p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   attention_p_ = dropout.training ? config_.attention_dropout : 0.0f;
   embeddings_forward(batch, dropout);
@@ -165,28 +240,27 @@ const Tensor& Encoder::forward(const EncoderBatch& batch, const DropoutContext& 
 
 void Encoder::layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout) {
   Layer& L = layers_[l];
-  const AttentionShape shape{batch_, seq_, config_.heads, config_.hidden};
+  const AttentionShape shape{config_.heads, config_.hidden};
   linear_forward(x, param(L.qkv_w), param(L.qkv_b), L.qkv);
-  Tensor ctx = L.ctx.view({batch_, seq_, config_.hidden});
-  attention_forward(L.qkv.view({batch_, seq_, 3 * config_.hidden}), key_mask_, shape, attention_p_,
-                    dropout.key(layer_site(l, 0), L.probs.numel()), ctx, L.probs, L.probs_mask);
+  attention_forward(L.qkv, seqs_, shape, attention_p_, dropout.site_key(layer_site(l, 0)), L.ctx, L.probs,
+                    L.probs_mask);
   // sum1 = dropout(dense(ctx)) + x, then LayerNorm (post-LN).
   linear_forward(L.ctx, param(L.out_w), param(L.out_b), L.sum1);
-  dropout_forward(L.sum1, hidden_p_, dropout.key(layer_site(l, 1), L.sum1.numel()), L.sum1, L.attn_mask);
+  drop(L.sum1, dropout, layer_site(l, 1), L.attn_mask);
   add_layer_norm_forward(L.sum1, x, param(L.ln1_g), param(L.ln1_b), config_.layer_norm_eps, L.sum1, L.h1, L.ln1_mean,
                          L.ln1_rstd);
   // Feed-forward: sum2 = dropout(down(gelu(up(h1)))) + h1, then LayerNorm.
   linear_forward(L.h1, param(L.up_w), param(L.up_b), L.ff_pre);
   gelu_forward(L.ff_pre, L.ff_act);
   linear_forward(L.ff_act, param(L.down_w), param(L.down_b), L.sum2);
-  dropout_forward(L.sum2, hidden_p_, dropout.key(layer_site(l, 2), L.sum2.numel()), L.sum2, L.ff_mask);
+  drop(L.sum2, dropout, layer_site(l, 2), L.ff_mask);
   add_layer_norm_forward(L.sum2, L.h1, param(L.ln2_g), param(L.ln2_b), config_.layer_norm_eps, L.sum2, L.out,
                          L.ln2_mean, L.ln2_rstd);
 }
 
 void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx) {
   Layer& L = layers_[l];
-  const AttentionShape shape{batch_, seq_, config_.heads, config_.hidden};
+  const AttentionShape shape{config_.heads, config_.hidden};
   // Output LayerNorm; its input was ff + h1, so the gradient reaches h1 directly and via the FFN.
   layer_norm_backward(dout, L.sum2, param(L.ln2_g), L.ln2_mean, L.ln2_rstd, d_sum_, grad(L.ln2_g), grad(L.ln2_b));
   d_h1_.copy_from(d_sum_);
@@ -199,14 +273,12 @@ void Encoder::layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx
   if (dx.defined()) dx.copy_from(d_sum_);
   dropout_backward(d_sum_, L.attn_mask, hidden_p_, d_sum_);
   linear_backward(d_sum_, L.ctx, param(L.out_w), d_ctx_, grad(L.out_w), grad(L.out_b));
-  Tensor dqkv = d_qkv_.view({batch_, seq_, 3 * config_.hidden});
-  attention_backward(d_ctx_.view({batch_, seq_, config_.hidden}), L.qkv.view({batch_, seq_, 3 * config_.hidden}),
-                     L.probs, L.probs_mask, shape, attention_p_, dqkv);
+  attention_backward(d_ctx_, L.qkv, L.probs, L.probs_mask, seqs_, shape, attention_p_, d_qkv_);
   linear_backward(d_qkv_, x, param(L.qkv_w), dx, grad(L.qkv_w), grad(L.qkv_b), GradMode::Accumulate);
 }
 
 void Encoder::backward(Tensor& dhidden) {
-  check_shape(dhidden, {batch_ * seq_, config_.hidden}, "encoder backward", "dhidden");
+  check_shape(dhidden, {tokens_, config_.hidden}, "encoder backward", "dhidden");
   // dhidden and d_x_ alternate as "gradient w.r.t. this layer's output / input".
   Tensor* dout = &dhidden;
   Tensor* dx = &d_x_;

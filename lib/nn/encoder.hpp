@@ -1,14 +1,17 @@
 // The BERT / XLM-RoBERTa encoder: embeddings (word + position + token type, LayerNorm, dropout)
 // and N post-LN transformer layers, with an explicit forward that keeps what the backward needs
-// and a hand-written backward. Shapes: N = batch · seq rows of hidden size H.
+// and a hand-written backward. Padding-free: a batch is its sequences' real tokens one after the
+// other, N rows of hidden size H, and attention runs within each sequence (nn/ops/attention.hpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "nn/model_config.hpp"
+#include "nn/ops/attention.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/parameters.hpp"
 #include "nn/workspace.hpp"
@@ -16,24 +19,38 @@
 namespace kglm::nn {
 
 struct EncoderBatch {
-  int64_t batch = 0, seq = 0;
-  Tensor input_ids;       // I32 [B·T]
-  Tensor attention_mask;  // I32 [B·T]: 1 = token, 0 = padding
-  Tensor token_type_ids;  // I32 [B·T], or undefined for all zeros
-  Tensor position_ids;    // I32 [B·T] from position_ids() (the batch builder's), or undefined:
-                          // then the encoder computes them on the host
+  PackedSequences sequences;  // row offsets of each sequence (the global batch numbers them from first_number)
+  Tensor input_ids;           // I32 [N]: every sequence's tokens, one after the other
+  Tensor token_type_ids;      // I32 [N], or undefined for all zeros
+  Tensor position_ids;        // I32 [N], or undefined: then each sequence is numbered from its start
+                              // (BERT 0, 1, …; RoBERTa pad_id + 1, …, as fairseq's make_positions)
+  int64_t tokens() const { return sequences.tokens(); }
 };
 
-// The position ids of a host batch of input ids (I32 [batch · seq]): BERT counts 0, 1, …;
+// A packed batch of token sequences (ids and, when given, BERT segments: one vector per
+// sequence). Throws when a sequence is longer than the model's positions allow.
+EncoderBatch pack_sequences(std::span<const std::vector<int32_t>> ids, std::span<const std::vector<int32_t>> types,
+                            const ModelConfig& config, uint64_t first_number = 0);
+
+// A padded batch (input_ids and attention_mask I32 [batch · seq], token_type_ids the same or
+// undefined) packed: the tokens whose mask is 1, in order; positions as the padded batch numbers
+// them (position_ids below). packed_row[b · seq + t] receives the row of token (b, t), or -1. For
+// callers that hold padded arrays (parity fixtures from PyTorch, the references' drivers).
+EncoderBatch pack_padded(const Tensor& input_ids, const Tensor& attention_mask, const Tensor& token_type_ids,
+                         int64_t batch, int64_t seq, const ModelConfig& config,
+                         std::vector<int32_t>* packed_row = nullptr);
+
+// The position ids of a padded host batch of input ids (I32 [batch · seq]): BERT counts 0, 1, …;
 // RoBERTa numbers the non-padding tokens from pad_id + 1 and gives padding pad_id (fairseq's
 // make_positions), independent of the attention mask. Throws when a sequence is longer than the
 // model's positions allow.
 Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const ModelConfig& config);
 
-// Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site). A
-// data-parallel rank whose batch is rows [first_row, first_row + rows) of the global batch
-// continues the global batch's element numbering (DropoutKey::first), so that its rows drop what
-// they would drop in one process holding the whole batch (the batch padded alike).
+// Dropout randomness of one forward pass: every site draws from (seed, stream · 256 + site). The
+// encoder numbers its rows by token (token_number(first_number + s, t), nn/ops/dropout.hpp), so a
+// token draws the same whatever the batch's packing. Per-sequence tensors (the heads' [B, W])
+// number their elements from first_row · W: a data-parallel rank whose batch is sequences
+// [first_row, first_row + rows) of the global batch draws what one process holding it all draws.
 struct DropoutContext {
   bool training = false;
   uint64_t seed = 0;
@@ -42,6 +59,8 @@ struct DropoutContext {
   uint64_t rows = 0;  // the batch's rows (only read when first_row > 0)
   // The key of a site whose tensor has `elements` elements, rows() equal blocks of them.
   DropoutKey key(uint64_t site, int64_t elements) const;
+  // The key of a row-numbered site (first element 0).
+  DropoutKey site_key(uint64_t site) const { return {seed, stream * 256 + site, 0}; }
 };
 
 class Encoder {
@@ -49,9 +68,9 @@ class Encoder {
   // Declares the encoder's parameters (HF names under config.prefix()) in `params`.
   Encoder(const ModelConfig& config, ParameterStore& params);
 
-  // Runs the encoder; returns the last hidden states [B·T, H], valid until the next forward.
+  // Runs the encoder; returns the last hidden states [N, H], valid until the next forward.
   const Tensor& forward(const EncoderBatch& batch, const DropoutContext& dropout);
-  // dhidden [B·T, H]: gradient of the loss w.r.t. the last forward's output (clobbered).
+  // dhidden [N, H]: gradient of the loss w.r.t. the last forward's output (clobbered).
   // Parameter gradients are accumulated.
   void backward(Tensor& dhidden);
 
@@ -68,6 +87,9 @@ class Encoder {
 
   // 0 = the embeddings' output, l = the output of layer l (for parity tests and probing).
   const Tensor& hidden_state(size_t i) const;
+  // The last forward's sequences, and the dropout number of each row (I64 [N] on the device).
+  const PackedSequences& sequences() const { return seqs_; }
+  const Tensor& token_numbers() const { return numbers_; }
   const ModelConfig& config() const { return config_; }
   size_t word_embeddings() const { return word_; }
 
@@ -81,9 +103,11 @@ class Encoder {
     Tensor qkv, ctx, probs, probs_mask, sum1, attn_mask, ln1_mean, ln1_rstd, h1, ff_pre, ff_act, ff_mask, sum2,
         ln2_mean, ln2_rstd, out;
   };
-  void ensure_buffers(int64_t batch, int64_t seq);
+  void ensure_buffers(int64_t tokens, int64_t scores);
   void embeddings_forward(const EncoderBatch& batch, const DropoutContext& dropout);
   void layer_forward(size_t l, const Tensor& x, const DropoutContext& dropout);
+  // Row-numbered hidden dropout of x in place (numbers_), its mask into `mask`.
+  void drop(Tensor& x, const DropoutContext& dropout, uint64_t site, Tensor& mask);
   // dx undefined: the input's gradient is not needed (nothing below is trained).
   void layer_backward(size_t l, const Tensor& x, Tensor& dout, Tensor& dx);
   Tensor& param(size_t i) { return params_[i].compute; }  // the weights as the ops read them
@@ -97,9 +121,10 @@ class Encoder {
   std::function<void(int64_t)> gradients_final_;
   bool embeddings_trained_ = true;
 
-  int64_t batch_ = 0, seq_ = 0;
+  int64_t tokens_ = -1, scores_ = -1;  // the buffers' rows and attention probabilities per layer
+  PackedSequences seqs_;
   float hidden_p_ = 0, attention_p_ = 0;  // of the last forward (0 when not training)
-  Tensor ids_, positions_, types_, key_mask_;
+  Tensor ids_, positions_, types_, numbers_;
   Tensor emb_sum_, emb_mean_, emb_rstd_, emb_out_, emb_mask_;
   Workspace workspace_;  // storage behind the buffers below
   // Backward scratch.

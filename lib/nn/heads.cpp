@@ -131,16 +131,14 @@ SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config
   out_b_ = params.add(out + "bias", {labels}, Init::Zeros, false);
 }
 
-const Tensor& SequenceClassificationHead::forward(const Tensor& hidden, int64_t batch, int64_t seq,
+const Tensor& SequenceClassificationHead::forward(const Tensor& hidden, const PackedSequences& seqs,
                                                   const DropoutContext& dropout) {
   const OpClassScope scope("head");
-  const int64_t h = config_.hidden;
-  if (batch != batch_ || seq != seq_) {
-    batch_ = batch;
-    seq_ = seq;
-    std::vector<int32_t> first(batch);
-    for (int64_t b = 0; b < batch; ++b) first[b] = static_cast<int32_t>(b * seq);
-    rows_ = Tensor::from<int32_t>({batch}, first).to(params_.device());
+  const int64_t h = config_.hidden, batch = seqs.sequences();
+  std::vector<int32_t> first(seqs.offsets.begin(), seqs.offsets.end() - 1);
+  if (first != first_rows_) {
+    first_rows_ = std::move(first);
+    rows_ = Tensor::from<int32_t>({batch}, first_rows_).to(params_.device());
     const DType a = params_.compute_dtype();
     workspace_.begin();
     for (Tensor* t : {&first_, &pooled_, &pooled_drop_, &dpooled_, &dfirst_}) *t = workspace_.buffer({batch, h}, a);
@@ -221,20 +219,26 @@ TokenClassificationHead::TokenClassificationHead(const ModelConfig& config, Para
   b_ = params.add("classifier.bias", {labels}, Init::Zeros, false);
 }
 
-const Tensor& TokenClassificationHead::forward(const Tensor& hidden, const DropoutContext& dropout) {
+const Tensor& TokenClassificationHead::forward(const Tensor& hidden, const Tensor& rows, const Tensor& numbers,
+                                               const DropoutContext& dropout) {
   const OpClassScope scope("head");
-  const int64_t n = hidden.dim(0);
+  check_dtype(rows, DType::I32, "token head", "rows");
+  const int64_t n = rows.numel();
   if (!logits_.defined() || logits_.dim(0) != n) {
     const DType a = params_.compute_dtype();
     workspace_.begin();
+    gathered_ = workspace_.buffer({n, config_.hidden}, a);
     dropped_ = workspace_.buffer({n, config_.hidden}, a);
     ddropped_ = workspace_.buffer({n, config_.hidden}, a);
     mask_ = workspace_.buffer({n, config_.hidden}, DType::U8);
     logits_ = workspace_.buffer({n, labels_}, a);
     dlogits_ = workspace_.buffer({n, labels_}, a);
   }
+  rows_ = rows.to(params_.device());
+  gather_rows(hidden, rows_, gathered_);
   p_ = dropout.training ? config_.hidden_dropout : 0.0f;
-  dropout_forward(hidden, p_, dropout.key(kHeadSiteFirst, hidden.numel()), dropped_, mask_);
+  if (p_ > 0) numbers_ = numbers.to(params_.device());
+  dropout_forward(gathered_, p_, dropout.site_key(kHeadSiteFirst), p_ > 0 ? numbers_ : Tensor(), dropped_, mask_);
   linear_forward(dropped_, params_[w_].compute, params_[b_].compute, logits_);
   return logits_;
 }
@@ -243,7 +247,7 @@ void TokenClassificationHead::backward(Tensor& dhidden) {
   const OpClassScope scope("head");
   linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
   dropout_backward(ddropped_, mask_, p_, ddropped_);
-  accumulate(dhidden, ddropped_);
+  scatter_add_rows(ddropped_, rows_, dhidden);
 }
 
 }  // namespace kglm::nn

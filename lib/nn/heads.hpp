@@ -4,7 +4,8 @@
 // - SequenceClassificationHead: on each sequence's first token (XLM-R: dense, tanh, out_proj;
 //   BERT: pooler dense + tanh, classifier); with one label and groups, multiple choice;
 // - EntityPairClassificationHead: relations, on the two entities' first tokens;
-// - TokenClassificationHead: a linear classifier on every row.
+// - TokenClassificationHead: a linear classifier on the rows that carry labels.
+// Hidden states are the encoder's packed rows; each head gathers the rows it reads.
 // The MLM head's forward computes its loss (predict() its logits only); the classification heads' forward computes
 // logits only, and loss() the loss sum (and, when training, the logits' gradient scaled by grad_scale). backward() then
 // adds the hidden states' gradient into dhidden.
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nn/encoder.hpp"
 #include "nn/ops/cross_entropy.hpp"
@@ -69,8 +71,8 @@ class SequenceClassificationHead : public ClassifierLogits {
   SequenceClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels,
                              Pooling pooling = Pooling::Auto);
 
-  // hidden [B·T, H]: classifies row b·T of each sequence; returns the logits [B, labels].
-  const Tensor& forward(const Tensor& hidden, int64_t batch, int64_t seq, const DropoutContext& dropout);
+  // hidden [N, H]: classifies each sequence's first row; returns the logits [sequences, labels].
+  const Tensor& forward(const Tensor& hidden, const PackedSequences& seqs, const DropoutContext& dropout);
   void backward(Tensor& dhidden);
 
  private:
@@ -79,7 +81,7 @@ class SequenceClassificationHead : public ClassifierLogits {
   int64_t labels_;
   bool dropout_first_;  // XLM-R drops out the <s> state before its dense layer; a pooler does not
   size_t dense_w_, dense_b_, out_w_, out_b_;
-  int64_t batch_ = 0, seq_ = 0;
+  std::vector<int32_t> first_rows_;  // of the last forward's sequences
   float p_ = 0;
   Workspace workspace_;
   Tensor rows_, first_, first_mask_, pooled_, pooled_drop_, pooled_mask_, dpooled_, dfirst_;
@@ -106,13 +108,15 @@ class EntityPairClassificationHead : public ClassifierLogits {
   Tensor rows_, pair_, dropped_, mask_, ddropped_;
 };
 
-// A linear classifier on every row (classifier.weight [labels, H]).
+// A linear classifier (classifier.weight [labels, H]) on the rows that carry labels (the words'
+// first sub-tokens), gathered.
 class TokenClassificationHead : public ClassifierLogits {
  public:
   TokenClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels);
 
-  // hidden [N, H]; returns the logits [N, labels].
-  const Tensor& forward(const Tensor& hidden, const DropoutContext& dropout);
+  // hidden [N, H]; rows I32 [M] the rows to classify, numbers I64 [M] their tokens' dropout numbers
+  // (token_number()); returns the logits [M, labels].
+  const Tensor& forward(const Tensor& hidden, const Tensor& rows, const Tensor& numbers, const DropoutContext& dropout);
   void backward(Tensor& dhidden);
 
  private:
@@ -122,7 +126,7 @@ class TokenClassificationHead : public ClassifierLogits {
   size_t w_, b_;
   float p_ = 0;
   Workspace workspace_;
-  Tensor dropped_, mask_, ddropped_;
+  Tensor rows_, numbers_, gathered_, dropped_, mask_, ddropped_;
 };
 
 }  // namespace kglm::nn

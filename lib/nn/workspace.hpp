@@ -1,6 +1,6 @@
-// Grow-only scratch buffers. Batches are padded to their longest sequence and the masked-row count
-// changes every step, so activation shapes change from step to step; re-allocating hundreds of MB
-// per step would cost page faults on the hot path. A Workspace hands out views into allocations
+// Grow-only scratch buffers. A packed batch's token count and the masked-row count change every
+// step, so activation shapes change from step to step; re-allocating hundreds of MB per step would
+// cost page faults on the hot path. A Workspace hands out views into allocations
 // that are only replaced when a layout needs more room.
 #pragma once
 

@@ -60,26 +60,21 @@ void MaskedLm::run_batch(std::span<const FillRequest> requests, std::span<const 
   if (t > max_sequence())
     throw Error("probe: a sequence of " + std::to_string(t) + " tokens is longer than the model's " +
                 std::to_string(max_sequence()) + " positions");
-  std::vector<int32_t> ids(static_cast<size_t>(b * t), static_cast<int32_t>(config_.pad_token_id));
-  std::vector<int32_t> mask(static_cast<size_t>(b * t), 0);
+  std::vector<std::vector<int32_t>> ids;
   std::vector<int32_t> rows;
-  for (int64_t r = 0; r < b; ++r) {
-    const FillRequest& request = requests[order[static_cast<size_t>(r)]];
-    std::copy(request.ids->begin(), request.ids->end(), ids.begin() + r * t);
-    std::fill_n(mask.begin() + r * t, request.ids->size(), 1);
+  int32_t row0 = 0;  // the packed row of the sequence's first token
+  for (size_t i : order) {
+    const FillRequest& request = requests[i];
+    ids.push_back(*request.ids);
     for (int32_t p : request.positions) {
       if (p < 0 || static_cast<size_t>(p) >= request.ids->size())
         throw Error("probe: position " + std::to_string(p) + " outside a sequence of " +
                     std::to_string(request.ids->size()));
-      rows.push_back(static_cast<int32_t>(r * t + p));
+      rows.push_back(row0 + p);
     }
+    row0 += static_cast<int32_t>(request.ids->size());
   }
-  nn::EncoderBatch batch;
-  batch.batch = b;
-  batch.seq = t;
-  batch.input_ids = nn::Tensor::from<int32_t>({b * t}, ids);
-  batch.attention_mask = nn::Tensor::from<int32_t>({b * t}, mask);
-  batch.position_ids = nn::position_ids(batch.input_ids, b, t, config_);
+  const nn::EncoderBatch batch = nn::pack_sequences(ids, {}, config_);
   const nn::Tensor& hidden = encoder_->forward(batch, nn::DropoutContext{});
   ++forward_passes_;
   sequences_ += b;

@@ -137,7 +137,8 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   for (const std::string& t : o.tests)
     setup.tests.push_back(load_file(setup.task, split_lang_path(t, true, "--test"), setup.labels, *setup.tokenizer,
                                     setup.config, o, errors, verbose));
-  if (o.batch < comm->size())
+  if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
+  if (o.batch_tokens == 0 && o.batch < comm->size())
     throw UsageError("--batch " + std::to_string(o.batch) +
                      " is the global batch: it needs one example for each of the " + std::to_string(comm->size()) +
                      " ranks");
@@ -164,7 +165,7 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
     results.push_back(run.test());
     train_seconds += std::chrono::duration<double>(trained - begin).count();
     test_seconds += std::chrono::duration<double>(Clock::now() - trained).count();
-    steps += (static_cast<int64_t>(setup.train.encoded.size()) + o.batch - 1) / o.batch * o.epochs;
+    steps += run.total_steps();
   }
   if (comm->rank() == 0 && (setup.dev || !setup.tests.empty())) {
     const std::string table = tasks::write_results((fs::path(o.out) / "results").string(), setup.task.kind, results);

@@ -26,6 +26,7 @@ namespace kglm::train {
 struct FinetuneCommon {
   tasks::ReadOptions read;
   int64_t batch = 32;
+  int64_t batch_tokens = 0;  // > 0: batches by this token budget instead of --batch (token_batches.hpp)
   nn::Device device = nn::Device::Cpu;
   unsigned threads = 1;
   bool quiet = false;

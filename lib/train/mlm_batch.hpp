@@ -1,8 +1,8 @@
 // One micro-batch for masked-language-model training: sequences of the token dataset, corrupted by
-// their objectives' maskers and padded to the batch's longest sequence (rounded up to a multiple of
-// 8). The masking of row r of batch b is keyed by (seed, b · rows + r), so it is the same on resume.
-// A data-parallel rank builds only its rows [begin, end) of the global batch: keyed and padded as
-// in the global batch, they are the rows one process would build.
+// their objectives' maskers and packed (no padding). The masking of sequence r of batch b is keyed
+// by (seed, b · rows + r), so it is the same on resume. A data-parallel rank builds only its
+// sequences [begin, end) of the global batch: keyed and numbered as in the global batch, they are
+// the sequences one process would build.
 #pragma once
 
 #include <array>
@@ -19,12 +19,12 @@ namespace kglm::train {
 
 struct MlmBatch {
   nn::EncoderBatch encoder;
-  nn::Tensor rows;              // I32 [M]: flat row (b · T + t) of every masked token
+  nn::Tensor rows;              // I32 [M]: the packed row of every masked token
   nn::Tensor targets;           // I32 [M]: its original id
   std::vector<LossTerm> terms;  // [M]: the loss term each counts towards
   std::array<int64_t, kLossTermCount> term_counts{};
   MaskTally tally;
-  int64_t tokens = 0;  // real (non-padding) tokens
+  int64_t tokens = 0;  // the batch's tokens (its rows)
   int64_t masked() const { return rows.numel(); }
 };
 

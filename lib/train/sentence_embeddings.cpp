@@ -109,7 +109,7 @@ Stats run_embed(const EmbedOptions& o) {
 
   const auto hidden = static_cast<size_t>(config.hidden);
   std::vector<float> embeddings(sentences.size() * hidden);
-  // Longest first, so that each batch pads to about its own length.
+  // Longest first: batches of similar lengths.
   std::vector<size_t> order(sentences.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -118,20 +118,9 @@ Stats run_embed(const EmbedOptions& o) {
   const auto step = static_cast<size_t>(o.batch);
   for (size_t first = 0; first < order.size(); first += step) {
     const size_t count = std::min(step, order.size() - first);
-    const auto t = static_cast<int64_t>(sentences[order[first]].size());
-    const auto b = static_cast<int64_t>(count);
-    std::vector<int32_t> ids(static_cast<size_t>(b * t), static_cast<int32_t>(config.pad_token_id)),
-        mask(static_cast<size_t>(b * t), 0);
-    for (size_t r = 0; r < count; ++r) {
-      const std::vector<int32_t>& s = sentences[order[first + r]];
-      std::copy(s.begin(), s.end(), ids.begin() + static_cast<int64_t>(r) * t);
-      std::fill_n(mask.begin() + static_cast<int64_t>(r) * t, s.size(), 1);
-    }
-    nn::EncoderBatch batch;
-    batch.batch = b;
-    batch.seq = t;
-    batch.input_ids = nn::Tensor::from<int32_t>({b * t}, ids).to(o.device);
-    batch.attention_mask = nn::Tensor::from<int32_t>({b * t}, mask).to(o.device);
+    std::vector<std::vector<int32_t>> ids;
+    for (size_t r = 0; r < count; ++r) ids.push_back(sentences[order[first + r]]);
+    const nn::EncoderBatch batch = nn::pack_sequences(ids, {}, config);
     encoder.forward(batch, nn::DropoutContext{});
     nn::Tensor states = encoder.hidden_state(static_cast<size_t>(layer)).to(nn::Device::Cpu);
     if (states.dtype() != nn::DType::F32) {
@@ -142,7 +131,7 @@ Stats run_embed(const EmbedOptions& o) {
     const float* h = states.data<float>();
     for (size_t r = 0; r < count; ++r) {
       const size_t n = sentences[order[first + r]].size();
-      const float* rows = h + r * static_cast<size_t>(t) * hidden;
+      const float* rows = h + static_cast<size_t>(batch.sequences.offsets[r]) * hidden;
       float* out = embeddings.data() + order[first + r] * hidden;
       // Row by row, so each token's states are read once, in order.
       std::vector<double> pooled(rows, rows + hidden);

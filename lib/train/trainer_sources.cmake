@@ -7,6 +7,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/objectives/entity_prediction.cpp
   train/objectives/objective_table.cpp
   train/batch_order.cpp
+  train/token_batches.cpp
   train/mlm_batch.cpp
   train/loss_terms.cpp
   train/metrics_log.cpp

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -68,21 +69,48 @@ double relative_error(const Tensor& actual_anywhere, const Tensor& expected) {
   return error;
 }
 
+// The reference's padded batch, and kglm's packed batch of its real tokens.
 struct Inputs {
-  EncoderBatch batch;
-  Tensor labels;  // I32 [B·T], −100 except at masked positions
+  int64_t batch = 0, seq = 0;
+  Tensor ids, mask, types;  // I32 [B·T], as the reference padded them
+  Tensor labels;            // I32 [B·T], −100 except at masked positions
+  EncoderBatch packed;
+  std::vector<int32_t> packed_row;  // [B·T]: the packed row of each position, -1 for padding
+  int32_t row(int64_t i) const { return packed_row[static_cast<size_t>(i)]; }
+  // Rows [B·T, X] of a padded reference tensor at the real tokens, in packed order.
+  Tensor real_rows(const Tensor& padded) const {
+    const int64_t width = padded.numel() / (batch * seq);
+    Tensor flat = padded.view({batch * seq, width}), out = Tensor::empty({packed.tokens(), width}, padded.dtype());
+    for (int64_t i = 0; i < batch * seq; ++i)
+      if (row(i) >= 0) out.rows(row(i), row(i) + 1).copy_from(flat.rows(i, i + 1));
+    return out;
+  }
 };
 
-Inputs read_inputs(const SafetensorsFile& f) {
+// Sequences [first, first + count) of the reference's batch.
+Inputs slice_inputs(const Inputs& all, int64_t first, int64_t count, const ModelConfig& config) {
+  Inputs in = all;
+  const int64_t t = all.seq;
+  in.batch = count;
+  in.ids = all.ids.rows(first * t, (first + count) * t).clone();
+  in.mask = all.mask.rows(first * t, (first + count) * t).clone();
+  in.types = all.types.rows(first * t, (first + count) * t).clone();
+  in.labels = all.labels.rows(first * t, (first + count) * t).clone();
+  in.packed = pack_padded(in.ids, in.mask, in.types, count, t, config, &in.packed_row);
+  return in;
+}
+
+Inputs read_inputs(const SafetensorsFile& f, const ModelConfig& config) {
   Inputs in;
   Tensor ids = f.read_i32("input_ids");
-  in.batch.batch = ids.dim(0);
-  in.batch.seq = ids.dim(1);
+  in.batch = ids.dim(0);
+  in.seq = ids.dim(1);
   const int64_t n = ids.numel();
-  in.batch.input_ids = ids.view({n});
-  in.batch.attention_mask = f.read_i32("attention_mask").view({n});
-  in.batch.token_type_ids = f.read_i32("token_type_ids").view({n});
+  in.ids = ids.view({n});
+  in.mask = f.read_i32("attention_mask").view({n});
+  in.types = f.read_i32("token_type_ids").view({n});
   in.labels = f.read_i32("labels").view({n});
+  in.packed = pack_padded(in.ids, in.mask, in.types, in.batch, in.seq, config, &in.packed_row);
   return in;
 }
 
@@ -141,14 +169,14 @@ TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
   EXPECT_TRUE(report.unexpected.empty());
 
   auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
-  Inputs in = read_inputs(ref);
-  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  Inputs in = read_inputs(ref, config);
+  const Tensor& hidden = encoder.forward(in.packed, DropoutContext{});
   const int64_t h = config.hidden;
   for (int64_t l = 0; l <= config.layers; ++l) {
     Tensor expected = ref.read_f32("hidden_states." + std::to_string(l));
-    EXPECT_LE(
-        relative_error(encoder.hidden_state(static_cast<size_t>(l)), expected.view({in.batch.batch * in.batch.seq, h})),
-        kTolerance)
+    EXPECT_LE(relative_error(encoder.hidden_state(static_cast<size_t>(l)),
+                             in.real_rows(expected.view({in.batch * in.seq, h}))),
+              kTolerance)
         << "hidden state " << l;
   }
   // The head runs on the masked rows only.
@@ -156,7 +184,7 @@ TEST_P(ReferenceCase, MaskedLanguageModelMatchesPyTorch) {
   const int32_t* labels = in.labels.data<int32_t>();
   for (int64_t i = 0; i < in.labels.numel(); ++i)
     if (labels[i] != kIgnoreIndex) {
-      rows.push_back(static_cast<int32_t>(i));
+      rows.push_back(in.row(i));
       targets.push_back(labels[i]);
     }
   const auto m = static_cast<int64_t>(rows.size());
@@ -193,20 +221,26 @@ void check_classification(const fs::path& dir, Device device, const std::string&
   for (const std::string& name : encoder_report.missing)  // what the MLM file lacks, the head file has
     EXPECT_EQ(std::count(head_report.missing.begin(), head_report.missing.end(), name), 0) << name;
 
-  Inputs in = read_inputs(SafetensorsFile::open(dir / "mlm.safetensors"));
-  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  Inputs in = read_inputs(SafetensorsFile::open(dir / "mlm.safetensors"), config);
+  const Tensor& hidden = encoder.forward(in.packed, DropoutContext{});
   Tensor targets = ref.read_i32("labels");
+  Tensor ref_logits = ref.read_f32("logits");
   CrossEntropyResult ce;
   if constexpr (std::is_same_v<Head, SequenceClassificationHead>) {
-    head.forward(hidden, in.batch.batch, in.batch.seq, DropoutContext{});
+    head.forward(hidden, in.packed.sequences, DropoutContext{});
     ce = head.loss(targets, true, 1.0 / 3);
   } else {
+    // Every real token's row, in packed order; the reference's labels and logits at them.
+    std::vector<int32_t> rows(static_cast<size_t>(in.packed.tokens()));
+    std::iota(rows.begin(), rows.end(), 0);
+    const Tensor row_tensor = Tensor::from<int32_t>({in.packed.tokens()}, rows);
+    targets = in.real_rows(targets.view({targets.numel()})).view({in.packed.tokens()});
+    ref_logits = in.real_rows(ref_logits.view({in.batch * in.seq, labels}));
     int64_t counted = 0;
     for (int64_t i = 0; i < targets.numel(); ++i) counted += targets.data<int32_t>()[i] != kIgnoreIndex;
-    head.forward(hidden, DropoutContext{});
-    ce = head.loss(targets.view({targets.numel()}), true, 1.0 / static_cast<double>(counted));
+    head.forward(hidden, row_tensor, Tensor(), DropoutContext{});
+    ce = head.loss(targets, true, 1.0 / static_cast<double>(counted));
   }
-  Tensor ref_logits = ref.read_f32("logits");
   EXPECT_LE(relative_error(head.logits(), ref_logits.view({head.logits().dim(0), labels})), kTolerance);
   const double loss = ce.loss_sum / static_cast<double>(ce.counted);
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
@@ -233,26 +267,20 @@ TEST_P(ReferenceCase, AccumulatedMicroBatchesGiveTheBatchGradient) {
   MlmHead& head = *model.head;
   ParameterStore& params = model.params;
   auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
-  Inputs in = read_inputs(ref);
-  const int64_t t = in.batch.seq;
+  Inputs in = read_inputs(ref, model.config);
   const int32_t* labels = in.labels.data<int32_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < in.labels.numel(); ++i) total += labels[i] != kIgnoreIndex;
   auto micro = [&](int64_t first, int64_t count) {
-    EncoderBatch b;
-    b.batch = count;
-    b.seq = t;
-    b.input_ids = in.batch.input_ids.rows(first * t, (first + count) * t);
-    b.attention_mask = in.batch.attention_mask.rows(first * t, (first + count) * t);
-    b.token_type_ids = in.batch.token_type_ids.rows(first * t, (first + count) * t);
+    const Inputs part = slice_inputs(in, first, count, model.config);
     std::vector<int32_t> rows, targets;
-    for (int64_t i = 0; i < count * t; ++i)
-      if (labels[first * t + i] != kIgnoreIndex) {
-        rows.push_back(static_cast<int32_t>(i));
-        targets.push_back(labels[first * t + i]);
+    for (int64_t i = 0; i < part.labels.numel(); ++i)
+      if (part.labels.data<int32_t>()[i] != kIgnoreIndex) {
+        rows.push_back(part.row(i));
+        targets.push_back(part.labels.data<int32_t>()[i]);
       }
     const auto m = static_cast<int64_t>(rows.size());
-    const Tensor& hidden = encoder.forward(b, DropoutContext{});
+    const Tensor& hidden = encoder.forward(part.packed, DropoutContext{});
     CrossEntropyResult ce = head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets),
                                          true, 1.0 / static_cast<double>(total));
     Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());
@@ -273,7 +301,7 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
   Encoder& encoder = *model.encoder;
   MlmHead& head = *model.head;
   ParameterStore& params = model.params;
-  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
+  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"), model.config);
   auto ref = SafetensorsFile::open(dir() / "kmlm.safetensors");
   const Tensor terms_in = ref.read_i32("terms");
   std::vector<int32_t> rows, targets;
@@ -281,7 +309,7 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
   std::array<int64_t, train::kLossTermCount> counts{};
   for (int64_t i = 0; i < in.labels.numel(); ++i)
     if (in.labels.data<int32_t>()[i] != kIgnoreIndex) {
-      rows.push_back(static_cast<int32_t>(i));
+      rows.push_back(in.row(i));
       targets.push_back(in.labels.data<int32_t>()[i]);
       terms.push_back(static_cast<train::LossTerm>(terms_in.data<int32_t>()[i]));
       ++counts[static_cast<size_t>(terms.back())];
@@ -289,7 +317,7 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
   const auto m = static_cast<int64_t>(rows.size());
   train::LossTerms loss(counts, 0.3);
   Tensor row_losses = Tensor::empty({m}, DType::F64);
-  const Tensor& hidden = encoder.forward(in.batch, DropoutContext{});
+  const Tensor& hidden = encoder.forward(in.packed, DropoutContext{});
   head.forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets), true, 1.0,
                loss.row_weights(terms), &row_losses);
   loss.add(terms, row_losses);
@@ -312,16 +340,16 @@ TEST_P(ReferenceCase, KmlmCombinedLossMatchesPyTorch) {
 TEST_P(ReferenceCase, FrozenParametersGetNoGradientAndTheOthersTheFullOne) {
   LoadedMlm model(dir(), device());
   model.encoder->freeze_below(1, false);
-  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"));
+  Inputs in = read_inputs(SafetensorsFile::open(dir() / "mlm.safetensors"), model.config);
   auto ref = SafetensorsFile::open(dir() / "mlm.safetensors");
   std::vector<int32_t> rows, targets;
   for (int64_t i = 0; i < in.labels.numel(); ++i)
     if (in.labels.data<int32_t>()[i] != kIgnoreIndex) {
-      rows.push_back(static_cast<int32_t>(i));
+      rows.push_back(in.row(i));
       targets.push_back(in.labels.data<int32_t>()[i]);
     }
   const auto m = static_cast<int64_t>(rows.size());
-  const Tensor& hidden = model.encoder->forward(in.batch, DropoutContext{});
+  const Tensor& hidden = model.encoder->forward(in.packed, DropoutContext{});
   model.head->forward(hidden, Tensor::from<int32_t>({m}, rows), Tensor::from<int32_t>({m}, targets), true,
                       1.0 / static_cast<double>(m));
   Tensor dhidden = Tensor::zeros(hidden.shape(), DType::F32, hidden.device());

@@ -56,8 +56,12 @@ struct Timer {
 int main(int argc, char** argv) {
   const float p = argc > 1 ? std::strtof(argv[1], nullptr) : 0.1f;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
-  const int64_t B = 16, T = 128, H = 256, A = 4, F = 1024, N = B * T;
-  const AttentionShape shape{B, T, A, H};
+  const int64_t B = 16, T = 128, H = 256, A = 4, F = 1024;
+  std::vector<int64_t> lengths;
+  for (int64_t b = 0; b < B; ++b) lengths.push_back(T - (b * 7) % 48);  // varied lengths, as in a real batch
+  const PackedSequences seqs = PackedSequences::from_lengths(lengths);
+  const int64_t N = seqs.tokens(), S = seqs.score_elements(A);
+  const AttentionShape shape{A, H};
   const float ws = 0.0625f;  // ~ 1/sqrt(H): keeps activations O(1)
 
   Tensor x = random({N, H}, 1, 1.0f);
@@ -67,24 +71,20 @@ int main(int argc, char** argv) {
   Tensor w_down = random({H, F}, 8, 0.03125f), b_down = random({H}, 9, 0.1f);
   Tensor g1 = random({H}, 10, 1.0f), be1 = random({H}, 11, 0.1f), g2 = random({H}, 12, 1.0f);
   Tensor be2 = random({H}, 13, 0.1f);
-  std::vector<int32_t> real(N, 1);
-  for (int64_t b = 0; b < B; ++b)  // varied padding, as in a real batch
-    for (int64_t t = T - (b * 7) % 48; t < T; ++t) real[b * T + t] = 0;
-  Tensor key_mask = Tensor::from<int32_t>({B, T}, real);
 
-  Tensor qkv = Tensor::empty({N, 3 * H}), ctx = Tensor::empty({B, T, H}), probs = Tensor::empty({B, A, T, T});
-  Tensor pmask = Tensor::empty({B, A, T, T}, DType::U8), o = Tensor::empty({N, H}), h1 = Tensor::empty({N, H});
+  Tensor qkv = Tensor::empty({N, 3 * H}), ctx = Tensor::empty({N, H}), probs = Tensor::empty({S});
+  Tensor pmask = Tensor::empty({S}, DType::U8), o = Tensor::empty({N, H}), h1 = Tensor::empty({N, H});
   Tensor m1 = Tensor::empty({N}), r1 = Tensor::empty({N}), up = Tensor::empty({N, F}), act = Tensor::empty({N, F});
   Tensor down = Tensor::empty({N, H}), out = Tensor::empty({N, H}), m2 = Tensor::empty({N}), r2 = Tensor::empty({N});
 
   Tensor dout = random({N, H}, 14, 1.0f), d_down = Tensor::empty({N, H}), d_act = Tensor::empty({N, F});
-  Tensor d_h1 = Tensor::empty({N, H}), d_o = Tensor::empty({N, H}), d_ctx = Tensor::empty({B, T, H});
-  Tensor d_qkv = Tensor::empty({B, T, 3 * H}), dx = Tensor::empty({N, H});
+  Tensor d_h1 = Tensor::empty({N, H}), d_o = Tensor::empty({N, H}), d_ctx = Tensor::empty({N, H});
+  Tensor d_qkv = Tensor::empty({N, 3 * H}), dx = Tensor::empty({N, H});
   Tensor dw_qkv = Tensor::zeros({3 * H, H}), db_qkv = Tensor::zeros({3 * H}), dw_out = Tensor::zeros({H, H});
   Tensor db_out = Tensor::zeros({H}), dw_up = Tensor::zeros({F, H}), db_up = Tensor::zeros({F});
   Tensor dw_down = Tensor::zeros({H, F}), db_down = Tensor::zeros({H}), dg1 = Tensor::zeros({H});
   Tensor dbe1 = Tensor::zeros({H}), dg2 = Tensor::zeros({H}), dbe2 = Tensor::zeros({H});
-  Tensor ctx2 = ctx.view({N, H}), d_ctx2 = d_ctx.view({N, H}), d_qkv2 = d_qkv.view({N, 3 * H});
+  Tensor ctx2 = ctx, d_ctx2 = d_ctx, d_qkv2 = d_qkv;
   const DropoutKey key{1, 2};
 
   Timer timer;
@@ -93,9 +93,7 @@ int main(int argc, char** argv) {
     Timer& use = it < 0 ? scratch : timer;  // the first 3 iterations warm up
     const auto t0 = std::chrono::steady_clock::now();
     use.time("fwd linear qkv", [&] { linear_forward(x, w_qkv, b_qkv, qkv); });
-    use.time("fwd attention", [&] {
-      attention_forward(qkv.view({B, T, 3 * H}), key_mask, shape, p, key, ctx, probs, pmask);
-    });
+    use.time("fwd attention", [&] { attention_forward(qkv, seqs, shape, p, key, ctx, probs, pmask); });
     use.time("fwd linear out", [&] { linear_forward(ctx2, w_out, b_out, o); });
     use.time("fwd layer_norm 1", [&] { layer_norm_forward(o, g1, be1, 1e-12, h1, m1, r1); });
     use.time("fwd linear up", [&] { linear_forward(h1, w_up, b_up, up); });
@@ -109,9 +107,7 @@ int main(int argc, char** argv) {
     use.time("bwd linear up", [&] { linear_backward(d_act, h1, w_up, d_h1, dw_up, db_up); });
     use.time("bwd layer_norm 1", [&] { layer_norm_backward(d_h1, o, g1, m1, r1, d_o, dg1, dbe1); });
     use.time("bwd linear out", [&] { linear_backward(d_o, ctx2, w_out, d_ctx2, dw_out, db_out); });
-    use.time("bwd attention", [&] {
-      attention_backward(d_ctx, qkv.view({B, T, 3 * H}), probs, pmask, shape, p, d_qkv);
-    });
+    use.time("bwd attention", [&] { attention_backward(d_ctx, qkv, probs, pmask, seqs, shape, p, d_qkv); });
     use.time("bwd linear qkv", [&] { linear_backward(d_qkv2, x, w_qkv, dx, dw_qkv, db_qkv); });
     const auto t2 = std::chrono::steady_clock::now();
     use.samples["total forward"].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());

@@ -416,27 +416,54 @@ TEST(OpsGradient, Dropout) {
 }
 
 TEST(OpsGradient, Attention) {
-  const AttentionShape s{2, 5, 2, 8};
-  // Batch row 1 has two padded positions at the end.
-  Tensor key_mask = ids({2, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0});
+  const AttentionShape s{2, 8};
+  // Two packed sequences of 5 and 3 tokens: 8 rows, scores 2 · (25 + 9).
+  const PackedSequences seqs = PackedSequences::from_lengths({5, 3});
   for (float p : {0.0f, 0.2f}) {
     SCOPED_TRACE("dropout " + std::to_string(p));
     const DropoutKey key{99, 5};
-    Tensor qkv = random({2, 5, 24}, 50, -1.5, 1.5), wy = random({2, 5, 8}, 51);
-    Tensor ctx = Tensor::empty({2, 5, 8}, DType::F64), probs = Tensor::empty({2, 2, 5, 5}, DType::F64);
-    Tensor mask = p > 0 ? Tensor::empty({2, 2, 5, 5}, DType::U8) : Tensor();
+    Tensor qkv = random({8, 24}, 50, -1.5, 1.5), wy = random({8, 8}, 51);
+    Tensor ctx = Tensor::empty({8, 8}, DType::F64), probs = Tensor::empty({68}, DType::F64);
+    Tensor mask = p > 0 ? Tensor::empty({68}, DType::U8) : Tensor();
     auto objective = [&] {
-      attention_forward(qkv, key_mask, s, p, key, ctx, probs, mask);
+      attention_forward(qkv, seqs, s, p, key, ctx, probs, mask);
       return dot(wy, ctx);
     };
     objective();
-    Tensor dqkv = filled({2, 5, 24}, DType::F64, 9);
-    attention_backward(wy, qkv, probs, mask, s, p, dqkv);
+    Tensor dqkv = filled({8, 24}, DType::F64, 9);
+    attention_backward(wy, qkv, probs, mask, seqs, s, p, dqkv);
     expect_gradient("dqkv", qkv, dqkv, objective);
-    // Padded keys and values get no gradient.
-    for (int64_t t = 3; t < 5; ++t)
-      for (int64_t c = 8; c < 24; ++c) EXPECT_EQ(get(dqkv, (5 + t) * 24 + c), 0.0);
   }
+}
+
+// Row-numbered dropout: a row's mask follows its number, wherever the row sits.
+TEST(OpsSemantics, RowNumberedDropout) {
+  const int64_t w = 6;  // not a multiple of 4: rows start inside Philox blocks
+  const float p = 0.4f;
+  const DropoutKey key{17, 3};
+  Tensor x = random({3, w}, 52), y = Tensor::empty({3, w}, DType::F64), mask = Tensor::empty({3, w}, DType::U8);
+  dropout_forward(x, p, key, Tensor::from<int64_t>({3}, {70000, 5, 123456789}), y, mask);
+  Tensor swapped_x = Tensor::empty({3, w}, DType::F64), swapped_y = Tensor::empty({3, w}, DType::F64);
+  Tensor swapped_mask = Tensor::empty({3, w}, DType::U8);
+  for (int64_t j = 0; j < w; ++j) {
+    swapped_x.data<double>()[j] = x.data<double>()[2 * w + j];
+    swapped_x.data<double>()[w + j] = x.data<double>()[j];
+    swapped_x.data<double>()[2 * w + j] = x.data<double>()[w + j];
+  }
+  dropout_forward(swapped_x, p, key, Tensor::from<int64_t>({3}, {123456789, 70000, 5}), swapped_y, swapped_mask);
+  const int64_t numbers[3] = {70000, 5, 123456789}, moved[3] = {1, 2, 0};
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t j = 0; j < w; ++j) {
+      const auto e = static_cast<uint64_t>(numbers[r] * w + j);
+      EXPECT_EQ(mask.data<uint8_t>()[r * w + j] != 0, dropout_keeps(key, e, p)) << r << "," << j;
+      EXPECT_EQ(mask.data<uint8_t>()[r * w + j], swapped_mask.data<uint8_t>()[moved[r] * w + j]);
+      EXPECT_EQ(y.data<double>()[r * w + j], swapped_y.data<double>()[moved[r] * w + j]);
+    }
+  expect_error(
+      [&] {
+        dropout_forward(x, p, DropoutKey{17, 3, 4}, Tensor::from<int64_t>({3}, {0, 1, 2}), y, mask);
+      },
+      "row-numbered");
 }
 
 TEST(OpsGradient, CrossEntropy) {
@@ -653,17 +680,15 @@ TEST_P(OpsOnDevice, Float32MatchesFloat64) {
         dropout_forward(in[0], 0.1f, DropoutKey{5, 6}, out[0], out[1]);
         dropout_backward(in[1], out[1], 0.1f, out[2]);
       });
-  const AttentionShape s{2, 16, 4, 64};
-  std::vector<int32_t> real(32, 1);
-  for (int t = 11; t < 16; ++t) real[16 + t] = 0;
-  Tensor key_mask = ids({2, 16}, real);
+  const AttentionShape s{4, 64};
+  const PackedSequences seqs = PackedSequences::from_lengths({16, 11});  // 27 rows, 4 · (256 + 121) scores
   for (float p : {0.0f, 0.1f}) {
-    expect_f32_matches_f64(dev, "attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16), key_mask},
-                           {Tensor::empty({2, 16, 64}, DType::F64), Tensor::empty({2, 4, 16, 16}, DType::F64),
-                            Tensor::empty({2, 4, 16, 16}, DType::U8), Tensor::empty({2, 16, 192}, DType::F64)},
+    expect_f32_matches_f64(dev, "attention", {random({27, 192}, 15, -2, 2), random({27, 64}, 16)},
+                           {Tensor::empty({27, 64}, DType::F64), Tensor::empty({1508}, DType::F64),
+                            Tensor::empty({1508}, DType::U8), Tensor::empty({27, 192}, DType::F64)},
                            [&](auto& in, auto& out) {
-                             attention_forward(in[0], in[2], s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
-                             attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
+                             attention_forward(in[0], seqs, s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
+                             attention_backward(in[1], in[0], out[1], out[2], seqs, s, p, out[3]);
                            });
   }
   expect_t5_ops_match(dev);
@@ -801,18 +826,17 @@ TEST_P(OpsOnDevice, HalfPrecisionWithinTolerance) {
           dropout_forward(in[0], 0.1f, DropoutKey{5, 6}, out[4], out[5]);
         },
         tol);
-    const AttentionShape s{2, 16, 4, 64};
-    std::vector<int32_t> real(32, 1);
-    for (int t = 11; t < 16; ++t) real[16 + t] = 0;
+    const AttentionShape s{4, 64};
+    const PackedSequences seqs = PackedSequences::from_lengths({16, 11});
     for (float p : {0.0f, 0.1f})
       expect_half_matches_f64(
-          dev, dtype, "attention", {random({2, 16, 192}, 15, -2, 2), random({2, 16, 64}, 16), ids({2, 16}, real)},
-          {Tensor::empty({2, 16, 64}, DType::F64), Tensor::empty({2, 4, 16, 16}, DType::F64),
-           Tensor::empty({2, 4, 16, 16}, DType::U8), Tensor::empty({2, 16, 192}, DType::F64)},
+          dev, dtype, "attention", {random({27, 192}, 15, -2, 2), random({27, 64}, 16)},
+          {Tensor::empty({27, 64}, DType::F64), Tensor::empty({1508}, DType::F64), Tensor::empty({1508}, DType::U8),
+           Tensor::empty({27, 192}, DType::F64)},
           {},
           [&](auto& in, auto& out) {
-            attention_forward(in[0], in[2], s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
-            attention_backward(in[1], in[0], out[1], out[2], s, p, out[3]);
+            attention_forward(in[0], seqs, s, p, DropoutKey{7, 8}, out[0], out[1], out[2]);
+            attention_backward(in[1], in[0], out[1], out[2], seqs, s, p, out[3]);
           },
           tol);
     std::vector<int32_t> t(n);
@@ -994,22 +1018,33 @@ TEST_P(OpsOnDevice, SameRandomBitsAndScatterAsTheCpu) {
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(host_mask.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << "element " << i;
 
-  const AttentionShape s{2, 12, 2, 16};
-  std::vector<int32_t> real(24, 1);
-  for (int t = 5; t < 12; ++t) real[12 + t] = 0;
-  Tensor qkv = on_device(random({2, 12, 48}, 91)), key_mask = ids({2, 12}, real).to(device());
-  Tensor ctx = Tensor::empty({2, 12, 16}, DType::F32, device()),
-         probs = Tensor::empty({2, 2, 12, 12}, DType::F32, device());
-  Tensor drop = Tensor::empty({2, 2, 12, 12}, DType::U8, device());
-  attention_forward(qkv, key_mask, s, p, key, ctx, probs, drop);
-  Tensor host_drop = drop.to(Device::Cpu), host_probs = probs.to(Device::Cpu);
-  for (int64_t i = 0; i < host_drop.numel(); ++i) {
-    ASSERT_EQ(host_drop.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << i;
-    const int64_t b = i / (2 * 12 * 12), j = i % 12;
-    if (!real[b * 12 + j]) {
-      ASSERT_EQ(host_probs.data<float>()[i], 0.0f) << "padded key " << i;
-    }
+  const AttentionShape s{2, 16};
+  const PackedSequences seqs = PackedSequences::from_lengths({12, 5}, 40);
+  const DropoutKey attention_key{key.seed, key.stream, 0};
+  Tensor qkv = on_device(random({17, 48}, 91));
+  Tensor ctx = Tensor::empty({17, 16}, DType::F32, device()), probs = Tensor::empty({338}, DType::F32, device());
+  Tensor drop = Tensor::empty({338}, DType::U8, device());
+  attention_forward(qkv, seqs, s, p, attention_key, ctx, probs, drop);
+  Tensor host_drop = drop.to(Device::Cpu);
+  for (int64_t sq = 0; sq < 2; ++sq) {
+    const int64_t L = seqs.length(sq);
+    for (int64_t hd = 0; hd < 2; ++hd)
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j) {
+          const int64_t at = 2 * seqs.score_offsets[sq] + (hd * L + i) * L + j;
+          const uint64_t e = attention_dropout_number(40 + sq, 2, hd, i) + j;
+          ASSERT_EQ(host_drop.data<uint8_t>()[at] != 0, dropout_keeps(attention_key, e, p)) << at;
+        }
   }
+  Tensor rows_x = on_device(random({5, 6}, 89)), rows_y = Tensor::empty({5, 6}, DType::F32, device());
+  Tensor rows_mask = Tensor::empty({5, 6}, DType::U8, device());
+  const std::vector<int64_t> numbers{9, 1 << 20, 3, 0, 77777};
+  dropout_forward(rows_x, p, attention_key, Tensor::from<int64_t>({5}, numbers).to(device()), rows_y, rows_mask);
+  Tensor host_rows = rows_mask.to(Device::Cpu);
+  for (int64_t i = 0; i < 30; ++i)
+    ASSERT_EQ(host_rows.data<uint8_t>()[i] != 0,
+              dropout_keeps(attention_key, static_cast<uint64_t>(numbers[i / 6] * 6 + i % 6), p))
+        << "row-numbered element " << i;
 
   const int64_t m = 3000, v = 50, h = 70;
   std::vector<int32_t> id(m);
@@ -1060,14 +1095,12 @@ TEST_P(OpsOnDevice, BadIndicesNameTheOp) {
   expect_error([&] { embedding_backward(ids({3}, {0, -1, 1}).to(d), out, dtable); }, "embedding_backward");
   Tensor logits = Tensor::zeros({2, 5}, DType::F32, d), dlogits = Tensor::empty({2, 5}, DType::F32, d);
   expect_error([&] { cross_entropy(logits, ids({2}, {1, 5}).to(d), dlogits, 1.0); }, "cross_entropy");
-  const AttentionShape s{1, 4, 1, 4};
-  Tensor qkv = Tensor::zeros({1, 4, 12}, DType::F32, d), ctx = Tensor::empty({1, 4, 4}, DType::F32, d);
-  Tensor probs = Tensor::empty({1, 1, 4, 4}, DType::F32, d), none;
-  expect_error(
-      [&] {
-        attention_forward(qkv, ids({1, 4}, {1, 1, 2, 0}).to(d), s, 0.0f, {}, ctx, probs, none);
-      },
-      "attention_forward");
+  const AttentionShape s{1, 4};
+  Tensor qkv = Tensor::zeros({4, 12}, DType::F32, d), ctx = Tensor::empty({4, 4}, DType::F32, d);
+  Tensor probs = Tensor::empty({16}, DType::F32, d), none;
+  // Packed sequences of 5 tokens for 4 rows of qkv.
+  expect_error([&] { attention_forward(qkv, PackedSequences::from_lengths({5}), s, 0.0f, {}, ctx, probs, none); },
+               "attention_forward");
 }
 
 // Copies between devices, zero fills and clones; host access to device memory throws.
@@ -1292,41 +1325,50 @@ TEST(OpsSemantics, DeterministicAcrossThreadCounts) {
   }
 }
 
-TEST(OpsSemantics, AttentionPaddingAndDropoutMask) {
-  const int64_t B = 3, T = 24, A = 4, H = 64;
-  const AttentionShape s{B, T, A, H};
-  std::vector<int32_t> real(B * T, 1);
-  for (int64_t t = 17; t < T; ++t) real[1 * T + t] = 0;
-  for (int64_t t = 1; t < T; t += 2) real[2 * T + t] = 0;
-  Tensor key_mask = ids({B, T}, real);
+// Packed attention: every row of probabilities sums to 1 over its own sequence, the dropout mask
+// follows attention_dropout_number, one thread gives the same bits, and a sequence computed alone
+// (numbered as in the batch) gives the bits it gets packed with others: no result depends on the
+// packing.
+TEST(OpsSemantics, AttentionPackedAndDropoutMask) {
+  const int64_t A = 4, H = 64;
+  const AttentionShape s{A, H};
+  const PackedSequences seqs = PackedSequences::from_lengths({24, 17, 9});
+  const int64_t N = seqs.tokens(), P = seqs.score_elements(A);
   for (DType dtype : {DType::F64, DType::F32}) {
-    Tensor qkv = cast(random({B, T, 3 * H}, 110, -3, 3), dtype), ctx = Tensor::empty({B, T, H}, dtype);
-    Tensor probs = Tensor::empty({B, A, T, T}, dtype), mask = Tensor::empty({B, A, T, T}, DType::U8);
+    Tensor qkv = cast(random({N, 3 * H}, 110, -3, 3), dtype), ctx = Tensor::empty({N, H}, dtype);
+    Tensor probs = Tensor::empty({P}, dtype), mask = Tensor::empty({P}, DType::U8);
     const float p = 0.2f;
     const DropoutKey key{42, 4242};
-    attention_forward(qkv, key_mask, s, p, key, ctx, probs, mask);
+    attention_forward(qkv, seqs, s, p, key, ctx, probs, mask);
     const double tol = dtype == DType::F64 ? 1e-12 : 1e-5;
-    for (int64_t r = 0; r < B * A * T; ++r) {
-      const int64_t b = r / (A * T);
-      double sum = 0;
-      for (int64_t j = 0; j < T; ++j) {
-        const double pr = get(probs, r * T + j);
-        if (!real[b * T + j]) {
-          EXPECT_EQ(pr, 0.0) << "batch " << b << " key " << j;
+    for (int64_t sq = 0; sq < 3; ++sq) {
+      const int64_t L = seqs.length(sq);
+      for (int64_t r = 0; r < A * L; ++r) {
+        const int64_t at = A * seqs.score_offsets[sq] + r * L;
+        double sum = 0;
+        for (int64_t j = 0; j < L; ++j) {
+          sum += get(probs, at + j);
+          ASSERT_EQ(mask.data<uint8_t>()[at + j] != 0,
+                    dropout_keeps(key, attention_dropout_number(sq, A, r / L, r % L) + j, p));
         }
-        sum += pr;
+        EXPECT_NEAR(sum, 1.0, tol);
       }
-      EXPECT_NEAR(sum, 1.0, tol);
     }
-    for (int64_t i = 0; i < mask.numel(); ++i)
-      ASSERT_EQ(mask.data<uint8_t>()[i] != 0, dropout_keeps(key, static_cast<uint64_t>(i), p)) << i;
-    // The same at one thread.
-    Tensor ctx1 = Tensor::empty({B, T, H}, dtype), probs1 = Tensor::empty({B, A, T, T}, dtype);
-    Tensor mask1 = Tensor::empty({B, A, T, T}, DType::U8);
-    with_threads(1, [&] { attention_forward(qkv, key_mask, s, p, key, ctx1, probs1, mask1); });
+    Tensor ctx1 = Tensor::empty({N, H}, dtype), probs1 = Tensor::empty({P}, dtype);
+    Tensor mask1 = Tensor::empty({P}, DType::U8);
+    with_threads(1, [&] { attention_forward(qkv, seqs, s, p, key, ctx1, probs1, mask1); });
     EXPECT_TRUE(bitwise_equal(mask, mask1));
     EXPECT_TRUE(bitwise_equal(probs, probs1));
     EXPECT_TRUE(bitwise_equal(ctx, ctx1));
+    // Sequence 1 alone, numbered 1 as in the batch.
+    const PackedSequences alone = PackedSequences::from_lengths({17}, 1);
+    const int64_t L = 17, row0 = 24, block = A * seqs.score_offsets[1];
+    Tensor qkv_alone = qkv.rows(row0, row0 + L).clone(), ctx_alone = Tensor::empty({L, H}, dtype);
+    Tensor probs_alone = Tensor::empty({A * L * L}, dtype), mask_alone = Tensor::empty({A * L * L}, DType::U8);
+    attention_forward(qkv_alone, alone, s, p, key, ctx_alone, probs_alone, mask_alone);
+    EXPECT_TRUE(bitwise_equal(ctx_alone, ctx.rows(row0, row0 + L).clone()));
+    EXPECT_TRUE(bitwise_equal(probs_alone, probs.rows(block, block + A * L * L).clone()));
+    EXPECT_TRUE(bitwise_equal(mask_alone, mask.rows(block, block + A * L * L).clone()));
   }
 }
 
@@ -1486,27 +1528,21 @@ TEST(OpsSemantics, BadArgumentsNameTheOp) {
   expect_error([&] { dropout_forward(x, 1.0f, {}, ln, mask); }, "dropout_forward");
   expect_error([&] { dropout_forward(x, 0.5f, {}, ln, none); }, "dropout_forward");
   expect_error([&] { dropout_backward(x, none, 0.5f, ln); }, "dropout_backward");
-  const AttentionShape s{1, 2, 2, 4};
-  Tensor qkv = random({1, 2, 12}, 137), ctx = Tensor::empty({1, 2, 4}, DType::F64);
-  Tensor probs = Tensor::empty({1, 2, 2, 2}, DType::F64);
+  const AttentionShape s{2, 4};
+  const PackedSequences two = PackedSequences::from_lengths({2});
+  Tensor qkv = random({2, 12}, 137), ctx = Tensor::empty({2, 4}, DType::F64);
+  Tensor probs = Tensor::empty({8}, DType::F64);
   expect_error(
       [&] {
-        attention_forward(qkv, ids({1, 2}, {1, 2}), s, 0.0f, {}, ctx, probs, none);
+        attention_forward(qkv, two, AttentionShape{3, 4}, 0.0f, {}, ctx, probs, none);
       },
       "attention_forward");
-  expect_error(
-      [&] {
-        attention_forward(qkv, ids({1, 2}, {1, 1}), AttentionShape{1, 2, 3, 4}, 0.0f, {}, ctx, probs, none);
-      },
-      "attention_forward");
-  Tensor bad_probs = Tensor::empty({1, 2, 2}, DType::F64);
-  expect_error(
-      [&] {
-        attention_forward(qkv, ids({1, 2}, {1, 1}), s, 0.0f, {}, ctx, bad_probs, none);
-      },
-      "attention_forward");
-  Tensor dqkv = Tensor::empty({1, 2, 8}, DType::F64);
-  expect_error([&] { attention_backward(ctx, qkv, probs, none, s, 0.0f, dqkv); }, "attention_backward");
+  Tensor bad_probs = Tensor::empty({4}, DType::F64);
+  expect_error([&] { attention_forward(qkv, two, s, 0.0f, {}, ctx, bad_probs, none); }, "attention_forward");
+  expect_error([&] { attention_forward(qkv, two, s, 0.1f, {0, 0, 4}, ctx, probs, none); }, "attention_forward");
+  expect_error([&] { PackedSequences::from_lengths({3, int64_t{1} << 17}); }, "65536");
+  Tensor dqkv = Tensor::empty({2, 8}, DType::F64);
+  expect_error([&] { attention_backward(ctx, qkv, probs, none, two, s, 0.0f, dqkv); }, "attention_backward");
   Tensor p = random({3}, 138), g = random({3}, 139), m = Tensor::zeros({3}, DType::F64), v = m.clone();
   expect_error([&] { adamw_update(p, g, m, v, AdamWHyper{.step = 0}); }, "adamw_update");
   expect_error([&] { adamw_update(p, cast(g, DType::F32), m, v, AdamWHyper{}); }, "adamw_update");

@@ -34,16 +34,37 @@ namespace {
 
 using Outputs = std::vector<std::pair<std::string, nn::Tensor>>;
 
-// The inputs' encoder batch; ids of rank 3 ([B,C,T], multiple choice) are flattened to B·C rows.
-nn::EncoderBatch encoder_batch(const nn::SafetensorsFile& in) {
-  nn::EncoderBatch b;
-  b.input_ids = in.read_i32("input_ids");
-  const nn::Shape shape = b.input_ids.shape();
-  b.seq = shape.back();
-  b.batch = b.input_ids.numel() / b.seq;
-  b.input_ids = b.input_ids.view({b.batch * b.seq});
-  b.attention_mask = in.read_i32("attention_mask").view({b.batch * b.seq});
-  if (in.find("token_type_ids")) b.token_type_ids = in.read_i32("token_type_ids").view({b.batch * b.seq});
+// The inputs' padded batch, packed for kglm; ids of rank 3 ([B,C,T], multiple choice) are flattened
+// to B·C rows.
+struct Inputs {
+  int64_t batch = 0, seq = 0;
+  nn::EncoderBatch packed;
+  std::vector<int32_t> packed_row;  // [B·T]: the packed row of each position, -1 for padding
+  // Packed rows [N, X] put back in the padded layout [B, T, X], zeros at padding (the comparison
+  // leaves padding out: kglm computes nothing there).
+  nn::Tensor padded(const nn::Tensor& rows) const {
+    const int64_t width = rows.numel() / std::max<int64_t>(packed.tokens(), 1);
+    nn::Tensor host = rows.to(nn::Device::Cpu);
+    nn::Tensor out = nn::Tensor::zeros({batch, seq, width}, host.dtype());
+    nn::Tensor flat = out.view({batch * seq, width});
+    for (int64_t i = 0; i < batch * seq; ++i)
+      if (packed_row[static_cast<size_t>(i)] >= 0)
+        flat.rows(i, i + 1).copy_from(
+            host.rows(packed_row[static_cast<size_t>(i)], packed_row[static_cast<size_t>(i)] + 1));
+    return out;
+  }
+};
+
+Inputs read_inputs(const nn::SafetensorsFile& in, const nn::ModelConfig& config) {
+  Inputs b;
+  nn::Tensor ids = in.read_i32("input_ids");
+  b.seq = ids.shape().back();
+  b.batch = ids.numel() / b.seq;
+  const int64_t n = b.batch * b.seq;
+  nn::Tensor types;
+  if (in.find("token_type_ids")) types = in.read_i32("token_type_ids").view({n});
+  b.packed = nn::pack_padded(ids.view({n}), in.read_i32("attention_mask").view({n}), types, b.batch, b.seq, config,
+                             &b.packed_row);
   return b;
 }
 
@@ -59,18 +80,16 @@ Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool
   params.refresh_compute();
   if (!report.unexpected.empty() && with_head)
     throw Error("unexpected tensors in a masked language model: " + report.unexpected.front());
-  const nn::EncoderBatch batch = encoder_batch(in);
-  const nn::Tensor& last = encoder.forward(batch, nn::DropoutContext{});
+  const Inputs inputs = read_inputs(in, config);
+  const nn::Tensor& last = encoder.forward(inputs.packed, nn::DropoutContext{});
   Outputs out;
   for (int64_t l = 0; l <= config.layers; ++l)
-    out.emplace_back(
-        "hidden_states." + std::to_string(l),
-        encoder.hidden_state(static_cast<size_t>(l)).clone().view({batch.batch, batch.seq, config.hidden}));
+    out.emplace_back("hidden_states." + std::to_string(l), inputs.padded(encoder.hidden_state(static_cast<size_t>(l))));
   if (head) {
-    std::vector<int32_t> rows(static_cast<size_t>(batch.batch * batch.seq));
+    const int64_t n = inputs.packed.tokens();
+    std::vector<int32_t> rows(static_cast<size_t>(n));
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
-    const nn::Tensor& logits = head->predict(last, nn::Tensor::from<int32_t>({batch.batch * batch.seq}, rows));
-    out.emplace_back("mlm_logits", logits.clone().view({batch.batch, batch.seq, config.vocab_size}));
+    out.emplace_back("mlm_logits", inputs.padded(head->predict(last, nn::Tensor::from<int32_t>({n}, rows))));
   }
   return out;
 }
@@ -78,17 +97,20 @@ Outputs encoder_outputs(const fs::path& dir, const nn::SafetensorsFile& in, bool
 Outputs task_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
   train::LoadedModel m = train::load_finetuned_model(dir, nn::Device::Cpu);
   m.model->params().refresh_compute();
+  const Inputs inputs = read_inputs(in, m.model->config());
   train::tasks::TaskBatch batch;
-  batch.encoder = encoder_batch(in);
+  batch.encoder = inputs.packed;
   const nn::Shape shape = in.read_i32("input_ids").shape();
   batch.examples = shape[0];
   batch.choices = shape.size() == 3 ? shape[1] : 1;
+  if (m.task.kind == train::tasks::TaskKind::token) {  // every real token
+    std::vector<int32_t> rows(static_cast<size_t>(inputs.packed.tokens()));
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+    batch.token_rows = nn::Tensor::from<int32_t>({inputs.packed.tokens()}, rows);
+  }
   const nn::Tensor& logits = m.model->forward(batch, nn::DropoutContext{});
-  nn::Tensor copy = logits.clone();
-  if (m.task.kind == train::tasks::TaskKind::token)
-    copy =
-        copy.view({batch.encoder.batch, batch.encoder.seq, copy.numel() / (batch.encoder.batch * batch.encoder.seq)});
-  return {{"logits", copy}};
+  if (m.task.kind == train::tasks::TaskKind::token) return {{"logits", inputs.padded(logits)}};
+  return {{"logits", logits.clone()}};
 }
 
 Outputs t5_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {

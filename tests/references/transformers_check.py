@@ -54,9 +54,15 @@ def hf_load(model_dir, report, what):
     return model.eval(), cls.__name__
 
 
-def largest(a, b):
-    """max |a - b| relative to the reference's scale (at least 1)."""
+def largest(a, b, inputs=None):
+    """max |a - b| relative to the reference's scale (at least 1). With inputs, b's values per position
+    ([B, T, ...]) are compared at real tokens only: kglm packs its batches and computes nothing at
+    padding (it writes zeros there)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if inputs is not None:
+        mask = inputs["attention_mask"]
+        if b.ndim > mask.ndim and b.shape[:mask.ndim] == mask.shape:
+            b = b * mask.reshape(mask.shape + (1,) * (b.ndim - mask.ndim))
     if a.shape != b.shape:
         return float("inf")
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
@@ -96,10 +102,10 @@ def compare_encoder(name, model_dir, report, work, rng, kind="mlm"):
     inputs = encoder_inputs(rng, config["vocab_size"], config)
     ours = kglm_outputs(kind, model_dir, inputs, work)
     theirs = hf_forward(model, inputs)
-    diffs = [largest(ours[f"hidden_states.{i}"], h.numpy()) for i, h in enumerate(theirs.hidden_states)]
+    diffs = [largest(ours[f"hidden_states.{i}"], h.numpy(), inputs) for i, h in enumerate(theirs.hidden_states)]
     n = f"{len(theirs.hidden_states)} hidden states"
     if kind == "mlm":
-        diffs.append(largest(ours["mlm_logits"], theirs.logits.numpy()))
+        diffs.append(largest(ours["mlm_logits"], theirs.logits.numpy(), inputs))
         n += " and the MLM logits"
     report.check(f"{name}: {cls} from_pretrained, {n}", f"{inputs['input_ids'].size} positions", max(diffs), BOUND)
 
@@ -115,7 +121,7 @@ def compare_task(name, model_dir, report, work, rng, choices=0):
     theirs = hf_forward(model, inputs)
     logits = theirs.logits.numpy()
     report.check(f"{name}: {cls} from_pretrained, logits {list(logits.shape)}", f"{inputs['input_ids'].size} positions",
-                 largest(ours["logits"], logits), BOUND)
+                 largest(ours["logits"], logits, inputs), BOUND)
 
 
 def until_eos(tokens, eos):
@@ -296,11 +302,11 @@ def transformers_to_kglm(report, work, rng):
                     continue
                 theirs = hf_forward(model, inputs)
                 if kind == "task":
-                    diff = largest(ours["logits"], theirs.logits.numpy())
+                    diff = largest(ours["logits"], theirs.logits.numpy(), inputs)
                 else:
-                    diff = max(largest(ours[f"hidden_states.{i}"], h.numpy()) for i, h in enumerate(theirs.hidden_states))
+                    diff = max(largest(ours[f"hidden_states.{i}"], h.numpy(), inputs) for i, h in enumerate(theirs.hidden_states))
                     if kind == "mlm":
-                        diff = max(diff, largest(ours["mlm_logits"], theirs.logits.numpy()))
+                        diff = max(diff, largest(ours["mlm_logits"], theirs.logits.numpy(), inputs))
                 report.check(f"{name} read by kglm ({kind})", f"{inputs['input_ids'].size} positions", diff, BOUND)
 
     # T5 and mT5 with the T5-style SentencePiece model kglm_to_transformers trained.

@@ -19,3 +19,6 @@ add_test(NAME cli_slurm_multinode COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/slurm-
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_slurm_multinode PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 600 SKIP_RETURN_CODE 77
                      PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
+add_test(NAME cli_padding_free COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/padding-free.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_padding_free PROPERTIES LABELS "cli;fixtures" TIMEOUT 600 SKIP_RETURN_CODE 77)

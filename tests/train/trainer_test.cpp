@@ -11,6 +11,7 @@
 #include "nn/optimizer.hpp"
 #include "train/batch_order.hpp"
 #include "train/objectives/whole_word.hpp"
+#include "train/token_batches.hpp"
 #include "train/token_dataset.hpp"
 
 using namespace kglm;
@@ -190,6 +191,37 @@ TEST(BatchOrder, EveryEpochIsAPermutationAndResumeContinuesExactly) {
   for (uint64_t b = 50; b < 103; ++b) resumed.next(b, 3, tail);
   head.insert(head.end(), tail.begin(), tail.end());
   EXPECT_EQ(head, seen);
+}
+
+// --batch-tokens: every example once, within the budget (an over-long one alone), lengths sorted
+// within and across batches, the batch order seeded, and the same batch count for any order.
+TEST(TokenBudgetBatches, BucketsWithinTheBudgetInASeededOrder) {
+  std::vector<int64_t> lengths(200);
+  Rng lengths_rng(3, 0);
+  for (int64_t& n : lengths) n = 5 + static_cast<int64_t>(lengths_rng.below(120));
+  lengths[17] = 700;  // longer than the budget
+  std::vector<uint32_t> order(lengths.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = (i * 37) % 200;
+  Rng rng(11, 1);
+  const auto batches = token_budget_batches(order, lengths, 512, rng);
+  std::vector<uint32_t> seen;
+  std::vector<int64_t> longest;
+  for (const auto& b : batches) {
+    int64_t tokens = 0;
+    for (uint32_t i : b) tokens += lengths[i];
+    EXPECT_TRUE(tokens <= 512 || b.size() == 1) << tokens;
+    for (size_t k = 1; k < b.size(); ++k) EXPECT_GE(lengths[b[k - 1]], lengths[b[k]]);
+    seen.insert(seen.end(), b.begin(), b.end());
+    longest.push_back(lengths[b.front()]);
+  }
+  std::sort(seen.begin(), seen.end());
+  for (uint32_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], i);
+  EXPECT_FALSE(std::is_sorted(longest.rbegin(), longest.rend()));  // the batches are shuffled
+  Rng again(11, 1), other(12, 1);
+  EXPECT_EQ(token_budget_batches(order, lengths, 512, again), batches);
+  std::vector<uint32_t> reversed(order.rbegin(), order.rend());
+  EXPECT_EQ(token_budget_batches(reversed, lengths, 512, other).size(), batches.size());
+  EXPECT_THROW(token_budget_batches(order, lengths, 0, rng), UsageError);
 }
 
 TEST(BatchOrder, LanguagePerBatchFollowsTheSampler) {

@@ -33,11 +33,12 @@ void dropout_mask(const DropoutKey& key, float p, uint64_t first, int64_t n, uin
       {static_cast<uint32_t>(key.stream), static_cast<uint32_t>(key.stream >> 32), 0, 0}};
   const uint64_t end = first + static_cast<uint64_t>(n);
   for (uint64_t i = first; i < end;) {
-    const uint64_t block = (key.first + i) / 4;  // key.first % 4 == 0: i % 4 is the word
+    const uint64_t block = (key.first + i) / 4;
     counter.v[2] = static_cast<uint32_t>(block >> 32);
     counter.v[3] = static_cast<uint32_t>(block);
     const r123::Philox4x32::ctr_type words = philox(counter, k);
-    for (uint64_t w = i % 4; w < 4 && i < end; ++w, ++i) mask[i - first] = words.v[w] >= threshold ? 1 : 0;
+    for (uint64_t w = (key.first + i) % 4; w < 4 && i < end; ++w, ++i)
+      mask[i - first] = words.v[w] >= threshold ? 1 : 0;
   }
 }
 
@@ -60,6 +61,19 @@ void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* 
 }
 
 template <class T>
+void dropout_rows_forward(const T* x, float p, const DropoutKey& key, const int64_t* numbers, T* y, uint8_t* mask,
+                          int64_t rows, int64_t width) {
+  if (p == 0) return dropout_forward(x, p, key, y, mask, rows * width);
+  const T scale = keep_scale<T>(p);
+#pragma omp parallel for schedule(static) if (rows * width >= kParallelGrain)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t at = r * width;
+    dropout_mask(key, p, static_cast<uint64_t>(numbers[r]) * static_cast<uint64_t>(width), width, mask + at);
+    for (int64_t j = at; j < at + width; ++j) y[j] = mask[j] ? x[j] * scale : T(0);
+  }
+}
+
+template <class T>
 void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n) {
   if (p == 0) {
     if (dx != dy) std::copy(dy, dy + n, dx);
@@ -70,9 +84,11 @@ void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t 
   for (int64_t i = 0; i < n; ++i) dx[i] = mask[i] ? dy[i] * scale : T(0);
 }
 
-#define KGLM_DROPOUT_CPU(T)                                                                    \
-  template void dropout_forward<T>(const T*, float, const DropoutKey&, T*, uint8_t*, int64_t); \
-  template void dropout_backward<T>(const T*, const uint8_t*, float, T*, int64_t);
+#define KGLM_DROPOUT_CPU(T)                                                                                        \
+  template void dropout_forward<T>(const T*, float, const DropoutKey&, T*, uint8_t*, int64_t);                     \
+  template void dropout_backward<T>(const T*, const uint8_t*, float, T*, int64_t);                                 \
+  template void dropout_rows_forward<T>(const T*, float, const DropoutKey&, const int64_t*, T*, uint8_t*, int64_t, \
+                                        int64_t);
 KGLM_DROPOUT_CPU(float)
 KGLM_DROPOUT_CPU(double)
 #undef KGLM_DROPOUT_CPU

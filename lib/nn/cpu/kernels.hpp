@@ -199,17 +199,21 @@ void dropout_mask(const DropoutKey& key, float p, uint64_t first, int64_t n, uin
 // mask may be null when p == 0.
 template <class T>
 void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* mask, int64_t n);
+// Row r's elements are numbers numbers[r] · width + j of the key's stream.
+template <class T>
+void dropout_rows_forward(const T* x, float p, const DropoutKey& key, const int64_t* numbers, T* y, uint8_t* mask,
+                          int64_t rows, int64_t width);
 template <class T>
 void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n);
 
-// --- attention_cpu.cpp: qkv [B, T, 3H], key_mask [B, T], ctx [B, T, H], probs [B, A, T, T] -------
-// drop_mask [B, A, T, T] (null when p == 0). Throws on a key_mask value other than 0 or 1.
+// --- attention_cpu.cpp: packed qkv [N, 3H], ctx [N, H], probs and drop_mask [heads · Σ L²] ---------
+// drop_mask null when p == 0; key.first 0 (attention_dropout_number).
 template <class T>
-void attention_forward(const T* qkv, const int32_t* key_mask, const AttentionShape& s, float p, const DropoutKey& key,
-                       T* ctx, T* probs, uint8_t* drop_mask);
+void attention_forward(const T* qkv, const PackedSequences& seqs, const AttentionShape& s, float p,
+                       const DropoutKey& key, T* ctx, T* probs, uint8_t* drop_mask);
 template <class T>
-void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
-                        float p, T* dqkv);
+void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask,
+                        const PackedSequences& seqs, const AttentionShape& s, float p, T* dqkv);
 
 // --- cross_entropy_cpu.cpp: logits [m, c], targets [m]; dlogits [m, c], row_weights [m] and
 // row_losses [m] or null ----------------------------------------------------------------------------

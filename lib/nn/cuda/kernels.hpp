@@ -93,15 +93,18 @@ void rms_norm_backward(const T* dy, const T* x, const T* gamma, const float* rst
 template <class T>
 void dropout_forward(const T* x, float p, const DropoutKey& key, T* y, uint8_t* mask, int64_t n);
 template <class T>
+void dropout_rows_forward(const T* x, float p, const DropoutKey& key, const int64_t* numbers, T* y, uint8_t* mask,
+                          int64_t rows, int64_t width);
+template <class T>
 void dropout_backward(const T* dy, const uint8_t* mask, float p, T* dx, int64_t n);
 
-// --- attention_cuda.cu: key_mask values checked by the caller ---------------------------------------
+// --- attention_cuda.cu: packed, as the CPU twin ----------------------------------------------------
 template <class T>
-void attention_forward(const T* qkv, const int32_t* key_mask, const AttentionShape& s, float p, const DropoutKey& key,
-                       T* ctx, T* probs, uint8_t* drop_mask);
+void attention_forward(const T* qkv, const PackedSequences& seqs, const AttentionShape& s, float p,
+                       const DropoutKey& key, T* ctx, T* probs, uint8_t* drop_mask);
 template <class T>
-void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask, const AttentionShape& s,
-                        float p, T* dqkv);
+void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask,
+                        const PackedSequences& seqs, const AttentionShape& s, float p, T* dqkv);
 
 // --- biased_attention_cuda.cu (see nn/ops/biased_attention.hpp): key_mask (or null) and buckets
 // checked by the caller; bias may be null, drop_mask null when p == 0, dscores null when not asked

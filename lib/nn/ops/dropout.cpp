@@ -60,6 +60,34 @@ void dropout_forward(const Tensor& x, float p, const DropoutKey& key, Tensor& y,
       });
 }
 
+void dropout_forward(const Tensor& x, float p, const DropoutKey& key, const Tensor& numbers, Tensor& y, Tensor& mask) {
+  constexpr std::string_view op = "dropout_forward";
+  check_floating(x, op, "x");
+  check_rank(x, 2, op, "x");
+  check_p(p, op);
+  if (key.first != 0) throw Error(std::string(op) + ": a row-numbered key starts at element 0");
+  if (p > 0) check_index(numbers, DType::I64, x, {x.dim(0)}, op, "numbers");
+  check_like(y, x, x.shape(), op, "y");
+  if (p > 0 || mask.defined()) check_index(mask, DType::U8, x, x.shape(), op, "mask");
+  check_same_or_disjoint(y, x, op, "y", "x");
+  check_disjoint(op, {{mask, "mask"}}, {{x, "x"}, {y, "y"}, {numbers, "numbers"}});
+  const int64_t rows = x.dim(0), width = x.dim(1);
+  on_device(
+      x, op,
+      [&] {
+        with_floating(x.dtype(), [&](auto zero) {
+          using T = decltype(zero);
+          cpu::dropout_rows_forward<T>(x.data<T>(), p, key, data_or_null<int64_t>(numbers), y.data<T>(),
+                                       data_or_null<uint8_t>(mask), rows, width);
+        });
+      },
+      [&](auto tag) {
+        using T = decltype(tag);
+        cuda::dropout_rows_forward<T>(device_data<T>(x), p, key, device_data<int64_t>(numbers), device_data<T>(y),
+                                      device_data<uint8_t>(mask), rows, width);
+      });
+}
+
 void dropout_backward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) {
   constexpr std::string_view op = "dropout_backward";
   check_floating(dy, op, "dy");

@@ -1,5 +1,7 @@
 #include "train/tasks/finetuner.hpp"
 
+#include "train/token_batches.hpp"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -70,6 +72,12 @@ Finetuner::Finetuner(const FinetuneOptions& options, const FinetuneSetup& setup,
     : options_(options), setup_(setup), seed_(seed), comm_(std::move(comm)), dir_(seed_dir(options.out, seed)) {
   const auto n = static_cast<int64_t>(setup.train.encoded.size());
   steps_per_epoch_ = (n + options.batch - 1) / options.batch;
+  if (options.batch_tokens > 0) {
+    // The batch count depends only on the lengths (token_batches.hpp): any order gives it.
+    batch_examples(0);
+    steps_per_epoch_ = static_cast<int64_t>(token_batches_.size());
+    order_epoch_ = -1;
+  }
   total_steps_ = steps_per_epoch_ * options.epochs;
   schedule_ = options.optimizer;
   schedule_.total_steps = total_steps_;
@@ -130,14 +138,27 @@ void Finetuner::start_or_resume() {
   }
 }
 
-const std::vector<uint32_t>& Finetuner::epoch_order(int64_t epoch) {
-  if (epoch == order_epoch_) return order_;
-  order_epoch_ = epoch;
-  order_.resize(setup_.train.encoded.size());
-  std::iota(order_.begin(), order_.end(), 0u);
-  Rng rng(seed_, static_cast<uint64_t>(epoch), kEpochStream);
-  for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
-  return order_;
+std::span<const uint32_t> Finetuner::batch_examples(int64_t step) {
+  const int64_t epoch = steps_per_epoch_ > 0 ? step / steps_per_epoch_ : 0;
+  if (epoch != order_epoch_) {
+    order_epoch_ = epoch;
+    order_.resize(setup_.train.encoded.size());
+    std::iota(order_.begin(), order_.end(), 0u);
+    Rng rng(seed_, static_cast<uint64_t>(epoch), kEpochStream);
+    for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
+    if (options_.batch_tokens > 0) {
+      std::vector<int64_t> lengths;
+      lengths.reserve(setup_.train.encoded.size());
+      for (const EncodedExample& e : setup_.train.encoded) lengths.push_back(static_cast<int64_t>(e.ids.size()));
+      token_batches_ = token_budget_batches(order_, lengths, options_.batch_tokens, rng);
+    }
+  }
+  if (steps_per_epoch_ == 0) return {};
+  const int64_t k = step % steps_per_epoch_;
+  if (options_.batch_tokens > 0) return token_batches_[static_cast<size_t>(k)];
+  const auto b = static_cast<size_t>(options_.batch);
+  const size_t first = static_cast<size_t>(k) * b;
+  return std::span<const uint32_t>(order_.data() + first, std::min(b, order_.size() - first));
 }
 
 void Finetuner::log(const std::string& json_line) {
@@ -145,15 +166,11 @@ void Finetuner::log(const std::string& json_line) {
 }
 
 double Finetuner::train_step() {
-  const std::vector<uint32_t>& order = epoch_order(step_ / steps_per_epoch_);
-  const auto b = static_cast<size_t>(options_.batch);
-  const size_t first = static_cast<size_t>(step_ % steps_per_epoch_) * b;
-  const std::span<const uint32_t> examples(order.data() + first, std::min(b, order.size() - first));
+  const std::span<const uint32_t> examples = batch_examples(step_);
   // This rank's share of the global batch (shares differ by one at most when it does not divide).
   const auto ranks = static_cast<size_t>(comm_->size()), rank = static_cast<size_t>(comm_->rank());
   const BatchRows mine{examples.size() * rank / ranks, examples.size() * (rank + 1) / ranks};
-  const TaskBatch batch = make_task_batch(setup_.task.kind, setup_.train.encoded, examples, mine,
-                                          batch_length(setup_.train.encoded, examples), model_->config());
+  const TaskBatch batch = make_task_batch(setup_.task.kind, setup_.train.encoded, examples, mine, model_->config());
   // The loss is the mean over the global batch's counted targets: their number first.
   std::array<int64_t, 2> counts{batch.counted, requested_stop() != 0};
   comm_->all_reduce(counts, dist::ReduceOp::Sum);
@@ -161,7 +178,7 @@ double Finetuner::train_step() {
   if (batch.examples > 0 && counts[0] > 0) {
     const auto first_row = static_cast<uint64_t>(mine.begin) * static_cast<uint64_t>(batch.choices);
     const nn::DropoutContext dropout{true, seed_, static_cast<uint64_t>(step_), first_row,
-                                     static_cast<uint64_t>(batch.encoder.batch)};
+                                     static_cast<uint64_t>(batch.encoder.sequences.sequences())};
     model_->forward(batch, dropout);
     loss_sum = model_->loss(batch, true, 1.0 / static_cast<double>(counts[0])).loss_sum;
     model_->backward();

@@ -48,13 +48,15 @@ class Finetuner {
   SeedResult test();
 
   static std::filesystem::path seed_dir(const std::string& run_dir, uint64_t seed);
+  int64_t total_steps() const { return total_steps_; }
 
  private:
   void start_or_resume();
   double train_step();  // returns the step's mean loss over every rank
   double evaluate_dev();
   void save_model(const std::filesystem::path& dir, bool checkpoint);
-  const std::vector<uint32_t>& epoch_order(int64_t epoch);
+  // The examples of the step's batch, in the order of its epoch (seeded per epoch).
+  std::span<const uint32_t> batch_examples(int64_t step);
   void log(const std::string& json_line);
   bool verbose() const { return !options_.quiet && comm_->rank() == 0; }
 
@@ -72,6 +74,7 @@ class Finetuner {
   bool done_ = false;  // --resume of a seed that had finished
   int64_t order_epoch_ = -1;
   std::vector<uint32_t> order_;
+  std::vector<std::vector<uint32_t>> token_batches_;  // --batch-tokens: the epoch's batches
   std::ofstream log_;
 };
 

@@ -292,54 +292,52 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
   return out;
 }
 
-int64_t batch_length(const std::vector<EncodedExample>& data, std::span<const uint32_t> examples) {
-  size_t longest = 1;
-  for (uint32_t i : examples)
-    for (size_t k = 0; k < data[i].sequences(); ++k) longest = std::max(longest, data[i].length(k));
-  return static_cast<int64_t>((longest + 7) / 8 * 8);
-}
-
 TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data, std::span<const uint32_t> examples,
-                          BatchRows rows, int64_t seq, const nn::ModelConfig& config) {
+                          BatchRows rows, const nn::ModelConfig& config) {
   rows.end = std::min(rows.end, examples.size());
   rows.begin = std::min(rows.begin, rows.end);
   TaskBatch b;
   b.examples = static_cast<int64_t>(rows.end - rows.begin);
   b.choices = b.examples > 0 ? static_cast<int64_t>(data[examples[rows.begin]].sequences()) : 1;
-  const int64_t sequences = b.examples * b.choices;
-  const auto cells = static_cast<size_t>(sequences * seq);
-  std::vector<int32_t> ids(cells, static_cast<int32_t>(config.pad_token_id)), attention(cells, 0), types(cells, 0);
-  std::vector<int32_t> targets, entity_rows;
-  if (kind == TaskKind::token) targets.assign(cells, nn::kIgnoreIndex);
+  const uint64_t first_sequence = rows.begin * static_cast<uint64_t>(b.choices);
+  std::vector<std::vector<int32_t>> ids, types;
+  std::vector<int32_t> targets, token_rows, entity_rows;
+  std::vector<int64_t> token_numbers;
+  int64_t row0 = 0;  // the packed row of the sequence's first token
   for (int64_t r = 0; r < b.examples; ++r) {
     const EncodedExample& e = data[examples[rows.begin + static_cast<size_t>(r)]];
     if (static_cast<int64_t>(e.sequences()) != b.choices)
       throw Error("a batch of examples with different numbers of choices");
     for (int64_t k = 0; k < b.choices; ++k) {
-      const size_t begin = e.starts[static_cast<size_t>(k)], n = e.length(static_cast<size_t>(k));
-      if (static_cast<int64_t>(n) > seq) throw Error("an example longer than its batch");
-      const size_t at = static_cast<size_t>((r * b.choices + k) * seq);
-      std::copy_n(e.ids.begin() + static_cast<std::ptrdiff_t>(begin), n, ids.begin() + static_cast<std::ptrdiff_t>(at));
-      std::copy_n(e.types.begin() + static_cast<std::ptrdiff_t>(begin), n,
-                  types.begin() + static_cast<std::ptrdiff_t>(at));
-      std::fill_n(attention.begin() + static_cast<std::ptrdiff_t>(at), n, 1);
-      if (kind == TaskKind::token)
-        std::copy(e.token_labels.begin(), e.token_labels.end(), targets.begin() + static_cast<std::ptrdiff_t>(at));
+      const auto begin = static_cast<std::ptrdiff_t>(e.starts[static_cast<size_t>(k)]);
+      const auto n = static_cast<std::ptrdiff_t>(e.length(static_cast<size_t>(k)));
+      ids.emplace_back(e.ids.begin() + begin, e.ids.begin() + begin + n);
+      types.emplace_back(e.types.begin() + begin, e.types.begin() + begin + n);
+      if (kind == TaskKind::token) {
+        // The head reads the words' first tokens (the rows that carry labels), in word order.
+        const uint64_t sequence = first_sequence + static_cast<uint64_t>(ids.size() - 1);
+        for (int32_t t : e.word_tokens) {
+          if (t < 0) continue;
+          token_rows.push_back(static_cast<int32_t>(row0 + t));
+          token_numbers.push_back(static_cast<int64_t>(nn::token_number(sequence, static_cast<uint64_t>(t))));
+          targets.push_back(e.token_labels[static_cast<size_t>(t)]);
+        }
+      }
+      if (kind == TaskKind::relation) {
+        entity_rows.push_back(static_cast<int32_t>(row0 + e.e1));
+        entity_rows.push_back(static_cast<int32_t>(row0 + e.e2));
+      }
+      row0 += n;
     }
     if (kind != TaskKind::token) targets.push_back(e.label);
-    if (kind == TaskKind::relation) {
-      entity_rows.push_back(static_cast<int32_t>(r * seq + e.e1));
-      entity_rows.push_back(static_cast<int32_t>(r * seq + e.e2));
-    }
   }
   for (int32_t t : targets) b.counted += t != nn::kIgnoreIndex;
-  b.encoder.batch = sequences;
-  b.encoder.seq = seq;
-  b.encoder.input_ids = nn::Tensor::from<int32_t>({sequences * seq}, ids);
-  b.encoder.attention_mask = nn::Tensor::from<int32_t>({sequences * seq}, attention);
-  if (config.type_vocab > 1) b.encoder.token_type_ids = nn::Tensor::from<int32_t>({sequences * seq}, types);
-  b.encoder.position_ids = nn::position_ids(b.encoder.input_ids, sequences, seq, config);
+  b.encoder = nn::pack_sequences(ids, types, config, first_sequence);
   b.targets = nn::Tensor::from<int32_t>({static_cast<int64_t>(targets.size())}, targets);
+  if (kind == TaskKind::token) {
+    b.token_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(token_rows.size())}, token_rows);
+    b.token_numbers = nn::Tensor::from<int64_t>({static_cast<int64_t>(token_numbers.size())}, token_numbers);
+  }
   if (kind == TaskKind::relation)
     b.entity_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(entity_rows.size())}, entity_rows);
   return b;

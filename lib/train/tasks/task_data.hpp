@@ -92,20 +92,19 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
                                              const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
                                              int64_t max_len, EncodeReport& report);
 
-// A batch of examples: every sequence of every example padded to `seq` tokens (the global batch's
-// longest, so that a data-parallel rank pads as one process would).
+// A batch of examples: every sequence of every example, packed (no padding); a data-parallel rank
+// numbers its sequences as the global batch does.
 struct TaskBatch {
   nn::EncoderBatch encoder;
-  nn::Tensor targets;      // I32: token task [B·T], choice [B], else [B]
-  nn::Tensor entity_rows;  // relation: I32 [2B], e1's and e2's row of each example
+  nn::Tensor targets;        // I32: token task [M] (one per word, token_rows), else [B]
+  nn::Tensor token_rows;     // token task: I32 [M], the packed row of each word's first token, in order
+  nn::Tensor token_numbers;  // token task: I64 [M], their tokens' dropout numbers
+  nn::Tensor entity_rows;    // relation: I32 [2B], e1's and e2's row of each example
   int64_t examples = 0, choices = 1;
   int64_t counted = 0;  // targets that count (not kIgnoreIndex)
 };
 
-// The padded length of a batch of examples: the longest sequence, rounded up to a multiple of 8.
-int64_t batch_length(const std::vector<EncodedExample>& data, std::span<const uint32_t> examples);
-
 TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data, std::span<const uint32_t> examples,
-                          BatchRows rows, int64_t seq, const nn::ModelConfig& config);
+                          BatchRows rows, const nn::ModelConfig& config);
 
 }  // namespace kglm::train::tasks

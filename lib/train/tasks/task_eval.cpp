@@ -25,11 +25,12 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
   const auto step = static_cast<size_t>(std::max<int64_t>(batch, 1));
   for (size_t begin = 0; begin < order.size(); begin += step) {
     const std::span<const uint32_t> examples(order.data() + begin, std::min(step, order.size() - begin));
-    const TaskBatch b = make_task_batch(kind, encoded, examples, {}, batch_length(encoded, examples), model.config());
+    const TaskBatch b = make_task_batch(kind, encoded, examples, {}, model.config());
     const nn::Tensor& logits = model.forward(b, nn::DropoutContext{});
     const std::vector<int32_t> best = argmax_rows(logits);
     const std::vector<std::vector<float>> probabilities =
         kind == TaskKind::token ? std::vector<std::vector<float>>() : softmax_rows(logits);
+    size_t word_row = 0;  // token task: the logits' rows are the words' first tokens, in order
     for (size_t r = 0; r < examples.size(); ++r) {
       const uint32_t i = examples[r];
       if (kind != TaskKind::token) {
@@ -39,9 +40,7 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
       }
       std::vector<std::string>& tags = out.tags[i];
       for (int32_t t : encoded[i].word_tokens)
-        tags.push_back(t < 0 ? "O"
-                             : labels.names()[static_cast<size_t>(
-                                   best[r * static_cast<size_t>(b.encoder.seq) + static_cast<size_t>(t)])]);
+        tags.push_back(t < 0 ? "O" : labels.names()[static_cast<size_t>(best[word_row++])]);
     }
   }
   return out;

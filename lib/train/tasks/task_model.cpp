@@ -40,9 +40,9 @@ TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooli
 
 const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutContext& dropout) {
   const nn::Tensor& hidden = encoder_->forward(batch.encoder, dropout);
-  if (token_) return token_->forward(hidden, dropout);
+  if (token_) return token_->forward(hidden, batch.token_rows, batch.token_numbers, dropout);
   if (pair_) return pair_->forward(hidden, batch.entity_rows, dropout);
-  const nn::Tensor& logits = sequence_->forward(hidden, batch.encoder.batch, batch.encoder.seq, dropout);
+  const nn::Tensor& logits = sequence_->forward(hidden, batch.encoder.sequences, dropout);
   if (kind_ != TaskKind::choice) return logits;
   grouped_ = logits.view({batch.examples, batch.choices});
   return grouped_;
