@@ -32,7 +32,7 @@ test: build references
 demo: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo
 
-bench: build
+bench: build references
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py

@@ -44,6 +44,8 @@ int probe_main(int argc, char** argv) {
        "do not accept aliases of at most 3 characters without a capital (language codes: de, en)")
       ("predictions", po::value(&o.predictions), "write every fact's prediction as JSONL here")
       ("batch", po::value(&o.batch)->default_value(64), "sequences per forward pass")
+      ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),
+       "forward passes of at most N tokens (the sequences sorted by length) instead of --batch sequences")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
@@ -53,6 +55,7 @@ int probe_main(int argc, char** argv) {
   if (o.model.empty()) throw UsageError("--model is required");
   if (o.templates.empty()) throw UsageError("--templates is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
+  if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
   if (!lang_alias.empty()) {
     if (!langs.empty()) throw UsageError("--lang is --langs: give one of them");
     langs = lang_alias;

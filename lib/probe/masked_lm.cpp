@@ -13,11 +13,12 @@ namespace kglm::probe {
 
 namespace fs = std::filesystem;
 
-MaskedLm::MaskedLm(const fs::path& dir, nn::Device device, int64_t batch)
+MaskedLm::MaskedLm(const fs::path& dir, nn::Device device, int64_t batch, int64_t batch_tokens)
     : config_(nn::read_model_config(dir / "config.json")),
       tokenizer_(tok::load_tokenizer(dir)),
       params_(device),
-      batch_(std::max<int64_t>(batch, 1)) {
+      batch_(std::max<int64_t>(batch, 1)),
+      batch_tokens_(batch_tokens) {
   if (tokenizer_->special().mask < 0) throw Error(dir.string() + ": the tokenizer has no mask token");
   if (tokenizer_->vocab_size() > config_.vocab_size)
     throw Error(dir.string() + ": the tokenizer's " + std::to_string(tokenizer_->vocab_size()) +
@@ -41,14 +42,23 @@ int64_t MaskedLm::max_sequence() const {
 
 void MaskedLm::fill(std::span<const FillRequest> requests, std::vector<std::vector<TokenGuess>>& out) {
   out.assign(requests.size(), {});
-  // Longest first, so that each batch pads to about its own length.
+  // Longest first: batches of similar lengths, whose attention costs are even.
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return requests[a].ids->size() > requests[b].ids->size(); });
-  for (size_t first = 0; first < order.size(); first += static_cast<size_t>(batch_)) {
-    const size_t count = std::min(order.size() - first, static_cast<size_t>(batch_));
+  for (size_t first = 0; first < order.size();) {
+    size_t count = 0;
+    if (batch_tokens_ > 0) {  // at least one sequence, then as many as fit the budget
+      size_t tokens = 0;
+      while (first + count < order.size() &&
+             (count == 0 || tokens + requests[order[first + count]].ids->size() <= static_cast<size_t>(batch_tokens_)))
+        tokens += requests[order[first + count++]].ids->size();
+    } else {
+      count = std::min(order.size() - first, static_cast<size_t>(batch_));
+    }
     run_batch(requests, std::span<const size_t>(order).subspan(first, count), out);
+    first += count;
   }
 }
 

@@ -16,16 +16,17 @@ namespace kglm::probe {
 
 class MaskedLm final : public MaskFiller {
  public:
-  // batch: sequences per forward pass. Throws Error naming dir when it is not a usable model (no
-  // config.json, no tokenizer, no MLM head weights).
-  MaskedLm(const std::filesystem::path& dir, nn::Device device, int64_t batch);
+  // batch: sequences per forward pass; batch_tokens > 0: tokens per forward pass instead. Throws
+  // Error naming dir when it is not a usable model (no config.json, no tokenizer, no MLM head
+  // weights).
+  MaskedLm(const std::filesystem::path& dir, nn::Device device, int64_t batch, int64_t batch_tokens = 0);
 
   const tok::Tokenizer& tokenizer() const { return *tokenizer_; }
   const nn::ModelConfig& config() const { return config_; }
   // The longest sequence the model's positions allow, special tokens included.
   int64_t max_sequence() const;
 
-  // Requests are run in batches of similar length (fewer padding rows), results in request order.
+  // Requests are run longest first in packed batches, results in request order.
   void fill(std::span<const FillRequest> requests, std::vector<std::vector<TokenGuess>>& out) override;
   int32_t mask_id() const override { return tokenizer_->special().mask; }
 
@@ -41,7 +42,7 @@ class MaskedLm final : public MaskFiller {
   nn::ParameterStore params_;
   std::optional<nn::Encoder> encoder_;
   std::optional<nn::MlmHead> head_;
-  int64_t batch_;
+  int64_t batch_, batch_tokens_;
   int64_t forward_passes_ = 0, sequences_ = 0;
   std::vector<int32_t> classes_;
   std::vector<double> log_probs_;

@@ -72,7 +72,8 @@ struct RelationQueries {
 
 class Prober {
  public:
-  explicit Prober(const ProbeOptions& o) : o_(o), model_(o.model, o.device, o.batch), errors_(o.max_errors) {
+  explicit Prober(const ProbeOptions& o)
+      : o_(o), model_(o.model, o.device, o.batch, o.batch_tokens), errors_(o.max_errors) {
     if (!o.kg.empty()) kg_.emplace(o.kg, o.langs);
     templates_ = gen::RelationTemplates::load_dir(o.templates, o.langs);
     if (templates_.size() == 0)

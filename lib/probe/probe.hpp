@@ -17,12 +17,12 @@
 namespace kglm::probe {
 
 struct ProbeOptions {
-  std::string model;      // a checkpoint directory with its MLM head
-  std::string facts;      // X-FACTR fact files (P<n>.jsonl); empty: draw facts from --kg
-  std::string templates;  // <lang>.jsonl relation templates (X-FACTR's, or verbalize's)
-  std::string aliases;    // <lang>.txt alias files, optional
+  std::string model;        // a checkpoint directory with its MLM head
+  std::string facts;        // X-FACTR fact files (P<n>.jsonl); empty: draw facts from --kg
+  std::string templates;    // <lang>.jsonl relation templates (X-FACTR's, or verbalize's)
+  std::string aliases;      // <lang>.txt alias files, optional
   std::string inflections;  // UniMorph noun tables (rus, ell, tur, ...) for case-marked slots, optional
-  std::string kg;         // KG store: labels, aliases, genders (P21), other objects; optional with facts
+  std::string kg;           // KG store: labels, aliases, genders (P21), other objects; optional with facts
   std::vector<std::string> langs{"en"};
   std::vector<uint64_t> relations;  // empty: every relation with facts
   uint64_t max_facts = 0;           // per relation (0: all)
@@ -33,9 +33,10 @@ struct ProbeOptions {
   // Aliases of at most 3 code points without an upper-case letter are not accepted (Wikidata and
   // X-FACTR list language codes such as "de", "en" as aliases, and they collide with words).
   bool skip_short_aliases = false;
-  std::string predictions;  // JSONL of every fact's prediction, optional
-  std::string out;          // PREFIX of PREFIX.tsv and PREFIX.json
-  int64_t batch = 64;       // sequences per forward pass
+  std::string predictions;   // JSONL of every fact's prediction, optional
+  std::string out;           // PREFIX of PREFIX.tsv and PREFIX.json
+  int64_t batch = 64;        // sequences per forward pass
+  int64_t batch_tokens = 0;  // > 0: forward passes of at most this many tokens instead
   nn::Device device = nn::Device::Cpu;
   unsigned threads = 1;
   uint64_t seed = 0;

@@ -89,6 +89,19 @@ assert abs(float(rows[1][1]) - 100 * f1["mean"]) < 0.006, rows
 PY
 ok "token: dev and test F1 above the majority baseline, mean ± std over two seeds"
 
+# --batch-tokens 600: length-sorted batches of at most 600 tokens in a seeded order; two whole
+# epochs (the last step ends epoch 2), another step count than --batch 16's 150, F1 as above.
+"$bin/finetune" "${ner[@]}" --batch-tokens 600 --seeds 5 --threads 2 -o "$tmp/ner-tokens"
+$py - "$tmp/ner-tokens/results.json" "$tmp/ner-tokens/seed-5/metrics.jsonl" <<'PY' || fail "--batch-tokens"
+import json, sys
+r = json.load(open(sys.argv[1]))
+steps = [json.loads(l) for l in open(sys.argv[2]) if '"loss"' in l]
+print(f"--batch-tokens 600: {steps[-1]['step']} steps, test F1 {r['languages']['de']['f1']['mean']:.3f}")
+assert abs(steps[-1]["epoch"] - 2) < 1e-9 and steps[-1]["step"] != 150, steps[-1]
+assert r["languages"]["de"]["f1"]["mean"] > 0.5, r["languages"]
+PY
+ok "token: --batch-tokens trains two epochs of token-budget batches, F1 above the baseline"
+
 # The same run stopped after 50 steps then resumed is the same run, bit for bit; with one thread, the
 # same losses and scores (the gemms' blocking follows the thread count, and OpenBLAS's rounding
 # depends on it on some CPUs: AMD Zen).

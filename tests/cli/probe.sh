@@ -83,9 +83,10 @@ python3 "$src/tests/cli/probe_check.py" "$x/facts" "$x/alias" "$fx/xfactr-kg-dev
 # last digits of a log-probability may move; the predictions and scores may not.
 run_random -o "$tmp/x2" --predictions "$tmp/x2.jsonl" --threads 2
 run_random -o "$tmp/x3" --predictions "$tmp/x3.jsonl" --batch 7
-for other in x2 x3; do
-  cmp -s "$tmp/x1.tsv" "$tmp/$other.tsv" || fail "$other (--threads 2, --batch 7) changed the scores"
-  python3 - "$tmp/x1.jsonl" "$tmp/$other.jsonl" <<'PY' || fail "$other (--threads 2, --batch 7) changed the predictions"
+run_random -o "$tmp/x4" --predictions "$tmp/x4.jsonl" --batch-tokens 300
+for other in x2 x3 x4; do
+  cmp -s "$tmp/x1.tsv" "$tmp/$other.tsv" || fail "$other (--threads 2, --batch 7, --batch-tokens) changed the scores"
+  python3 - "$tmp/x1.jsonl" "$tmp/$other.jsonl" <<'PY' || fail "$other (--threads 2, --batch 7, --batch-tokens) changed the predictions"
 import json, sys
 a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
 assert len(a) == len(b)
@@ -94,7 +95,7 @@ for x, y in zip(a, b):
     assert abs(x["score"] - y["score"]) < 1e-4
 PY
 done
-ok "fixtures: every verdict, count and macro score agrees with the independent check; --threads 2 and --batch 7 the same predictions and scores"
+ok "fixtures: every verdict, count and macro score agrees with the independent check; --threads 2, --batch 7 and --batch-tokens 300 the same predictions and scores"
 
 # --device cuda: with a GPU, it runs (tests/gpu compares it with the CPU); without one, exit 1 with
 # one line that says why, as every tool does, and nothing written.

@@ -1,7 +1,5 @@
 #include "train/tasks/finetuner.hpp"
 
-#include "train/token_batches.hpp"
-
 #include <simdjson.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/torch_checkpoint.hpp"
 #include "train/metrics_log.hpp"
+#include "train/token_batches.hpp"
 #include "train/train_layers.hpp"
 #include "train/trainer_state.hpp"
 
