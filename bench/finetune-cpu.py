@@ -98,8 +98,8 @@ def main():
         k = next(r[2] for r in rows if r[0] == f"kglm --threads {threads}")
         t = next(r[2] for r in rows if r[0].startswith(f"torch {threads} thread"))
         print(f"{threads} core(s) each: training {k[0] / t[0]:.2f}x torch, evaluation {k[1] / t[1]:.2f}x torch")
-    print(f"padding: {100 * padding[0]:.0f}% of the training batches' token rows (both sides pad each batch to "
-          f"its longest sequence, rounded up to 8)")
+    print(f"padding: {100 * padding[0]:.0f}% of the peer's training token rows (it pads each batch to its longest "
+          f"sequence, rounded up to 8, as Hugging Face's collator does); kglm packs its batches: 0%")
     for threads in (1, 2):
         print_op_times(f"kglm finetune --threads {threads} (training and test)", f"{root}/run-{threads}-ops.json")
     best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who))  # noqa: E731
