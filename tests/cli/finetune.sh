@@ -100,7 +100,13 @@ print(f"--batch-tokens 600: {steps[-1]['step']} steps, test F1 {r['languages']['
 assert abs(steps[-1]["epoch"] - 2) < 1e-9 and steps[-1]["step"] != 150, steps[-1]
 assert r["languages"]["de"]["f1"]["mean"] > 0.5, r["languages"]
 PY
-ok "token: --batch-tokens trains two epochs of token-budget batches, F1 above the baseline"
+code=0; "$bin/finetune" "${ner[@]}" --batch-tokens 600 --seeds 5 --threads 2 --stop-after 10 -o "$tmp/ner-tokens-stop" \
+  || code=$?
+[ $code -eq 75 ] || fail "--batch-tokens --stop-after: exit $code"
+code=0; "$bin/finetune" "${ner[@]}" --batch-tokens 900 --seeds 5 --threads 2 --resume -o "$tmp/ner-tokens-stop" \
+  2> "$tmp/err" || code=$?
+[ $code -eq 2 ] && grep -q -- "--batch-tokens\|settings" "$tmp/err" || fail "resumed with another --batch-tokens: exit $code"
+ok "token: --batch-tokens trains two epochs of token-budget batches, F1 above the baseline; a resume keeps the budget"
 
 # The same run stopped after 50 steps then resumed is the same run, bit for bit; with one thread, the
 # same losses and scores (the gemms' blocking follows the thread count, and OpenBLAS's rounding

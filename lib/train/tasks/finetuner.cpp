@@ -38,6 +38,7 @@ struct SeedProgress {
   double best = -1;
   int64_t best_step = -1;
   bool done = false;
+  int64_t batch_tokens = 0;  // the run's --batch-tokens (a resumed run must keep it)
 };
 
 void write_progress(const fs::path& path, const SeedProgress& p) {
@@ -45,7 +46,8 @@ void write_progress(const fs::path& path, const SeedProgress& p) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", p.best);
   out.write(std::string("{\"format\": \"kglm-finetune-progress\", \"best\": ") + buf +
-            ", \"best_step\": " + std::to_string(p.best_step) + ", \"done\": " + (p.done ? "true" : "false") + "}\n");
+            ", \"best_step\": " + std::to_string(p.best_step) + ", \"done\": " + (p.done ? "true" : "false") +
+            ", \"batch_tokens\": " + std::to_string(p.batch_tokens) + "}\n");
   out.close();
 }
 
@@ -57,6 +59,7 @@ std::optional<SeedProgress> read_progress(const fs::path& path) {
   if (parser.load(path.string()).get(root) || root["best"].get(p.best) || root["best_step"].get(p.best_step) ||
       root["done"].get(p.done))
     throw Error(path.string() + ": not a finetune progress file");
+  if (root["batch_tokens"].get(p.batch_tokens)) p.batch_tokens = 0;  // written before --batch-tokens existed
   return p;
 }
 
@@ -124,6 +127,9 @@ void Finetuner::start_or_resume() {
     restore_optimizer(checkpoint, *optimizer_, state.step);
     step_ = state.step;
     const SeedProgress progress = *read_progress(checkpoint / kProgressFile);
+    if (progress.batch_tokens != options_.batch_tokens)
+      throw UsageError("--resume: " + checkpoint.string() + " was written with --batch-tokens " +
+                       std::to_string(progress.batch_tokens) + "; a resumed run keeps its settings");
     best_ = progress.best;
     best_step_ = progress.best_step;
     if (verbose()) log_info("seed " + std::to_string(seed_) + ": resuming at step " + std::to_string(step_));
@@ -242,7 +248,7 @@ void Finetuner::save_model(const fs::path& dir, bool checkpoint) {
                         write_task_config(tmp / "finetune.json", setup_.task);
                         if (!checkpoint) return;
                         write_trainer_state(tmp, state, moments.first, moments.second);
-                        write_progress(tmp / kProgressFile, {best_, best_step_, false});
+                        write_progress(tmp / kProgressFile, {best_, best_step_, false, options_.batch_tokens});
                       });
 }
 
@@ -266,7 +272,7 @@ bool Finetuner::train() {
   }
   if (!setup_.dev) save_model(dir_ / "best", false);  // no dev set: the last model is the one kept
   if (comm_->rank() == 0) {
-    write_progress(dir_ / kProgressFile, {best_, best_step_, true});
+    write_progress(dir_ / kProgressFile, {best_, best_step_, true, options_.batch_tokens});
     fs::remove_all(dir_ / "checkpoint");  // finished: the resume state is not needed any more
   }
   comm_->barrier();
