@@ -49,6 +49,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   if (o.inputs.empty()) throw UsageError("subgraphs or aligned records are required (FILE...)");
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
   if (o.batch < 1) throw UsageError("--batch must be ≥ 1");
+  if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
   const auto start = std::chrono::steady_clock::now();
@@ -60,9 +61,10 @@ Stats generate_sentences(const GenerateOptions& o) {
 
   ErrorCounter errors(o.max_errors);
   Stats stats;
-  // The inputs stream through in batches of --batch: memory holds one batch, whatever the input's
-  // size. The output is atomic, so a run refused at the end (too many bad records, nothing usable)
-  // leaves none.
+  // The inputs stream through in batches of --batch inputs, or, with --batch-tokens N, of as many
+  // as keep inputs × longest source within N tokens (T5's batches are padded: that is their cost):
+  // memory holds one batch, whatever the input's size. The output is atomic, so a run refused at the end (too many bad
+  // records, nothing usable) leaves none.
   OutputStream out(o.output);  // empty inputs: an empty output
   std::unique_ptr<OutputStream> text_out;
   if (!o.text_output.empty()) text_out = std::make_unique<OutputStream>(o.text_output);
@@ -71,14 +73,13 @@ Stats generate_sentences(const GenerateOptions& o) {
   double decode_seconds = 0;  // in decode(): the model's work, without loading, tokenizing and writing
   std::string line;
   std::vector<GenerationInput> batch;
+  std::vector<std::vector<int32_t>> sources;
+  size_t longest = 0;
+  uint64_t flushes = 0;
   auto flush = [&] {
     if (batch.empty()) return;
-    std::vector<std::vector<int32_t>> sources;
     std::vector<uint64_t> keys;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      sources.push_back(encode_text(*v.tokenizer, batch[i].serialized, max_source, truncated));
-      keys.push_back(done + i);  // the record's position among the inputs: its sampling stream
-    }
+    for (size_t i = 0; i < batch.size(); ++i) keys.push_back(done + i);  // the record's position: its sampling stream
     const auto decode_start = std::chrono::steady_clock::now();
     const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources, v.config), how, keys);
     decode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
@@ -102,12 +103,20 @@ Stats generate_sentences(const GenerateOptions& o) {
     }
     done += batch.size();
     batch.clear();
-    if (!o.quiet && (done / static_cast<uint64_t>(o.batch)) % 50 == 0) log_info(std::to_string(done) + " sentences");
+    sources.clear();
+    longest = 0;
+    if (!o.quiet && ++flushes % 50 == 0) log_info(std::to_string(done) + " sentences");
   };
   for (const std::string& path : o.inputs)
     for_each_generation_input(path, errors, stats, [&](GenerationInput&& in) {
+      std::vector<int32_t> source = encode_text(*v.tokenizer, in.serialized, max_source, truncated);
+      const size_t wider = std::max(longest, source.size());
+      if (o.batch_tokens > 0 && !batch.empty() && (batch.size() + 1) * wider > static_cast<size_t>(o.batch_tokens))
+        flush();
+      longest = std::max(longest, source.size());
+      sources.push_back(std::move(source));
       batch.push_back(std::move(in));
-      if (static_cast<int64_t>(batch.size()) == o.batch) flush();
+      if (o.batch_tokens == 0 && static_cast<int64_t>(batch.size()) == o.batch) flush();
     });
   flush();
   if (!o.quiet) log_info(std::to_string(done) + " sentences");

@@ -18,6 +18,7 @@ struct GenerateOptions : RunOptions {
   std::string lang = "en";  // the annotated text's language
   DecodeOptions decode;     // max_len 0: the model's max_target_len
   int64_t batch = 32;
+  int64_t batch_tokens = 0;    // > 0: batches of at most this many padded source tokens instead of --batch
   int64_t max_source_len = 0;  // 0: the model's
   nn::Device device = nn::Device::Cpu;
 };

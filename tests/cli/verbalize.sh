@@ -124,8 +124,11 @@ cmp "$tmp/greedy.jsonl" "$tmp/beam1.jsonl" || fail "beam search with one beam di
 "$bin/verbalize" generate "${gen[@]}" --top-k 5 --temperature 1.0 --seed 1 -o "$tmp/s1.jsonl" "$tmp/subgraphs.jsonl"
 "$bin/verbalize" generate "${gen[@]}" --top-k 5 --temperature 1.0 --seed 1 --batch 7 -o "$tmp/s1b.jsonl" \
   "$tmp/subgraphs.jsonl"
+"$bin/verbalize" generate "${gen[@]}" --top-k 5 --temperature 1.0 --seed 1 --batch-tokens 200 -o "$tmp/s1t.jsonl" \
+  "$tmp/subgraphs.jsonl"
 "$bin/verbalize" generate "${gen[@]}" --top-k 5 --temperature 1.0 --seed 2 -o "$tmp/s2.jsonl" "$tmp/subgraphs.jsonl"
 cmp "$tmp/s1.jsonl" "$tmp/s1b.jsonl" || fail "sampling depends on the batch"
+cmp "$tmp/s1.jsonl" "$tmp/s1t.jsonl" || fail "sampling depends on --batch-tokens"
 cmp -s "$tmp/s1.jsonl" "$tmp/s2.jsonl" && fail "sampling ignores the seed"
 python3 - "$tmp/subgraphs.jsonl" "$tmp/greedy.jsonl" "$tmp/beam4.jsonl" "$tmp/greedy.text.jsonl" <<'PY' || fail "generate's output"
 import json, sys
