@@ -20,8 +20,8 @@ const char* op_class(std::string_view op) {
   if (has("attention")) return "attention";
   if (has("linear") || has("gemm")) return "linear";
   if (has("adamw") || has("clip") || has("norm_sq")) return "optimizer";
-  if (has("norm") || has("gelu") || has("relu") || has("tanh") || has("dropout") || has("embedding") ||
-      has("add") || has("scale") || has("rows") || has("convert") || has("copy"))
+  if (has("norm") || has("gelu") || has("relu") || has("tanh") || has("dropout") || has("embedding") || has("add") ||
+      has("scale") || has("rows") || has("convert") || has("copy"))
     return "elementwise";
   if (has("cross_entropy")) return "head";
   return "other";
