@@ -19,7 +19,8 @@
 namespace kglm::nn {
 
 struct EncoderBatch {
-  PackedSequences sequences;  // row offsets of each sequence (the global batch numbers them from first_number)
+  PackedSequences sequences;  // each sequence's rows (when training, the encoder numbers the
+                              // sequences from DropoutContext::first_row, not first_number)
   Tensor input_ids;           // I32 [N]: every sequence's tokens, one after the other
   Tensor token_type_ids;      // I32 [N], or undefined for all zeros
   Tensor position_ids;        // I32 [N], or undefined: then each sequence is numbered from its start
