@@ -88,9 +88,6 @@ class Encoder {
 
   // 0 = the embeddings' output, l = the output of layer l (for parity tests and probing).
   const Tensor& hidden_state(size_t i) const;
-  // The last forward's sequences, and the dropout number of each row (I64 [N] on the device).
-  const PackedSequences& sequences() const { return seqs_; }
-  const Tensor& token_numbers() const { return numbers_; }
   const ModelConfig& config() const { return config_; }
   size_t word_embeddings() const { return word_; }
 
