@@ -133,7 +133,7 @@ Tensor position_ids(const Tensor& input_ids, int64_t batch, int64_t seq, const M
 }
 
 EncoderBatch pack_sequences(std::span<const std::vector<int32_t>> ids, std::span<const std::vector<int32_t>> types,
-                            const ModelConfig& config, uint64_t first_number) {
+                            const ModelConfig& config) {
   if (!types.empty() && types.size() != ids.size()) throw Error("pack_sequences: ids and types differ in count");
   std::vector<int64_t> lengths;
   lengths.reserve(ids.size());
@@ -144,7 +144,7 @@ EncoderBatch pack_sequences(std::span<const std::vector<int32_t>> ids, std::span
     lengths.push_back(static_cast<int64_t>(ids[s].size()));
   }
   EncoderBatch b;
-  b.sequences = PackedSequences::from_lengths(lengths, first_number);
+  b.sequences = PackedSequences::from_lengths(lengths);
   const int64_t n = b.tokens();
   b.input_ids = Tensor::empty({n}, DType::I32);
   b.position_ids = Tensor::empty({n}, DType::I32);
@@ -229,7 +229,7 @@ void Encoder::drop(Tensor& x, const DropoutContext& dropout, uint64_t site, Tens
 
 const Tensor& Encoder::forward(const EncoderBatch& batch, const DropoutContext& dropout) {
   seqs_ = batch.sequences;
-  if (dropout.training) seqs_.first_number = dropout.first_row;
+  seqs_.first_number = dropout.training ? dropout.first_row : 0;  // the one numbering of the sequences
   ensure_buffers(batch.tokens(), seqs_.score_elements(config_.heads));
   hidden_p_ = dropout.training ? config_.hidden_dropout : 0.0f;
   attention_p_ = dropout.training ? config_.attention_dropout : 0.0f;

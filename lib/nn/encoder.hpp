@@ -19,8 +19,7 @@
 namespace kglm::nn {
 
 struct EncoderBatch {
-  PackedSequences sequences;  // each sequence's rows (when training, the encoder numbers the
-                              // sequences from DropoutContext::first_row, not first_number)
+  PackedSequences sequences;  // each sequence's rows (dropout numbers them from DropoutContext::first_row)
   Tensor input_ids;           // I32 [N]: every sequence's tokens, one after the other
   Tensor token_type_ids;      // I32 [N], or undefined for all zeros
   Tensor position_ids;        // I32 [N], or undefined: then each sequence is numbered from its start
@@ -31,7 +30,7 @@ struct EncoderBatch {
 // A packed batch of token sequences (ids and, when given, BERT segments: one vector per
 // sequence). Throws when a sequence is longer than the model's positions allow.
 EncoderBatch pack_sequences(std::span<const std::vector<int32_t>> ids, std::span<const std::vector<int32_t>> types,
-                            const ModelConfig& config, uint64_t first_number = 0);
+                            const ModelConfig& config);
 
 // A padded batch (input_ids and attention_mask I32 [batch · seq], token_type_ids the same or
 // undefined) packed: the tokens whose mask is 1, in order; positions as the padded batch numbers

@@ -35,7 +35,7 @@ MlmBatch make_mlm_batch(const TokenDataset& data, std::span<const uint32_t> sequ
     batch.tokens += static_cast<int64_t>(seq.size());
     row0 += static_cast<int64_t>(seq.size());
   }
-  batch.encoder = nn::pack_sequences(ids, {}, config, slice.begin);
+  batch.encoder = nn::pack_sequences(ids, {}, config);
   const auto m = static_cast<int64_t>(rows.size());
   batch.rows = nn::Tensor::from<int32_t>({m}, rows);
   batch.targets = nn::Tensor::from<int32_t>({m}, targets);

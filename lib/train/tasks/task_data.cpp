@@ -332,7 +332,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
     if (kind != TaskKind::token) targets.push_back(e.label);
   }
   for (int32_t t : targets) b.counted += t != nn::kIgnoreIndex;
-  b.encoder = nn::pack_sequences(ids, types, config, first_sequence);
+  b.encoder = nn::pack_sequences(ids, types, config);
   b.targets = nn::Tensor::from<int32_t>({static_cast<int64_t>(targets.size())}, targets);
   if (kind == TaskKind::token) {
     b.token_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(token_rows.size())}, token_rows);
