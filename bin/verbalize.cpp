@@ -169,7 +169,7 @@ int generate_main(int argc, char** argv) {
       ("max-source-len", po::value(&o.max_source_len)->default_value(0), "input tokens at most (0: the model's)")
       ("batch", po::value(&o.batch)->default_value(32), "inputs decoded together")
       ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),
-       "decode as many inputs together as keep inputs x longest source within N tokens, instead of --batch")
+       "decode as many inputs together as keep their source tokens within N, instead of --batch")
       ("text-output", po::value(&o.text_output), "also the sentences as annotated text (for pretrain prepare)")
       ("lang", po::value(&o.lang)->default_value("en"), "the annotated text's language")
       ("device", po::value(&device)->default_value("cpu"), "cpu or cuda");

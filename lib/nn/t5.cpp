@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -19,15 +20,14 @@ namespace {
 
 using Init = Parameter::Init;
 
-// Dropout sites: each stack numbers its own from a base (see T5Model::Stack::site), and a pass's
-// sites are keyed (seed, stream · kSitesPerStream + site).
+// Dropout sites: each stack numbers its own from a base, and a pass's sites are keyed (seed,
+// stream · kSitesPerStream + site). Every site is row-numbered: a token's draws depend on its
+// sequence's number and its position (token_number, attention_dropout_number), not on the batch.
 constexpr uint64_t kSitesPerStream = 4096;
 constexpr uint64_t kSitesPerBlock = 6;  // self probs, self out, cross probs, cross out, ff hidden, ff out
 
-DropoutKey site_key(const DropoutContext& dropout, uint64_t site, int64_t elements) {
-  DropoutKey key = dropout.key(0, elements);
-  key.stream = dropout.stream * kSitesPerStream + site;
-  return key;
+DropoutKey site_key(const DropoutContext& dropout, uint64_t site) {
+  return {dropout.seed, dropout.stream * kSitesPerStream + site, 0};
 }
 
 struct AttentionParams {
@@ -84,16 +84,18 @@ int32_t relative_position_bucket(int64_t relative, bool bidirectional, int64_t b
   return static_cast<int32_t>(bucket + large);
 }
 
-Tensor shift_right(const Tensor& labels, int64_t batch, int64_t target_len, const T5Config& config) {
-  check_shape(labels, {batch * target_len}, "shift_right", "labels");
-  Tensor out = Tensor::empty({batch * target_len}, DType::I32);
+Tensor shift_right(const Tensor& labels, const PackedSequences& targets, const T5Config& config) {
+  check_shape(labels, {targets.tokens()}, "shift_right", "labels");
+  Tensor out = Tensor::empty({targets.tokens()}, DType::I32);
   const int32_t* l = labels.data<int32_t>();
   int32_t* o = out.data<int32_t>();
-  for (int64_t b = 0; b < batch; ++b) {
-    o[b * target_len] = static_cast<int32_t>(config.decoder_start_token_id);
-    for (int64_t t = 1; t < target_len; ++t) {
-      const int32_t prev = l[b * target_len + t - 1];
-      o[b * target_len + t] = prev == kIgnoreIndex ? static_cast<int32_t>(config.pad_token_id) : prev;
+  for (int64_t s = 0; s < targets.sequences(); ++s) {
+    const int64_t at = targets.offsets[static_cast<size_t>(s)], n = targets.length(s);
+    if (n == 0) continue;
+    o[at] = static_cast<int32_t>(config.decoder_start_token_id);
+    for (int64_t t = 1; t < n; ++t) {
+      const int32_t prev = l[at + t - 1];
+      o[at + t] = prev == kIgnoreIndex ? static_cast<int32_t>(config.pad_token_id) : prev;
     }
   }
   return out;
@@ -148,94 +150,101 @@ class T5Model::Stack {
     final_norm_ = norm(stack + "final_layer_norm.weight");
   }
 
-  // The stack over ids I32 [B·T]. key_mask I32 [B, T] (encoder) or undefined (decoder: causal);
-  // the decoder attends to `encoder` [B·S, d_model] with encoder_mask I32 [B, S].
-  const Tensor& forward(const Tensor& ids, int64_t batch, int64_t len, const Tensor& key_mask, const Tensor& encoder,
-                        const Tensor& encoder_mask, int64_t source_len, const DropoutContext& dropout,
-                        uint64_t first_site) {
-    ensure_buffers(batch, len, source_len);
+  // The stack over the packed ids I32 [seqs.tokens()]; the decoder (causal self-attention) also
+  // attends to `encoder` [sources.tokens(), d_model], target s to source s's rows.
+  const Tensor& forward(const Tensor& ids, const PackedSequences& seqs, const Tensor& encoder,
+                        const PackedSequences* sources, const DropoutContext& dropout, uint64_t first_site) {
+    seqs_ = seqs;
+    seqs_.first_number = dropout.training ? dropout.first_row : 0;  // the one numbering of the sequences
+    if (decoder_) {
+      sources_ = *sources;
+      sources_.first_number = seqs_.first_number;
+    }
+    self_pairs_.emplace(seqs_, seqs_);
+    if (decoder_) cross_pairs_.emplace(seqs_, sources_);
     p_ = dropout.training ? config_.dropout : 0.0f;
+    ensure_buffers();
     ids_.copy_from(ids);
-    if (key_mask.defined()) key_mask_.copy_from(key_mask);
+    if (p_ > 0) numbers_.copy_from(Tensor::from<int64_t>({seqs_.tokens()}, seqs_.token_numbers()));
     embedding_forward(ids_, param(shared_), emb_);
-    dropout_forward(emb_, p_, site_key(dropout, first_site, emb_.numel()), emb_, emb_mask_);
+    dropout_forward(emb_, p_, site_key(dropout, first_site), numbers_, emb_, emb_mask_);
     relative_bias_forward(buckets_, param(table_), bias_);
     const Tensor* x = &emb_;
     for (size_t l = 0; l < blocks_.size(); ++l) {
       Block& b = blocks_[l];
       const uint64_t site = first_site + 1 + kSitesPerBlock * l;
-      attention_forward(b.self, b.self_saved, *x, b.self_saved.normed, self_shape(), key_mask_, bias_, dropout, site);
+      attention_forward(b.self, b.self_saved, *x, b.self_saved.normed, *self_pairs_, self_shape(), bias_, dropout,
+                        site);
       x = &b.self_saved.out;
       if (decoder_) {
-        attention_forward(b.cross, b.cross_saved, *x, encoder, cross_shape(source_len), encoder_mask, Tensor(), dropout,
+        attention_forward(b.cross, b.cross_saved, *x, encoder, *cross_pairs_, cross_shape(), Tensor(), dropout,
                           site + 2);
         x = &b.cross_saved.out;
       }
-      feed_forward(b.ff, b.ff_saved, *x, dropout, site + 4);
+      feed_forward(b.ff, b.ff_saved, *x, numbers_, dropout, site + 4);
       x = &b.ff_saved.out;
     }
     last_ = *x;
     rms_norm_forward(last_, param(final_norm_), config_.layer_norm_eps, out_, out_rstd_);
-    dropout_forward(out_, p_, site_key(dropout, first_site + 1 + kSitesPerBlock * blocks_.size(), out_.numel()), out_,
+    dropout_forward(out_, p_, site_key(dropout, first_site + 1 + kSitesPerBlock * blocks_.size()), numbers_, out_,
                     out_mask_);
     return out_;
   }
 
-  // dout [B·T, d_model]: the gradient of the output (clobbered). The decoder adds the gradient of
-  // the encoder output to d_encoder.
+  // dout [tokens, d_model]: the gradient of the output (clobbered). The decoder adds the gradient
+  // of the encoder output to d_encoder.
   void backward(Tensor& dout, const Tensor& encoder, Tensor& d_encoder) {
     dropout_backward(dout, out_mask_, p_, dout);
     rms_norm_backward(dout, last_, param(final_norm_), out_rstd_, dx_, grad(final_norm_));
     for (size_t l = blocks_.size(); l-- > 0;) {
       Block& b = blocks_[l];
       feed_forward_backward(b.ff, b.ff_saved);
-      if (decoder_) attention_backward(b.cross, b.cross_saved, encoder, d_encoder, cross_shape(source_len_), false);
-      attention_backward(b.self, b.self_saved, b.self_saved.normed, d_normed_, self_shape(), true);
+      if (decoder_) attention_backward(b.cross, b.cross_saved, encoder, d_encoder, *cross_pairs_, cross_shape(), false);
+      attention_backward(b.self, b.self_saved, b.self_saved.normed, d_normed_, *self_pairs_, self_shape(), true);
     }
     dropout_backward(dx_, emb_mask_, p_, dx_);
     embedding_backward(ids_, dx_, grad(shared_));
   }
 
   const Tensor& output() const { return out_; }
-  // The encoder's key mask I32 [B, T] as its last forward pass copied it (on the model's device).
-  const Tensor& key_mask() const { return key_mask_; }
 
   // --- incremental decoding (the decoder stack) ---------------------------------------------------
   struct Cache {
-    std::vector<Tensor> self_k, self_v, cross_k, cross_v;  // per block: [B, capacity, I], [B, S, I]
-    Tensor encoder_mask;                                   // I32 [B, S]
-    int64_t batch = 0, capacity = 0, source_len = 0, steps = 0;
+    // Per block: the self-attention's keys and values [B·capacity, I] (sequence s's at rows
+    // s·capacity …), the cross-attention's [sources.tokens(), I] (packed as the sources).
+    std::vector<Tensor> self_k, self_v, cross_k, cross_v;
+    PackedSequences sources, step_queries, step_keys;
+    int64_t batch = 0, capacity = 0, steps = 0;
     // Step buffers.
     Tensor x, normed, rstd, q, k, v, ctx, probs, bias, logits_in;
     FeedForwardSaved ff;
   };
 
-  void start(Cache& c, const Tensor& encoder, const Tensor& encoder_mask, int64_t batch, int64_t source_len,
-             int64_t capacity) {
-    const int64_t inner = config_.inner(), s = batch * source_len;
+  void start(Cache& c, const Tensor& encoder, const PackedSequences& sources, int64_t capacity) {
+    const int64_t inner = config_.inner(), batch = sources.sequences();
     c = Cache{};
     p_ = 0;  // decoding never drops out
     c.batch = batch;
     c.capacity = capacity;
-    c.source_len = source_len;
+    c.sources = sources;
+    c.sources.first_number = 0;
     const Device dev = params_.device();
     const DType a = params_.compute_dtype();
-    c.encoder_mask = encoder_mask.view({batch, source_len}).clone();
     for (const Block& b : blocks_) {
-      c.self_k.push_back(Tensor::zeros({batch, capacity, inner}, a, dev));
-      c.self_v.push_back(Tensor::zeros({batch, capacity, inner}, a, dev));
-      Tensor k = Tensor::empty({s, inner}, a, dev), v = Tensor::empty({s, inner}, a, dev);
+      c.self_k.push_back(Tensor::zeros({batch * capacity, inner}, a, dev));
+      c.self_v.push_back(Tensor::zeros({batch * capacity, inner}, a, dev));
+      Tensor k = Tensor::empty({sources.tokens(), inner}, a, dev), v = Tensor::empty({sources.tokens(), inner}, a, dev);
       linear_forward(encoder, param(b.cross.k), Tensor(), k);
       linear_forward(encoder, param(b.cross.v), Tensor(), v);
-      c.cross_k.push_back(k.view({batch, source_len, inner}));
-      c.cross_v.push_back(v.view({batch, source_len, inner}));
+      c.cross_k.push_back(k);
+      c.cross_v.push_back(v);
     }
     allocate_step_buffers(c);
   }
 
   // One decoder position for every sequence: returns the final-normed output [B, d_model].
   Tensor& step(Cache& c, const Tensor& tokens) {
-    const int64_t t = c.steps, B = c.batch, inner = config_.inner();
+    const int64_t t = c.steps, B = c.batch;
     if (t >= c.capacity)
       throw Error("T5 decoding: more than the " + std::to_string(c.capacity) + " steps the cache was made for");
     embedding_forward(tokens, param(shared_), c.x);
@@ -245,8 +254,15 @@ class T5Model::Stack {
       buckets.data<int32_t>()[j] = relative_position_bucket(j - t, false, config_.buckets, config_.max_distance);
     Tensor bias = prefix_view(c.bias, {config_.heads, 1, t + 1});
     relative_bias_forward(buckets.to(params_.device()), param(table_), bias);
-    const BiasedAttentionShape self{B, 1, t + 1, config_.heads, config_.d_kv, c.capacity, true, t};
-    const BiasedAttentionShape cross{B, 1, c.source_len, config_.heads, config_.d_kv};
+    // One query per sequence, against its t + 1 cached positions and its source's rows.
+    c.step_queries = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), 1));
+    c.step_keys = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), t + 1));
+    const AttentionPairs self_pairs(c.step_queries, c.step_keys), cross_pairs(c.step_queries, c.sources);
+    BiasedAttentionShape self{config_.heads, config_.d_kv};
+    self.causal = true;
+    self.query_offset = t;
+    self.key_stride = c.capacity;
+    const BiasedAttentionShape cross{config_.heads, config_.d_kv};
     Tensor none;
     for (size_t l = 0; l < blocks_.size(); ++l) {
       const Block& b = blocks_[l];
@@ -255,15 +271,14 @@ class T5Model::Stack {
       linear_forward(c.normed, param(b.self.q), none, c.q);
       linear_forward(c.normed, param(b.self.k), none, c.k);
       linear_forward(c.normed, param(b.self.v), none, c.v);
-      Tensor k_rows = c.self_k[l].view({B * c.capacity, inner}), v_rows = c.self_v[l].view({B * c.capacity, inner});
-      copy_rows_strided(c.k, k_rows, t, c.capacity);
-      copy_rows_strided(c.v, v_rows, t, c.capacity);
-      attend(c, self, c.self_k[l], c.self_v[l], none, bias, b.self.o);
+      copy_rows_strided(c.k, c.self_k[l], t, c.capacity);
+      copy_rows_strided(c.v, c.self_v[l], t, c.capacity);
+      attend(c, self_pairs, self, c.self_k[l], c.self_v[l], bias, b.self.o);
       // Cross-attention over the cached encoder keys and values.
       rms_norm_forward(c.x, param(b.cross.norm), config_.layer_norm_eps, c.normed, c.rstd);
       linear_forward(c.normed, param(b.cross.q), none, c.q);
-      attend(c, cross, c.cross_k[l], c.cross_v[l], c.encoder_mask, none, b.cross.o);
-      feed_forward(b.ff, c.ff, c.x, DropoutContext{}, 0);
+      attend(c, cross_pairs, cross, c.cross_k[l], c.cross_v[l], none, b.cross.o);
+      feed_forward(b.ff, c.ff, c.x, none, DropoutContext{}, 0);
       c.x.copy_from(c.ff.out);
     }
     rms_norm_forward(c.x, param(final_norm_), config_.layer_norm_eps, c.logits_in, c.rstd);
@@ -280,74 +295,86 @@ class T5Model::Stack {
       if (r < 0 || r >= c.batch)
         throw Error("T5 decoding: reorder_cache row " + std::to_string(r) + " is outside [0, " +
                     std::to_string(c.batch) + ")");
-    const Tensor index = Tensor::from<int32_t>({n}, rows).to(params_.device());
-    auto gather = [&](Tensor& t) {
-      const int64_t width = t.numel() / c.batch;
-      Tensor gathered = Tensor::empty({n, width}, t.dtype(), t.device());
-      gather_rows(t.view({c.batch, width}), index, gathered);
-      Shape shape = t.shape();
-      shape[0] = n;
-      t = gathered.view(shape);
-    };
-    for (size_t l = 0; l < blocks_.size(); ++l)
-      for (Tensor* t : {&c.self_k[l], &c.self_v[l], &c.cross_k[l], &c.cross_v[l]}) gather(*t);
-    const Tensor mask = c.encoder_mask.to(Device::Cpu);
-    Tensor reordered = Tensor::empty({n, c.source_len}, DType::I32);
-    for (int64_t i = 0; i < n; ++i)
-      reordered.rows(i, i + 1).copy_from(mask.rows(rows[static_cast<size_t>(i)], rows[static_cast<size_t>(i)] + 1));
-    c.encoder_mask = reordered.to(params_.device());
+    const Device dev = params_.device();
+    // The self-attention caches move whole sequences (capacity rows each); the cross-attention's
+    // move each source's rows.
+    const Tensor sequence_index = Tensor::from<int32_t>({n}, rows).to(dev);
+    std::vector<int64_t> lengths;
+    std::vector<int32_t> source_rows;
+    for (int32_t r : rows) {
+      lengths.push_back(c.sources.length(r));
+      for (int64_t j = 0; j < c.sources.length(r); ++j)
+        source_rows.push_back(static_cast<int32_t>(c.sources.offsets[static_cast<size_t>(r)] + j));
+    }
+    const auto m = static_cast<int64_t>(source_rows.size());
+    const Tensor row_index = Tensor::from<int32_t>({m}, source_rows).to(dev);
+    const int64_t inner = config_.inner(), per_sequence = c.capacity * inner;
+    for (size_t l = 0; l < blocks_.size(); ++l) {
+      for (Tensor* t : {&c.self_k[l], &c.self_v[l]}) {
+        Tensor gathered = Tensor::empty({n, per_sequence}, t->dtype(), dev);
+        gather_rows(t->view({c.batch, per_sequence}), sequence_index, gathered);
+        *t = gathered.view({n * c.capacity, inner});
+      }
+      for (Tensor* t : {&c.cross_k[l], &c.cross_v[l]}) {
+        Tensor gathered = Tensor::empty({m, inner}, t->dtype(), dev);
+        gather_rows(*t, row_index, gathered);
+        *t = gathered;
+      }
+    }
+    c.sources = PackedSequences::from_lengths(lengths);
     c.batch = n;
     allocate_step_buffers(c);
   }
 
  private:
   BiasedAttentionShape self_shape() const {
-    BiasedAttentionShape s{batch_, len_, len_, config_.heads, config_.d_kv};
+    BiasedAttentionShape s{config_.heads, config_.d_kv};
     s.causal = decoder_;
     return s;
   }
-  BiasedAttentionShape cross_shape(int64_t source_len) const {
-    return BiasedAttentionShape{batch_, len_, source_len, config_.heads, config_.d_kv};
-  }
+  BiasedAttentionShape cross_shape() const { return BiasedAttentionShape{config_.heads, config_.d_kv}; }
 
-  void ensure_buffers(int64_t batch, int64_t len, int64_t source_len) {
-    if (batch == batch_ && len == len_ && source_len == source_len_) return;
-    batch_ = batch;
-    len_ = len;
-    source_len_ = source_len;
+  // The buffers of the batch in seqs_ (and sources_): views into the grow-only workspace.
+  void ensure_buffers() {
     workspace_.begin();
-    const int64_t n = batch * len, m = batch * source_len, d = config_.d_model, inner = config_.inner(),
-                  f = config_.d_ff, a = config_.heads;
+    const int64_t n = seqs_.tokens(), m = decoder_ ? sources_.tokens() : 0, d = config_.d_model,
+                  inner = config_.inner(), f = config_.d_ff, a = config_.heads, len = seqs_.max_len;
     const DType dt = params_.compute_dtype();
     auto buf = [&](Shape shape, DType type) { return workspace_.buffer(std::move(shape), type); };
     ids_ = buf({n}, DType::I32);
-    key_mask_ = decoder_ ? Tensor() : buf({batch, len}, DType::I32);
+    numbers_ = p_ > 0 ? buf({n}, DType::I64) : Tensor();
     emb_ = buf({n, d}, dt);
     emb_mask_ = buf({n, d}, DType::U8);
     bias_ = buf({a, len, len}, dt);
-    // The bucket of every (query, key) pair, on the host, then to the device.
-    Tensor host = Tensor::empty({len, len}, DType::I32);
-    for (int64_t i = 0; i < len; ++i)
-      for (int64_t j = 0; j < len; ++j)
-        host.data<int32_t>()[i * len + j] =
-            relative_position_bucket(j - i, !decoder_, config_.buckets, config_.max_distance);
-    buckets_ = buf({len, len}, DType::I32);
-    buckets_.copy_from(host);
-    auto attention_buffers = [&](AttentionSaved& s, int64_t keys) {
+    // The bucket of every (query, key) pair of the longest sequence (every sequence reads its
+    // top-left corner), on the host, then to the device; kept while the longest length is.
+    if (buckets_len_ != len) {
+      Tensor host = Tensor::empty({len, len}, DType::I32);
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = 0; j < len; ++j)
+          host.data<int32_t>()[i * len + j] =
+              relative_position_bucket(j - i, !decoder_, config_.buckets, config_.max_distance);
+      buckets_ = Tensor::empty({len, len}, DType::I32, params_.device());
+      buckets_.copy_from(host);
+      buckets_len_ = len;
+    }
+    const int64_t self_scores = self_pairs_->score_elements(a),
+                  cross_scores = decoder_ ? cross_pairs_->score_elements(a) : 0;
+    auto attention_buffers = [&](AttentionSaved& s, int64_t keys, int64_t scores) {
       s.normed = buf({n, d}, dt);
       s.rstd = buf({n}, DType::F32);
       s.q = buf({n, inner}, dt);
-      s.k = buf({batch * keys, inner}, dt);
-      s.v = buf({batch * keys, inner}, dt);
+      s.k = buf({keys, inner}, dt);
+      s.v = buf({keys, inner}, dt);
       s.ctx = buf({n, inner}, dt);
-      s.probs = buf({batch, a, len, keys}, dt);
-      s.probs_mask = buf({batch, a, len, keys}, DType::U8);
+      s.probs = buf({scores}, dt);
+      s.probs_mask = buf({scores}, DType::U8);
       s.out_mask = buf({n, d}, DType::U8);
       s.out = buf({n, d}, dt);
     };
     for (Block& b : blocks_) {
-      attention_buffers(b.self_saved, len);
-      if (decoder_) attention_buffers(b.cross_saved, source_len);
+      attention_buffers(b.self_saved, n, self_scores);
+      if (decoder_) attention_buffers(b.cross_saved, m, cross_scores);
       FeedForwardSaved& s = b.ff_saved;
       s.normed = buf({n, d}, dt);
       s.rstd = buf({n}, DType::F32);
@@ -374,13 +401,13 @@ class T5Model::Stack {
     d_v_ = buf({rows * inner}, dt);
     d_hidden_ = buf({n, f}, dt);
     d_act_ = buf({n, f}, dt);
-    d_scores_ = buf({batch * a * len * std::max(len, source_len)}, dt);
+    d_scores_ = buf({self_scores}, dt);
   }
 
   // s.out = x + dropout(o(attention(q = norm(x)·Wq, k = source·Wk, v = source·Wv))); source is
   // s.normed itself for self-attention.
   void attention_forward(const AttentionParams& p, AttentionSaved& s, const Tensor& x, const Tensor& source,
-                         const BiasedAttentionShape& shape, const Tensor& key_mask, const Tensor& bias,
+                         const AttentionPairs& pairs, const BiasedAttentionShape& shape, const Tensor& bias,
                          const DropoutContext& dropout, uint64_t site) {
     Tensor none;
     s.in = x;
@@ -388,33 +415,25 @@ class T5Model::Stack {
     linear_forward(s.normed, param(p.q), none, s.q);
     linear_forward(source, param(p.k), none, s.k);
     linear_forward(source, param(p.v), none, s.v);
-    const int64_t inner = config_.inner();
-    Tensor ctx = s.ctx.view({shape.batch, shape.queries, inner});
-    biased_attention_forward(s.q.view({shape.batch, shape.queries, inner}), s.k.view({shape.batch, shape.keys, inner}),
-                             s.v.view({shape.batch, shape.keys, inner}), key_mask, bias, shape, p_,
-                             site_key(dropout, site, s.probs.numel()), ctx, s.probs, s.probs_mask);
+    biased_attention_forward(s.q, s.k, s.v, bias, pairs, shape, p_, site_key(dropout, site), s.ctx, s.probs,
+                             s.probs_mask);
     linear_forward(s.ctx, param(p.o), none, s.out);
-    dropout_forward(s.out, p_, site_key(dropout, site + 1, s.out.numel()), s.out, s.out_mask);
+    dropout_forward(s.out, p_, site_key(dropout, site + 1), numbers_, s.out, s.out_mask);
     add(s.out, x, s.out);
   }
 
   // dx_ holds the gradient of s.out; afterwards, that of s.in. `source` and d_source: the keys'
   // and values' input and its gradient (self: s.normed and d_normed_, which the query adds to).
   void attention_backward(const AttentionParams& p, AttentionSaved& s, const Tensor& source, Tensor& d_source,
-                          const BiasedAttentionShape& shape, bool self) {
+                          const AttentionPairs& pairs, const BiasedAttentionShape& shape, bool self) {
     Tensor none;
-    const int64_t inner = config_.inner(), keys = shape.batch * shape.keys;
+    const int64_t inner = config_.inner(), keys = pairs.keys->tokens();
     dropout_backward(dx_, s.out_mask, p_, d_out_);
     linear_backward(d_out_, s.ctx, param(p.o), d_ctx_, grad(p.o), none);
     Tensor dk = prefix_view(d_k_, {keys, inner}), dv = prefix_view(d_v_, {keys, inner});
-    Tensor dq = d_q_.view({shape.batch, shape.queries, inner});
-    Tensor dk3 = dk.view({shape.batch, shape.keys, inner}), dv3 = dv.view({shape.batch, shape.keys, inner});
-    Tensor dscores = self ? prefix_view(d_scores_, s.probs.shape()) : Tensor();
-    biased_attention_backward(d_ctx_.view({shape.batch, shape.queries, inner}),
-                              s.q.view({shape.batch, shape.queries, inner}), s.k.view({shape.batch, shape.keys, inner}),
-                              s.v.view({shape.batch, shape.keys, inner}), s.probs, s.probs_mask, shape, p_, dq, dk3,
-                              dv3, dscores);
-    if (self) relative_bias_backward(dscores, buckets_, grad(table_));
+    Tensor dscores = self ? d_scores_ : Tensor();
+    biased_attention_backward(d_ctx_, s.q, s.k, s.v, s.probs, s.probs_mask, pairs, shape, p_, d_q_, dk, dv, dscores);
+    if (self) relative_bias_backward(dscores, pairs, buckets_, grad(table_));
     // The query's input gradient first (overwrite), then the keys' and values' (added).
     linear_backward(d_q_, s.normed, param(p.q), d_normed_, grad(p.q), none);
     linear_backward(dk, source, param(p.k), d_source, grad(p.k), none, GradMode::Accumulate);
@@ -422,9 +441,10 @@ class T5Model::Stack {
     rms_norm_backward(d_normed_, s.in, param(p.norm), s.rstd, dx_, grad(p.norm), GradMode::Accumulate);
   }
 
-  // s.out = x + dropout(wo(dropout(act(norm(x)))))), act = relu(wi·) or gelu_tanh(wi_0·) ⊙ wi_1·.
-  void feed_forward(const FeedForwardParams& p, FeedForwardSaved& s, const Tensor& x, const DropoutContext& dropout,
-                    uint64_t site) {
+  // s.out = x + dropout(wo(dropout(act(norm(x)))))), act = relu(wi·) or gelu_tanh(wi_0·) ⊙ wi_1·;
+  // numbers: the rows' token numbers (undefined without dropout).
+  void feed_forward(const FeedForwardParams& p, FeedForwardSaved& s, const Tensor& x, const Tensor& numbers,
+                    const DropoutContext& dropout, uint64_t site) {
     Tensor none;
     s.in = x;
     rms_norm_forward(x, param(p.norm), config_.layer_norm_eps, s.normed, s.rstd);
@@ -437,9 +457,9 @@ class T5Model::Stack {
       relu_forward(s.pre0, s.hidden);
     }
     const bool train = p_ > 0;
-    dropout_forward(s.hidden, p_, site_key(dropout, site, s.hidden.numel()), s.hidden, train ? s.hidden_mask : none);
+    dropout_forward(s.hidden, p_, site_key(dropout, site), numbers, s.hidden, train ? s.hidden_mask : none);
     linear_forward(s.hidden, param(p.wo), none, s.out);
-    dropout_forward(s.out, p_, site_key(dropout, site + 1, s.out.numel()), s.out, train ? s.out_mask : none);
+    dropout_forward(s.out, p_, site_key(dropout, site + 1), numbers, s.out, train ? s.out_mask : none);
     add(s.out, x, s.out);
   }
 
@@ -462,12 +482,11 @@ class T5Model::Stack {
   }
 
   // A decode step's attention: c.ctx from c.q against k and v, then c.x += o(c.ctx).
-  void attend(Cache& c, const BiasedAttentionShape& shape, const Tensor& k, const Tensor& v, const Tensor& key_mask,
-              const Tensor& bias, size_t o) {
-    const int64_t inner = config_.inner();
-    Tensor ctx = c.ctx.view({c.batch, 1, inner}), none;
-    Tensor probs = prefix_view(c.probs, {c.batch, config_.heads, 1, shape.keys});
-    biased_attention_forward(c.q.view({c.batch, 1, inner}), k, v, key_mask, bias, shape, 0, {}, ctx, probs, none);
+  void attend(Cache& c, const AttentionPairs& pairs, const BiasedAttentionShape& shape, const Tensor& k,
+              const Tensor& v, const Tensor& bias, size_t o) {
+    Tensor none;
+    Tensor probs = prefix_view(c.probs, {pairs.score_elements(config_.heads)});
+    biased_attention_forward(c.q, k, v, bias, pairs, shape, 0, {}, c.ctx, probs, none);
     linear_forward(c.ctx, param(o), none, c.normed);
     add(c.x, c.normed, c.x);
   }
@@ -484,7 +503,7 @@ class T5Model::Stack {
     c.k = Tensor::empty({batch, inner}, a, dev);
     c.v = Tensor::empty({batch, inner}, a, dev);
     c.ctx = Tensor::empty({batch, inner}, a, dev);
-    c.probs = Tensor::empty({batch * config_.heads * std::max(c.capacity, c.source_len)}, a, dev);
+    c.probs = Tensor::empty({config_.heads * std::max(batch * c.capacity, c.sources.tokens())}, a, dev);
     c.bias = Tensor::empty({config_.heads * c.capacity}, a, dev);
     c.logits_in = Tensor::empty({batch, d}, a, dev);
     c.ff.normed = Tensor::empty({batch, d}, a, dev);
@@ -505,9 +524,11 @@ class T5Model::Stack {
   size_t shared_, table_ = 0, final_norm_ = 0;
   std::vector<Block> blocks_;
   Workspace workspace_;
-  int64_t batch_ = 0, len_ = 0, source_len_ = 0;
+  PackedSequences seqs_, sources_;  // this pass's sequences, and (decoder) the sources it attends to
+  std::optional<AttentionPairs> self_pairs_, cross_pairs_;
   float p_ = 0;
-  Tensor ids_, key_mask_, emb_, emb_mask_, buckets_, bias_, last_, out_, out_rstd_, out_mask_;
+  int64_t buckets_len_ = -1;
+  Tensor ids_, numbers_, emb_, emb_mask_, buckets_, bias_, last_, out_, out_rstd_, out_mask_;
   Tensor dx_, d_out_, d_normed_, d_q_, d_ctx_, d_k_, d_v_, d_hidden_, d_act_, d_scores_;
 };
 
@@ -541,27 +562,24 @@ const Tensor& T5Model::encoder_output() const { return encoder_->output(); }
 const Tensor& T5Model::decoder_output() const { return decoder_->output(); }
 
 CrossEntropyResult T5Model::forward(const Seq2SeqBatch& batch, const DropoutContext& dropout, double grad_scale) {
-  const int64_t B = batch.batch, S = batch.source_len, T = batch.target_len, d = config_.d_model;
-  check_shape(batch.input_ids, {B * S}, "T5", "input_ids");
-  check_shape(batch.attention_mask, {B * S}, "T5", "attention_mask");
-  check_shape(batch.decoder_input_ids, {B * T}, "T5", "decoder_input_ids");
-  check_shape(batch.labels, {B * T}, "T5", "labels");
-  if (rows_ != B * T || source_rows_ != B * S) {
-    rows_ = B * T;
-    source_rows_ = B * S;
-    workspace_.begin();
-    const DType a = params_.compute_dtype();
-    labels_ = workspace_.buffer({rows_}, DType::I32);
-    head_in_ = workspace_.buffer({rows_, d}, a);
-    logits_ = workspace_.buffer({rows_, config_.vocab_size}, a);
-    d_decoder_ = workspace_.buffer({rows_, d}, a);
-    d_encoder_ = workspace_.buffer({source_rows_, d}, a);
-  }
-  const Tensor mask = batch.attention_mask.view({B, S});
-  const Tensor& encoded = encoder_->forward(batch.input_ids, B, S, mask, Tensor(), Tensor(), 0, dropout, 0);
+  const int64_t S = batch.sources.tokens(), T = batch.targets.tokens(), d = config_.d_model;
+  check_shape(batch.input_ids, {S}, "T5", "input_ids");
+  check_shape(batch.decoder_input_ids, {T}, "T5", "decoder_input_ids");
+  check_shape(batch.labels, {T}, "T5", "labels");
+  if (batch.targets.sequences() != batch.sources.sequences())
+    throw Error("T5: " + std::to_string(batch.sources.sequences()) + " sources and " +
+                std::to_string(batch.targets.sequences()) + " targets");
+  workspace_.begin();
+  const DType a = params_.compute_dtype();
+  labels_ = workspace_.buffer({T}, DType::I32);
+  head_in_ = workspace_.buffer({T, d}, a);
+  logits_ = workspace_.buffer({T, config_.vocab_size}, a);
+  d_decoder_ = workspace_.buffer({T, d}, a);
+  d_encoder_ = workspace_.buffer({S, d}, a);
+  const Tensor& encoded = encoder_->forward(batch.input_ids, batch.sources, Tensor(), nullptr, dropout, 0);
   const uint64_t decoder_sites = 2 + kSitesPerBlock * static_cast<uint64_t>(config_.layers);
-  const Tensor& decoded = decoder_->forward(batch.decoder_input_ids, B, T, Tensor(), encoded, encoder_->key_mask(), S,
-                                            dropout, decoder_sites);
+  const Tensor& decoded =
+      decoder_->forward(batch.decoder_input_ids, batch.targets, encoded, &batch.sources, dropout, decoder_sites);
   head_in_.copy_from(decoded);
   if (config_.tie_embeddings) scale(head_in_, 1 / std::sqrt(static_cast<double>(d)));
   linear_forward(head_in_, params_[lm_head_].compute, Tensor(), logits_);
@@ -579,14 +597,14 @@ void T5Model::backward() {
   encoder_->backward(d_encoder_, none, none);
 }
 
-void T5Model::start_decoding(const Tensor& input_ids, const Tensor& attention_mask, int64_t batch, int64_t source_len,
-                             int64_t max_steps) {
+void T5Model::start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps) {
   if (max_steps <= 0) throw Error("T5 decoding: max_steps must be positive");
-  const Tensor mask = attention_mask.view({batch, source_len});
-  const Tensor& encoded = encoder_->forward(input_ids, batch, source_len, mask, Tensor(), Tensor(), 0, {}, 0);
+  check_shape(input_ids, {sources.tokens()}, "T5 decoding", "input_ids");
+  const Tensor& encoded = encoder_->forward(input_ids, sources, Tensor(), nullptr, {}, 0);
   decode_ = std::make_unique<DecodeState>();
-  decoder_->start(decode_->cache, encoded, encoder_->key_mask(), batch, source_len, max_steps);
-  decode_->logits = Tensor::empty({batch, config_.vocab_size}, params_.compute_dtype(), params_.device());
+  decoder_->start(decode_->cache, encoded, sources, max_steps);
+  decode_->logits =
+      Tensor::empty({sources.sequences(), config_.vocab_size}, params_.compute_dtype(), params_.device());
 }
 
 const Tensor& T5Model::decode_step(const Tensor& tokens) {

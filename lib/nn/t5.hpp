@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nn/encoder.hpp"
+#include "nn/ops/attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/parameters.hpp"
 #include "nn/t5_config.hpp"
@@ -24,17 +25,21 @@ namespace kglm::nn {
 // so that a checkpoint sees the buckets it was trained with.
 int32_t relative_position_bucket(int64_t relative, bool bidirectional, int64_t buckets, int64_t max_distance);
 
+// A packed batch (nn/ops/attention.hpp): example s is source sequence s and target sequence s; no
+// padding anywhere. The decoder's self-attention is causal within each target, its cross-attention
+// reads its own source's encoder rows.
 struct Seq2SeqBatch {
-  int64_t batch = 0, source_len = 0, target_len = 0;
-  Tensor input_ids;          // I32 [B·S]
-  Tensor attention_mask;     // I32 [B·S]: 1 = token, 0 = padding
-  Tensor decoder_input_ids;  // I32 [B·T]: from shift_right(labels)
-  Tensor labels;             // I32 [B·T]: target tokens, kIgnoreIndex on padding
+  PackedSequences sources, targets;  // the same number of sequences
+  Tensor input_ids;                  // I32 [sources.tokens()]
+  Tensor decoder_input_ids;          // I32 [targets.tokens()]: from shift_right(labels)
+  Tensor labels;                     // I32 [targets.tokens()]: target tokens (kIgnoreIndex: not scored)
+  int64_t batch() const { return sources.sequences(); }
 };
 
-// The decoder's teacher-forced input (host, I32 [B·T]): decoder_start_token_id, then the labels
-// shifted right by one, ignored labels replaced by the pad id (Hugging Face's _shift_right).
-Tensor shift_right(const Tensor& labels, int64_t batch, int64_t target_len, const T5Config& config);
+// The decoder's teacher-forced input (host, I32 [targets.tokens()]): per target,
+// decoder_start_token_id, then its labels shifted right by one, ignored labels replaced by the pad
+// id (Hugging Face's _shift_right).
+Tensor shift_right(const Tensor& labels, const PackedSequences& targets, const T5Config& config);
 
 class T5Model {
  public:
@@ -49,25 +54,26 @@ class T5Model {
   // wi factor·d_model^-½, wo factor·d_ff^-½, norms 1), then fills the store from the seed.
   void initialize(uint64_t seed);
 
-  // Teacher-forced pass over a batch. Returns the cross-entropy totals over the labelled
+  // Teacher-forced pass over a batch (its sequences numbered from dropout.first_row when
+  // training: a token's dropout draws depend on that number and its position alone). Returns the cross-entropy totals over the labelled
   // positions. With grad_scale > 0 the logits' gradient, grad_scale · (softmax − one-hot), replaces
   // the logits for backward(); with 0 (evaluation) logits() holds them.
   CrossEntropyResult forward(const Seq2SeqBatch& batch, const DropoutContext& dropout, double grad_scale);
   // Accumulates every trainable parameter's gradient of the last forward(grad_scale > 0).
   void backward();
-  const Tensor& logits() const { return logits_; }  // [B·T, V]
-  // The stacks' outputs after their final norm and dropout: [B·S, d_model], [B·T, d_model].
+  const Tensor& logits() const { return logits_; }  // [targets.tokens(), V]
+  // The stacks' outputs after their final norm and dropout: [sources.tokens(), d_model],
+  // [targets.tokens(), d_model].
   const Tensor& encoder_output() const;
   const Tensor& decoder_output() const;
 
-  // Incremental decoding: encodes a batch of sources (no dropout) and prepares a key-value cache
-  // for up to max_steps decoder positions. Then decode_step(tokens I32 [B]) feeds one token per
+  // Incremental decoding: encodes a packed batch of sources (input_ids I32 [sources.tokens()], no
+  // dropout) and prepares a key-value cache for up to max_steps decoder positions. Then decode_step(tokens I32 [B]) feeds one token per
   // sequence (first decoder_start_token_id) and returns the next-token logits [B, V], valid until
   // the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch becoming
   // rows.size(): beam search widens a batch of sources to their beams and reorders them, and
   // finished sequences leave the batch so that no step is spent on them.
-  void start_decoding(const Tensor& input_ids, const Tensor& attention_mask, int64_t batch, int64_t source_len,
-                      int64_t max_steps);
+  void start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps);
   const Tensor& decode_step(const Tensor& tokens);
   void reorder_cache(const std::vector<int32_t>& rows);
   int64_t decoded_steps() const;
@@ -85,7 +91,6 @@ class T5Model {
   std::unique_ptr<Stack> encoder_, decoder_;
   std::unique_ptr<DecodeState> decode_;
   Workspace workspace_;
-  int64_t rows_ = 0, source_rows_ = 0;
   Tensor labels_, head_in_, logits_, d_decoder_, d_encoder_;
 };
 

@@ -60,9 +60,9 @@ std::vector<std::vector<int32_t>> decode_single(nn::T5Model& model, const Source
                                                 std::span<const uint64_t> keys) {
   const nn::T5Config& c = model.config();
   const int64_t v = c.vocab_size;
-  model.start_decoding(s.input_ids, s.attention_mask, s.batch, s.length, o.max_len);
-  std::vector<std::vector<int32_t>> out(static_cast<size_t>(s.batch));
-  std::vector<size_t> active(static_cast<size_t>(s.batch));  // row r of the batch decodes source active[r]
+  model.start_decoding(s.input_ids, s.sequences, o.max_len);
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(s.batch()));
+  std::vector<size_t> active(static_cast<size_t>(s.batch()));  // row r of the batch decodes source active[r]
   std::iota(active.begin(), active.end(), size_t{0});
   std::vector<int32_t> tokens(active.size(), static_cast<int32_t>(c.decoder_start_token_id));
   std::vector<int32_t> best;
@@ -109,8 +109,8 @@ struct Hypothesis {
 // rows leave the batch when it is done.
 std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceBatch& s, const DecodeOptions& o) {
   const nn::T5Config& c = model.config();
-  const int64_t b = s.batch, k = o.beams, v = c.vocab_size;
-  model.start_decoding(s.input_ids, s.attention_mask, b, s.length, o.max_len);
+  const int64_t b = s.batch(), k = o.beams, v = c.vocab_size;
+  model.start_decoding(s.input_ids, s.sequences, o.max_len);
   std::vector<int32_t> widen;
   for (int64_t i = 0; i < b; ++i)
     for (int64_t j = 0; j < k; ++j) widen.push_back(static_cast<int32_t>(i));
@@ -219,7 +219,7 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
 std::vector<std::vector<int32_t>> decode(nn::T5Model& model, const SourceBatch& sources, const DecodeOptions& o,
                                          std::span<const uint64_t> keys) {
   if (o.max_len < 1) throw UsageError("--max-len must be ≥ 1");
-  if (sources.batch == 0) return {};
+  if (sources.batch() == 0) return {};
   if (o.method == DecodeMethod::Beam) {
     if (o.beams < 1) throw UsageError("--beams must be ≥ 1");
     return decode_beams(model, sources, o);
@@ -227,7 +227,7 @@ std::vector<std::vector<int32_t>> decode(nn::T5Model& model, const SourceBatch& 
   if (o.method == DecodeMethod::Sample) {
     if (o.top_k < 1) throw UsageError("--top-k must be ≥ 1");
     if (!(o.temperature > 0)) throw UsageError("--temperature must be > 0");
-    if (static_cast<int64_t>(keys.size()) != sources.batch) throw Error("decode: one sampling key per source needed");
+    if (static_cast<int64_t>(keys.size()) != sources.batch()) throw Error("decode: one sampling key per source needed");
   }
   return decode_single(model, sources, o, keys);
 }

@@ -62,7 +62,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   ErrorCounter errors(o.max_errors);
   Stats stats;
   // The inputs stream through in batches of --batch inputs, or, with --batch-tokens N, of as many
-  // as keep inputs × longest source within N tokens (T5's batches are padded: that is their cost):
+  // as keep their source tokens within N (batches are packed: the real tokens are their cost):
   // memory holds one batch, whatever the input's size. The output is atomic, so a run refused at the end (too many bad
   // records, nothing usable) leaves none.
   OutputStream out(o.output);  // empty inputs: an empty output
@@ -74,14 +74,14 @@ Stats generate_sentences(const GenerateOptions& o) {
   std::string line;
   std::vector<GenerationInput> batch;
   std::vector<std::vector<int32_t>> sources;
-  size_t longest = 0;
+  size_t source_tokens = 0;
   uint64_t flushes = 0;
   auto flush = [&] {
     if (batch.empty()) return;
     std::vector<uint64_t> keys;
     for (size_t i = 0; i < batch.size(); ++i) keys.push_back(done + i);  // the record's position: its sampling stream
     const auto decode_start = std::chrono::steady_clock::now();
-    const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources, v.config), how, keys);
+    const std::vector<std::vector<int32_t>> outputs = decode(*v.model, make_source_batch(sources), how, keys);
     decode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
     for (size_t i = 0; i < batch.size(); ++i) {
       const GenerationInput& in = batch[i];
@@ -104,16 +104,16 @@ Stats generate_sentences(const GenerateOptions& o) {
     done += batch.size();
     batch.clear();
     sources.clear();
-    longest = 0;
+    source_tokens = 0;
     if (!o.quiet && ++flushes % 50 == 0) log_info(std::to_string(done) + " sentences");
   };
   for (const std::string& path : o.inputs)
     for_each_generation_input(path, errors, stats, [&](GenerationInput&& in) {
       std::vector<int32_t> source = encode_text(*v.tokenizer, in.serialized, max_source, truncated);
-      const size_t wider = std::max(longest, source.size());
-      if (o.batch_tokens > 0 && !batch.empty() && (batch.size() + 1) * wider > static_cast<size_t>(o.batch_tokens))
+      if (o.batch_tokens > 0 && !batch.empty() &&
+          source_tokens + source.size() > static_cast<size_t>(o.batch_tokens))
         flush();
-      longest = std::max(longest, source.size());
+      source_tokens += source.size();
       sources.push_back(std::move(source));
       batch.push_back(std::move(in));
       if (o.batch_tokens == 0 && static_cast<int64_t>(batch.size()) == o.batch) flush();

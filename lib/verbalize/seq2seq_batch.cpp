@@ -31,43 +31,47 @@ void check_special_tokens(const tok::Tokenizer& tokenizer, const nn::T5Config& c
                 std::to_string(config.vocab_size));
 }
 
-nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::span<const uint32_t> rows,
-                                    const nn::T5Config& config, int64_t source_len, int64_t target_len) {
-  std::vector<std::vector<int32_t>> sources;
-  sources.reserve(rows.size());
-  for (uint32_t r : rows) sources.push_back(pairs[r].source);
-  const SourceBatch source = make_source_batch(sources, config, source_len);
-  nn::Seq2SeqBatch b;
-  b.batch = source.batch;
-  b.source_len = source.length;
-  b.input_ids = source.input_ids;
-  b.attention_mask = source.attention_mask;
-  b.target_len = target_len;
-  for (uint32_t r : rows) b.target_len = std::max<int64_t>(b.target_len, static_cast<int64_t>(pairs[r].target.size()));
-  std::vector<int32_t> labels(static_cast<size_t>(b.batch * b.target_len), nn::kIgnoreIndex);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const std::vector<int32_t>& t = pairs[rows[i]].target;
-    std::copy(t.begin(), t.end(), labels.begin() + static_cast<int64_t>(i) * b.target_len);
+namespace {
+
+// The sequences of `parts`, one after the other.
+std::vector<int32_t> concatenated(std::span<const std::vector<int32_t>* const> parts, std::vector<int64_t>& lengths) {
+  std::vector<int32_t> ids;
+  for (const std::vector<int32_t>* p : parts) {
+    ids.insert(ids.end(), p->begin(), p->end());
+    lengths.push_back(static_cast<int64_t>(p->size()));
   }
-  b.labels = nn::Tensor::from<int32_t>({b.batch * b.target_len}, labels);
-  b.decoder_input_ids = nn::shift_right(b.labels, b.batch, b.target_len, config);
+  return ids;
+}
+
+}  // namespace
+
+nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::span<const uint32_t> rows,
+                                    const nn::T5Config& config) {
+  std::vector<const std::vector<int32_t>*> sources, targets;
+  for (uint32_t r : rows) {
+    sources.push_back(&pairs[r].source);
+    targets.push_back(&pairs[r].target);
+  }
+  std::vector<int64_t> source_lengths, target_lengths;
+  const std::vector<int32_t> ids = concatenated(sources, source_lengths),
+                             labels = concatenated(targets, target_lengths);
+  nn::Seq2SeqBatch b;
+  b.sources = nn::PackedSequences::from_lengths(source_lengths);
+  b.targets = nn::PackedSequences::from_lengths(target_lengths);
+  b.input_ids = nn::Tensor::from<int32_t>({b.sources.tokens()}, ids);
+  b.labels = nn::Tensor::from<int32_t>({b.targets.tokens()}, labels);
+  b.decoder_input_ids = nn::shift_right(b.labels, b.targets, config);
   return b;
 }
 
-SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config,
-                              int64_t length) {
+SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources) {
+  std::vector<const std::vector<int32_t>*> parts;
+  for (const auto& s : sources) parts.push_back(&s);
+  std::vector<int64_t> lengths;
+  const std::vector<int32_t> ids = concatenated(parts, lengths);
   SourceBatch b;
-  b.batch = static_cast<int64_t>(sources.size());
-  b.length = length;
-  for (const auto& s : sources) b.length = std::max<int64_t>(b.length, static_cast<int64_t>(s.size()));
-  std::vector<int32_t> ids(static_cast<size_t>(b.batch * b.length), static_cast<int32_t>(config.pad_token_id));
-  std::vector<int32_t> mask(ids.size(), 0);
-  for (size_t i = 0; i < sources.size(); ++i) {
-    std::copy(sources[i].begin(), sources[i].end(), ids.begin() + static_cast<int64_t>(i) * b.length);
-    std::fill_n(mask.begin() + static_cast<int64_t>(i) * b.length, sources[i].size(), 1);
-  }
-  b.input_ids = nn::Tensor::from<int32_t>({b.batch * b.length}, ids);
-  b.attention_mask = nn::Tensor::from<int32_t>({b.batch * b.length}, mask);
+  b.sequences = nn::PackedSequences::from_lengths(lengths);
+  b.input_ids = nn::Tensor::from<int32_t>({b.sequences.tokens()}, ids);
   return b;
 }
 

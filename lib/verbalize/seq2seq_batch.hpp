@@ -1,4 +1,4 @@
-// Token ids of the verbaliser's inputs and targets, and the padded batches the T5 model reads.
+// Token ids of the verbaliser's inputs and targets, and the packed batches the T5 model reads.
 #pragma once
 
 #include <cstdint>
@@ -23,19 +23,17 @@ std::vector<int32_t> encode_text(const tok::Tokenizer& tokenizer, const std::str
 // which differs otherwise.
 void check_special_tokens(const tok::Tokenizer& tokenizer, const nn::T5Config& config);
 
-// Host tensors of one batch: the examples `rows` of `pairs`, sources and targets right-padded to
-// the batch's longest (or to source_len and target_len when longer: a data-parallel rank pads its
-// share as the whole global batch is padded, so that dropout draws alike), the decoder input
-// shifted right from the labels (padding ignored).
+// Host tensors of one packed batch: the examples `rows` of `pairs`, their sources and targets
+// (no padding), the decoder input shifted right from the labels.
 nn::Seq2SeqBatch make_seq2seq_batch(std::span<const EncodedPair> pairs, std::span<const uint32_t> rows,
-                                    const nn::T5Config& config, int64_t source_len = 0, int64_t target_len = 0);
+                                    const nn::T5Config& config);
 
-// Sources only (generation): ids I32 [B·S] and mask I32 [B·S], S the longest.
+// Sources only (generation): a packed batch, ids I32 [sources.tokens()].
 struct SourceBatch {
-  int64_t batch = 0, length = 0;
-  nn::Tensor input_ids, attention_mask;
+  nn::PackedSequences sequences;
+  nn::Tensor input_ids;
+  int64_t batch() const { return sequences.sequences(); }
 };
-SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources, const nn::T5Config& config,
-                              int64_t length = 0);
+SourceBatch make_source_batch(std::span<const std::vector<int32_t>> sources);
 
 }  // namespace kglm::verbalize

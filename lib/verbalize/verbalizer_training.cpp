@@ -80,14 +80,9 @@ class Run {
     comm_->all_reduce(totals, dist::ReduceOp::Sum);
     double loss_sum = 0;
     if (!mine.empty()) {
-      // Padded to the global batch's longest, as one process holding it would pad.
-      int64_t source_len = 0, target_len = 0;
-      for (uint32_t r : rows) {
-        source_len = std::max<int64_t>(source_len, static_cast<int64_t>(pairs_[r].source.size()));
-        target_len = std::max<int64_t>(target_len, static_cast<int64_t>(pairs_[r].target.size()));
-      }
-      const nn::Seq2SeqBatch batch = make_seq2seq_batch(pairs_, mine, config_, source_len, target_len);
-      // Keyed by global row: this share draws what one process holding the whole batch draws for it.
+      const nn::Seq2SeqBatch batch = make_seq2seq_batch(pairs_, mine, config_);
+      // Sequences numbered by global row: this share draws what one process holding the whole
+      // batch draws for it.
       const nn::DropoutContext dropout{true, o_.seed, static_cast<uint64_t>(step_), first, mine.size()};
       loss_sum = model_->forward(batch, dropout, 1.0 / static_cast<double>(totals[0])).loss_sum;
       model_->backward();

@@ -100,9 +100,13 @@ if command -v mpirun > /dev/null; then
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
     timeout 300 mpirun -np 2 "$bin/verbalize" train "${one[@]}" --out "$tmp/rank2" --log "$tmp/rank2.log" \
       "$tmp/pairs.jsonl" || fail "verbalize train on 2 ranks"
-  python3 "$src/tests/cli/compare_runs.py" "$tmp/rank1.log" "$tmp/rank2.log" "$tmp/rank1" "$tmp/rank2" \
+  # The ranks sum their gradients in another order than one process; Adam at lr 3e-3 turns that
+  # rounding into weight differences of up to ~2e-5 where a second moment is near 0 (0.5% of one
+  # step; the losses agree within 1e-6).
+  python3 "$src/tests/cli/compare_runs.py" --weights-within 5e-5 "$tmp/rank1.log" "$tmp/rank2.log" \
+    "$tmp/rank1" "$tmp/rank2" \
     || fail "2 ranks differ from 1 process"
-  ok "2 MPI ranks x 8 pairs = 1 process x 16 (dropout on): losses within 1e-6, weights and moments within 1e-5"
+  ok "2 MPI ranks x 8 pairs = 1 process x 16 (dropout on): losses within 1e-6, weights and moments within 5e-5"
 else
   echo "note: no mpirun: the data-parallel check is left out"
 fi

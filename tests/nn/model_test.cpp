@@ -649,17 +649,49 @@ struct LoadedT5 {
   }
 };
 
-Seq2SeqBatch read_seq2seq(const SafetensorsFile& f) {
-  Seq2SeqBatch b;
-  Tensor ids = f.read_i32("input_ids"), labels = f.read_i32("labels");
-  b.batch = ids.dim(0);
-  b.source_len = ids.dim(1);
-  b.target_len = labels.dim(1);
-  b.input_ids = ids.view({ids.numel()});
-  b.attention_mask = f.read_i32("attention_mask").view({ids.numel()});
-  b.labels = labels.view({labels.numel()});
-  b.decoder_input_ids = f.read_i32("decoder_input_ids").view({labels.numel()});
-  return b;
+// The reference's padded batch (sources right-padded, targets padded with ignored labels) as
+// kglm's packed batch of its real tokens; with whole_targets, every target keeps all its positions
+// (the padded ones' labels ignored), as a decode that runs them all sees them.
+struct T5Inputs {
+  int64_t batch = 0, source_len = 0, target_len = 0;
+  Seq2SeqBatch packed;
+  Tensor padded_decoder_input_ids;  // I32 [B·T]
+  // Rows [B·len, X] of a padded reference tensor at the real positions of `seqs`, packed.
+  Tensor real(const Tensor& padded, const PackedSequences& seqs, int64_t len) const {
+    const int64_t width = padded.numel() / (batch * len);
+    Tensor flat = padded.view({batch * len, width}), out = Tensor::empty({seqs.tokens(), width}, padded.dtype());
+    for (int64_t s = 0; s < batch; ++s) {
+      const int64_t at = seqs.offsets[static_cast<size_t>(s)];
+      out.rows(at, at + seqs.length(s)).copy_from(flat.rows(s * len, s * len + seqs.length(s)));
+    }
+    return out;
+  }
+  Tensor real_sources(const Tensor& padded) const { return real(padded, packed.sources, source_len); }
+  Tensor real_targets(const Tensor& padded) const { return real(padded, packed.targets, target_len); }
+};
+
+T5Inputs read_seq2seq(const SafetensorsFile& f, const T5Config& config, bool whole_targets = false) {
+  T5Inputs in;
+  Tensor ids = f.read_i32("input_ids"), labels = f.read_i32("labels"), mask = f.read_i32("attention_mask");
+  in.batch = ids.dim(0);
+  in.source_len = ids.dim(1);
+  in.target_len = labels.dim(1);
+  in.padded_decoder_input_ids = f.read_i32("decoder_input_ids").view({labels.numel()});
+  std::vector<int64_t> source_lengths, target_lengths;
+  for (int64_t b = 0; b < in.batch; ++b) {
+    int64_t n = 0, m = 0;
+    for (int64_t t = 0; t < in.source_len; ++t) n += mask.data<int32_t>()[b * in.source_len + t];
+    for (int64_t t = 0; t < in.target_len; ++t)
+      if (labels.data<int32_t>()[b * in.target_len + t] != kIgnoreIndex) m = t + 1;
+    source_lengths.push_back(n);
+    target_lengths.push_back(whole_targets ? in.target_len : m);
+  }
+  in.packed.sources = PackedSequences::from_lengths(source_lengths);
+  in.packed.targets = PackedSequences::from_lengths(target_lengths);
+  in.packed.input_ids = in.real_sources(ids).view({in.packed.sources.tokens()});
+  in.packed.labels = in.real_targets(labels).view({in.packed.targets.tokens()});
+  in.packed.decoder_input_ids = shift_right(in.packed.labels, in.packed.targets, config);
+  return in;
 }
 
 class T5Reference : public ::testing::TestWithParam<std::string> {
@@ -680,21 +712,23 @@ class T5Parity : public ::testing::TestWithParam<std::tuple<std::string, Device>
 TEST_P(T5Parity, ForwardLossAndGradientsMatchPyTorch) {
   LoadedT5 t5(dir(), device());
   auto ref = SafetensorsFile::open(dir() / "seq2seq.safetensors");
-  Seq2SeqBatch batch = read_seq2seq(ref);
+  const T5Inputs in = read_seq2seq(ref, t5.config);
+  const Seq2SeqBatch& batch = in.packed;
+  ASSERT_LT(batch.sources.tokens(), in.batch * in.source_len);  // the reference padded some
   // The reference's decoder input is _shift_right of its labels.
-  Tensor shifted = shift_right(batch.labels, batch.batch, batch.target_len, t5.config);
-  EXPECT_EQ(std::memcmp(shifted.raw(), batch.decoder_input_ids.raw(), shifted.nbytes()), 0);
+  const Tensor reference_shifted = in.real_targets(in.padded_decoder_input_ids);
+  EXPECT_EQ(std::memcmp(reference_shifted.raw(), batch.decoder_input_ids.raw(), reference_shifted.nbytes()), 0);
 
   const CrossEntropyResult eval = t5.model->forward(batch, DropoutContext{}, 0);
   const int64_t d = t5.config.d_model;
   EXPECT_LE(relative_error(t5.model->encoder_output(),
-                           ref.read_f32("encoder_hidden").view({batch.batch * batch.source_len, d})),
+                           in.real_sources(ref.read_f32("encoder_hidden").view({in.batch * in.source_len, d}))),
             kTolerance);
   EXPECT_LE(relative_error(t5.model->decoder_output(),
-                           ref.read_f32("decoder_hidden").view({batch.batch * batch.target_len, d})),
+                           in.real_targets(ref.read_f32("decoder_hidden").view({in.batch * in.target_len, d}))),
             kTolerance);
-  EXPECT_LE(relative_error(t5.model->logits(),
-                           ref.read_f32("logits").view({batch.batch * batch.target_len, t5.config.vocab_size})),
+  EXPECT_LE(relative_error(t5.model->logits(), in.real_targets(ref.read_f32("logits").view(
+                                                   {in.batch * in.target_len, t5.config.vocab_size}))),
             kTolerance);
   ASSERT_GT(eval.counted, 0);
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
@@ -712,11 +746,12 @@ TEST_P(T5Parity, ForwardLossAndGradientsMatchPyTorch) {
 TEST_P(T5Parity, CachedDecodingEqualsTheFullRecompute) {
   LoadedT5 t5(dir(), device());
   auto ref = SafetensorsFile::open(dir() / "seq2seq.safetensors");
-  Seq2SeqBatch batch = read_seq2seq(ref);
+  const T5Inputs in = read_seq2seq(ref, t5.config, true);
+  const Seq2SeqBatch& batch = in.packed;
   t5.model->forward(batch, DropoutContext{}, 0);
   const Tensor full = t5.model->logits().clone().to(Device::Cpu);
-  const int64_t B = batch.batch, T = batch.target_len, V = t5.config.vocab_size;
-  t5.model->start_decoding(batch.input_ids, batch.attention_mask, B, batch.source_len, T);
+  const int64_t B = in.batch, T = in.target_len, V = t5.config.vocab_size;
+  t5.model->start_decoding(batch.input_ids, batch.sources, T);
   const int32_t* dec = batch.decoder_input_ids.data<int32_t>();
   std::vector<int32_t> order(static_cast<size_t>(B));
   for (int64_t i = 0; i < B; ++i) order[static_cast<size_t>(i)] = static_cast<int32_t>(i);
@@ -756,7 +791,8 @@ TEST_P(T5Parity, CachedDecodingEqualsTheFullRecompute) {
 // reference script itself checks by finite differences).
 TEST_P(T5Reference, GradientMatchesFiniteDifferences) {
   LoadedT5 t5(dir());
-  Seq2SeqBatch batch = read_seq2seq(SafetensorsFile::open(dir() / "seq2seq.safetensors"));
+  const T5Inputs in = read_seq2seq(SafetensorsFile::open(dir() / "seq2seq.safetensors"), t5.config);
+  const Seq2SeqBatch& batch = in.packed;
   const CrossEntropyResult ce = t5.model->forward(batch, DropoutContext{}, 1.0);
   t5.model->backward();
   Tensor& values = t5.params.values();

@@ -274,56 +274,125 @@ TEST(OpsGradient, ReluGeluTanhAndMultiply) {
   for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(get(y, i), get(x, i) * get(b, i));
 }
 
-// T5 attention on cross-attention shapes (3 queries, 5 keys), with a key mask, a bias shared by
-// the batch, dropout; and causal self-attention; every input's gradient and the bias's.
+// T5 attention over packed batches: cross-attention (queries of 3 and 2 tokens against keys of 5
+// and 3), with a bias larger than any sequence (each reads its corner), dropout; and causal
+// self-attention; every input's gradient and the bias's.
 TEST(OpsGradient, BiasedAttention) {
-  const int64_t B = 2, A = 2, d = 3, I = A * d;
+  const int64_t A = 2, d = 3, I = A * d;
   for (bool causal : {false, true}) {
     for (float p : {0.0f, 0.25f}) {
       SCOPED_TRACE(std::string(causal ? "causal" : "cross") + " dropout " + std::to_string(p));
-      const int64_t Tq = causal ? 4 : 3, Tk = causal ? 4 : 5;
-      BiasedAttentionShape s{B, Tq, Tk, A, d};
+      const PackedSequences queries = PackedSequences::from_lengths(causal ? std::vector<int64_t>{4, 2}
+                                                                           : std::vector<int64_t>{3, 2});
+      const PackedSequences keys = causal ? queries : PackedSequences::from_lengths({5, 3});
+      const AttentionPairs pairs(queries, keys);
+      const int64_t Nq = queries.tokens(), Nk = keys.tokens(), BQ = queries.max_len + 1, BK = keys.max_len + 2;
+      BiasedAttentionShape s{A, d};
       s.causal = causal;
       s.scale = causal ? 1.0 : 0.5;
-      Tensor key_mask = causal ? Tensor() : ids({B, Tk}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0});
-      Tensor q = random({B, Tq, I}, 60, -1.5, 1.5), k = random({B, Tk, I}, 61, -1.5, 1.5);
-      Tensor v = random({B, Tk, I}, 62), bias = random({A, Tq, Tk}, 63), wy = random({B, Tq, I}, 64);
-      Tensor ctx = Tensor::empty({B, Tq, I}, DType::F64), probs = Tensor::empty({B, A, Tq, Tk}, DType::F64);
-      Tensor mask = p > 0 ? Tensor::empty({B, A, Tq, Tk}, DType::U8) : Tensor();
+      Tensor q = random({Nq, I}, 60, -1.5, 1.5), k = random({Nk, I}, 61, -1.5, 1.5);
+      Tensor v = random({Nk, I}, 62), bias = random({A, BQ, BK}, 63), wy = random({Nq, I}, 64);
+      const int64_t P = pairs.score_elements(A);
+      Tensor ctx = Tensor::empty({Nq, I}, DType::F64), probs = Tensor::empty({P}, DType::F64);
+      Tensor mask = p > 0 ? Tensor::empty({P}, DType::U8) : Tensor();
       const DropoutKey key{7, 8};
       auto objective = [&] {
-        biased_attention_forward(q, k, v, key_mask, bias, s, p, key, ctx, probs, mask);
+        biased_attention_forward(q, k, v, bias, pairs, s, p, key, ctx, probs, mask);
         return dot(wy, ctx);
       };
       objective();
-      for (int64_t b = 0; b < B; ++b)
+      for (int64_t sq = 0; sq < 2; ++sq) {
+        const int64_t Lq = queries.length(sq), Lk = keys.length(sq);
         for (int64_t h = 0; h < A; ++h)
-          for (int64_t i = 0; i < Tq; ++i)
-            for (int64_t j = 0; j < Tk; ++j) {
-              const bool hidden = causal ? j > i : (b == 1 && j >= 3);
-              if (hidden) {
-                EXPECT_EQ(get(probs, ((b * A + h) * Tq + i) * Tk + j), 0.0);
+          for (int64_t i = 0; i < Lq; ++i) {
+            double row = 0;
+            for (int64_t j = 0; j < Lk; ++j) {
+              const double pr = get(probs, A * pairs.score_offsets[sq] + (h * Lq + i) * Lk + j);
+              if (causal && j > i) {
+                EXPECT_EQ(pr, 0.0);
               }
+              row += pr;
             }
-      Tensor dq = Tensor::empty({B, Tq, I}, DType::F64), dk = Tensor::empty({B, Tk, I}, DType::F64);
-      Tensor dv = Tensor::empty({B, Tk, I}, DType::F64), dscores = Tensor::empty({B, A, Tq, Tk}, DType::F64);
-      biased_attention_backward(wy, q, k, v, probs, mask, s, p, dq, dk, dv, dscores);
+            EXPECT_NEAR(row, 1.0, 1e-12);
+          }
+      }
+      Tensor dq = Tensor::empty({Nq, I}, DType::F64), dk = Tensor::empty({Nk, I}, DType::F64);
+      Tensor dv = Tensor::empty({Nk, I}, DType::F64), dscores = Tensor::empty({P}, DType::F64);
+      biased_attention_backward(wy, q, k, v, probs, mask, pairs, s, p, dq, dk, dv, dscores);
       expect_gradient("dq", q, dq, objective);
       expect_gradient("dk", k, dk, objective);
       expect_gradient("dv", v, dv, objective);
-      // The bias gradient is dscores summed over the batch.
-      Tensor dbias = Tensor::zeros({A, Tq, Tk}, DType::F64);
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t e = 0; e < A * Tq * Tk; ++e) set(dbias, e, get(dbias, e) + get(dscores, b * A * Tq * Tk + e));
+      // The bias gradient is each sequence's dscores, summed into the bias's corner.
+      Tensor dbias = Tensor::zeros({A, BQ, BK}, DType::F64);
+      for (int64_t sq = 0; sq < 2; ++sq) {
+        const int64_t Lq = queries.length(sq), Lk = keys.length(sq);
+        for (int64_t h = 0; h < A; ++h)
+          for (int64_t i = 0; i < Lq; ++i)
+            for (int64_t j = 0; j < Lk; ++j) {
+              const int64_t at = (h * BQ + i) * BK + j;
+              set(dbias, at, get(dbias, at) + get(dscores, A * pairs.score_offsets[sq] + (h * Lq + i) * Lk + j));
+            }
+      }
       expect_gradient("dbias", bias, dbias, objective);
     }
   }
+  // Bad geometry is refused.
+  const PackedSequences two = PackedSequences::from_lengths({2, 1}), one = PackedSequences::from_lengths({2});
+  expect_error([&] { AttentionPairs(two, one); }, "attention");
+  const AttentionPairs pairs(two, two);
+  Tensor q = random({3, I}, 65), ctx = Tensor::empty({3, I}, DType::F64), probs = Tensor::empty({A * 5}, DType::F64);
+  Tensor small_bias = random({A, 1, 2}, 66), none;
+  expect_error([&] { biased_attention_forward(q, q, q, small_bias, pairs, {A, d}, 0, {}, ctx, probs, none); },
+               "biased_attention_forward");
+  expect_error([&] { biased_attention_forward(q, q, q, none, pairs, {A, d}, 0, {0, 0, 4}, ctx, probs, none); },
+               "biased_attention_forward");
+}
+
+// A sequence's attention dropout depends on its number and positions alone, not on the batch it is
+// packed in: the same source as sequence 0 of one batch and sequence 1 of another, numbered alike.
+TEST(OpsSemantics, BiasedAttentionDropoutFollowsTheSequence) {
+  const int64_t A = 2, d = 4, I = A * d;
+  const float p = 0.3f;
+  const DropoutKey key{11, 12};
+  const PackedSequences q_alone = PackedSequences::from_lengths({3}, 7), k_alone = PackedSequences::from_lengths({4});
+  const PackedSequences q_second = PackedSequences::from_lengths({5, 3}, 6),
+                        k_second = PackedSequences::from_lengths({2, 4});
+  Tensor q = random({3, I}, 90), k = random({4, I}, 91), v = random({4, I}, 92);
+  Tensor q_pad = random({5, I}, 93), k_pad = random({2, I}, 94);
+  auto stacked = [](const Tensor& a, const Tensor& b) {
+    Tensor out = Tensor::empty({a.dim(0) + b.dim(0), a.dim(1)}, DType::F64);
+    out.rows(0, a.dim(0)).copy_from(a);
+    out.rows(a.dim(0), a.dim(0) + b.dim(0)).copy_from(b);
+    return out;
+  };
+  Tensor bias = random({A, 5, 4}, 95);
+  auto run = [&](const PackedSequences& qs, const PackedSequences& ks, const Tensor& qq, const Tensor& kk,
+                 const Tensor& vv, Tensor& ctx, Tensor& mask) {
+    const AttentionPairs pairs(qs, ks);
+    Tensor probs = Tensor::empty({pairs.score_elements(A)}, DType::F64);
+    ctx = Tensor::empty({qs.tokens(), I}, DType::F64);
+    mask = Tensor::empty({pairs.score_elements(A)}, DType::U8);
+    biased_attention_forward(qq, kk, vv, bias, pairs, {A, d}, p, key, ctx, probs, mask);
+    return pairs;
+  };
+  Tensor ctx1, mask1, ctx2, mask2;
+  run(q_alone, k_alone, q, k, v, ctx1, mask1);
+  const AttentionPairs second =
+      run(q_second, k_second, stacked(q_pad, q), stacked(k_pad, k), stacked(random({2, I}, 96), v), ctx2, mask2);
+  const int64_t at = A * second.score_offsets[1];
+  int dropped = 0;
+  for (int64_t e = 0; e < A * 3 * 4; ++e) {
+    EXPECT_EQ(mask1.data<uint8_t>()[e], mask2.data<uint8_t>()[at + e]) << e;
+    dropped += mask1.data<uint8_t>()[e] == 0;
+  }
+  EXPECT_GT(dropped, 0);
+  for (int64_t e = 0; e < 3 * I; ++e) EXPECT_NEAR(get(ctx1, e), get(ctx2, 5 * I + e), 1e-14);
 }
 
 // The relative-position bias: a table lookup per (query, key), its gradient the scatter-add of
-// the score gradients over the batch; and through attention, the table's gradient.
+// the score gradients over the sequences; and through attention, the table's gradient.
 TEST(OpsGradient, RelativeBias) {
-  const int64_t B = 2, A = 2, T = 4, buckets = 5, d = 2;
+  const int64_t A = 2, T = 4, buckets = 5, d = 2;
   std::vector<int32_t> of(T * T);
   for (int64_t i = 0; i < T; ++i)
     for (int64_t j = 0; j < T; ++j)
@@ -333,53 +402,74 @@ TEST(OpsGradient, RelativeBias) {
   relative_bias_forward(buckets_of, table, bias);
   for (int64_t h = 0; h < A; ++h)
     for (int64_t e = 0; e < T * T; ++e) EXPECT_EQ(get(bias, h * T * T + e), get(table, of[e] * A + h));
-  BiasedAttentionShape s{B, T, T, A, d};
-  Tensor q = random({B, T, A * d}, 71), k = random({B, T, A * d}, 72), v = random({B, T, A * d}, 73);
-  Tensor wy = random({B, T, A * d}, 74), ctx = Tensor::empty({B, T, A * d}, DType::F64);
-  Tensor probs = Tensor::empty({B, A, T, T}, DType::F64), none;
+  const PackedSequences seqs = PackedSequences::from_lengths({T, 3});
+  const AttentionPairs pairs(seqs, seqs);
+  const int64_t N = seqs.tokens();
+  Tensor q = random({N, A * d}, 71), k = random({N, A * d}, 72), v = random({N, A * d}, 73);
+  Tensor wy = random({N, A * d}, 74), ctx = Tensor::empty({N, A * d}, DType::F64);
+  Tensor probs = Tensor::empty({pairs.score_elements(A)}, DType::F64), none;
   auto objective = [&] {
     relative_bias_forward(buckets_of, table, bias);
-    biased_attention_forward(q, k, v, none, bias, s, 0, {}, ctx, probs, none);
+    biased_attention_forward(q, k, v, bias, pairs, {A, d}, 0, {}, ctx, probs, none);
     return dot(wy, ctx);
   };
   objective();
-  Tensor dq = Tensor::empty({B, T, A * d}, DType::F64), dk = dq.clone(), dv = dq.clone();
-  Tensor dscores = Tensor::empty({B, A, T, T}, DType::F64), dtable = Tensor::zeros({buckets, A}, DType::F64);
-  biased_attention_backward(wy, q, k, v, probs, none, s, 0, dq, dk, dv, dscores);
-  relative_bias_backward(dscores, buckets_of, dtable);
+  Tensor dq = Tensor::empty({N, A * d}, DType::F64), dk = dq.clone(), dv = dq.clone();
+  Tensor dscores = Tensor::empty({pairs.score_elements(A)}, DType::F64), dtable = Tensor::zeros({buckets, A}, DType::F64);
+  biased_attention_backward(wy, q, k, v, probs, none, pairs, {A, d}, 0, dq, dk, dv, dscores);
+  relative_bias_backward(dscores, pairs, buckets_of, dtable);
   expect_gradient("dtable", table, dtable, objective);
   expect_error([&] { relative_bias_forward(ids({1, 1}, {5}), table, bias); }, "relative_bias_forward");
+  expect_error([&] { relative_bias_backward(dscores, pairs, ids({2, 2}, {0, 0, 0, 0}), dtable); },
+               "relative_bias_backward");
 }
 
 // A decode step reads k and v from a cache with more rows than keys in use, and sees the cached
 // keys up to its own position: the same context as the full causal pass's row.
 TEST(OpsSemantics, BiasedAttentionReadsACache) {
   const int64_t B = 2, A = 2, d = 4, I = A * d, T = 5, capacity = 8;
-  Tensor q = random({B, T, I}, 80), k = random({B, T, I}, 81), v = random({B, T, I}, 82);
+  const PackedSequences seqs = PackedSequences::from_lengths({T, T});
+  Tensor q = random({B * T, I}, 80), k = random({B * T, I}, 81), v = random({B * T, I}, 82);
   Tensor bias = random({A, T, T}, 83), none;
-  BiasedAttentionShape full{B, T, T, A, d};
+  BiasedAttentionShape full{A, d};
   full.causal = true;
-  Tensor ctx = Tensor::empty({B, T, I}, DType::F64), probs = Tensor::empty({B, A, T, T}, DType::F64);
-  biased_attention_forward(q, k, v, none, bias, full, 0, {}, ctx, probs, none);
-  Tensor kc = Tensor::zeros({B, capacity, I}, DType::F64), vc = kc.clone();
+  const AttentionPairs full_pairs(seqs, seqs);
+  Tensor ctx = Tensor::empty({B * T, I}, DType::F64), probs = Tensor::empty({full_pairs.score_elements(A)}, DType::F64);
+  biased_attention_forward(q, k, v, bias, full_pairs, full, 0, {}, ctx, probs, none);
+  Tensor kc = Tensor::zeros({B * capacity, I}, DType::F64), vc = kc.clone();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t)
       for (int64_t c = 0; c < I; ++c) {
         set(kc, (b * capacity + t) * I + c, get(k, (b * T + t) * I + c));
         set(vc, (b * capacity + t) * I + c, get(v, (b * T + t) * I + c));
       }
+  const PackedSequences one_each = PackedSequences::from_lengths({1, 1});
   for (int64_t t = 0; t < T; ++t) {
-    BiasedAttentionShape step{B, 1, t + 1, A, d, capacity, true, t};
-    Tensor qt = Tensor::empty({B, 1, I}, DType::F64), bt = Tensor::empty({A, 1, t + 1}, DType::F64);
+    const PackedSequences cached = PackedSequences::from_lengths({t + 1, t + 1});
+    const AttentionPairs pairs(one_each, cached);
+    BiasedAttentionShape step{A, d};
+    step.causal = true;
+    step.query_offset = t;
+    step.key_stride = capacity;
+    Tensor qt = Tensor::empty({B, I}, DType::F64), bt = Tensor::empty({A, 1, t + 1}, DType::F64);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t c = 0; c < I; ++c) set(qt, b * I + c, get(q, (b * T + t) * I + c));
     for (int64_t h = 0; h < A; ++h)
       for (int64_t j = 0; j <= t; ++j) set(bt, h * (t + 1) + j, get(bias, (h * T + t) * T + j));
-    Tensor ct = Tensor::empty({B, 1, I}, DType::F64), pt = Tensor::empty({B, A, 1, t + 1}, DType::F64);
-    biased_attention_forward(qt, kc, vc, none, bt, step, 0, {}, ct, pt, none);
+    Tensor ct = Tensor::empty({B, I}, DType::F64), pt = Tensor::empty({pairs.score_elements(A)}, DType::F64);
+    biased_attention_forward(qt, kc, vc, bt, pairs, step, 0, {}, ct, pt, none);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t c = 0; c < I; ++c) EXPECT_NEAR(get(ct, b * I + c), get(ctx, (b * T + t) * I + c), 1e-14);
   }
+  // More cached keys than the cache holds per sequence is refused.
+  const PackedSequences too_many = PackedSequences::from_lengths({capacity + 1, 1});
+  const AttentionPairs bad(one_each, too_many);
+  BiasedAttentionShape step{A, d};
+  step.key_stride = capacity;
+  Tensor qt = Tensor::empty({B, I}, DType::F64), ct = qt.clone(),
+         pt = Tensor::empty({bad.score_elements(A)}, DType::F64);
+  expect_error([&] { biased_attention_forward(qt, kc, vc, none, bad, step, 0, {}, ct, pt, none); },
+               "biased_attention_forward");
 }
 
 TEST(OpsGradient, GeluAndTanh) {
@@ -575,60 +665,68 @@ void expect_t5_ops_match(Device dev) {
       });
   expect_f32_matches_f64(dev, "copy_rows_strided", {random({3, h}, 97)}, {Tensor::zeros({12, h}, DType::F64)},
                          [](auto& in, auto& out) { copy_rows_strided(in[0], out[0], 2, 4); });
-  // Causal self-attention with the relative bias and dropout, then cross-attention (5 queries, 9
-  // keys) with padding, sequence 1 having no real key at all (its rows are uniform).
-  const int64_t B = 2, A = 4, d = 8, I = A * d, T = 7, buckets = 32;
+  // Packed causal self-attention with the relative bias and dropout, then cross-attention of query
+  // sequences of 5, 3 and 0 tokens against key sequences of 9, 0 (nothing to attend to: the context
+  // is 0) and 2 tokens.
+  const int64_t A = 4, d = 8, I = A * d, T = 7, buckets = 32;
   std::vector<int32_t> of(T * T);
   for (int64_t i = 0; i < T; ++i)
     for (int64_t j = 0; j < T; ++j) of[i * T + j] = relative_position_bucket(j - i, false, buckets, 128);
   const Tensor buckets_of = ids({T, T}, of);
+  const PackedSequences seqs = PackedSequences::from_lengths({T, 4}, 5);
+  const AttentionPairs self_pairs(seqs, seqs);
+  const int64_t N = seqs.tokens(), P = self_pairs.score_elements(A);
   for (float p : {0.0f, 0.2f}) {
-    BiasedAttentionShape self{B, T, T, A, d};
+    BiasedAttentionShape self{A, d};
     self.causal = true;
     expect_f32_matches_f64(
         dev, "biased self-attention",
-        {random({B, T, I}, 100, -2, 2), random({B, T, I}, 101, -2, 2), random({B, T, I}, 102),
-         random({buckets, A}, 103), random({B, T, I}, 104), buckets_of},
-        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
-         Tensor::empty({B, A, T, T}, DType::F64), Tensor::empty({B, A, T, T}, DType::U8),
-         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
-         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, A, T, T}, DType::F64),
-         Tensor::zeros({buckets, A}, DType::F64)},
+        {random({N, I}, 100, -2, 2), random({N, I}, 101, -2, 2), random({N, I}, 102), random({buckets, A}, 103),
+         random({N, I}, 104), buckets_of},
+        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({N, I}, DType::F64), Tensor::empty({P}, DType::F64),
+         Tensor::empty({P}, DType::U8), Tensor::empty({N, I}, DType::F64), Tensor::empty({N, I}, DType::F64),
+         Tensor::empty({N, I}, DType::F64), Tensor::empty({P}, DType::F64), Tensor::zeros({buckets, A}, DType::F64)},
         [&](auto& in, auto& out) {
           relative_bias_forward(in[5], in[3], out[0]);
           Tensor mask = p > 0 ? out[3] : Tensor();
-          biased_attention_forward(in[0], in[1], in[2], Tensor(), out[0], self, p, DropoutKey{3, 4}, out[1], out[2],
+          biased_attention_forward(in[0], in[1], in[2], out[0], self_pairs, self, p, DropoutKey{3, 4}, out[1], out[2],
                                    mask);
-          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], mask, self, p, out[4], out[5], out[6], out[7]);
-          relative_bias_backward(out[7], in[5], out[8]);
+          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], mask, self_pairs, self, p, out[4], out[5],
+                                    out[6], out[7]);
+          relative_bias_backward(out[7], self_pairs, in[5], out[8]);
         },
         2e-5);
   }
-  const int64_t Tq = 5, Tk = 9;
-  std::vector<int32_t> real(B * Tk, 0);
-  for (int64_t j = 0; j < 6; ++j) real[j] = 1;
-  BiasedAttentionShape cross{B, Tq, Tk, A, d};
+  const PackedSequences queries = PackedSequences::from_lengths({5, 3, 0}), keys = PackedSequences::from_lengths({9, 0, 2});
+  const AttentionPairs cross_pairs(queries, keys);
+  const int64_t Nq = queries.tokens(), Nk = keys.tokens(), Pc = cross_pairs.score_elements(A);
+  BiasedAttentionShape cross{A, d};
   cross.scale = 0.5;
   expect_f32_matches_f64(
       dev, "biased cross-attention",
-      {random({B, Tq, I}, 105, -2, 2), random({B, Tk, I}, 106, -2, 2), random({B, Tk, I}, 107), ids({B, Tk}, real),
-       random({B, Tq, I}, 108)},
-      {Tensor::empty({B, Tq, I}, DType::F64), Tensor::empty({B, A, Tq, Tk}, DType::F64),
-       Tensor::empty({B, Tq, I}, DType::F64), Tensor::empty({B, Tk, I}, DType::F64),
-       Tensor::empty({B, Tk, I}, DType::F64)},
+      {random({Nq, I}, 105, -2, 2), random({Nk, I}, 106, -2, 2), random({Nk, I}, 107), random({Nq, I}, 108)},
+      {Tensor::empty({Nq, I}, DType::F64), Tensor::empty({Pc}, DType::F64), Tensor::empty({Nq, I}, DType::F64),
+       Tensor::empty({Nk, I}, DType::F64), Tensor::empty({Nk, I}, DType::F64)},
       [&](auto& in, auto& out) {
         Tensor none;
-        biased_attention_forward(in[0], in[1], in[2], in[3], none, cross, 0, {}, out[0], out[1], none);
-        biased_attention_backward(in[4], in[0], in[1], in[2], out[1], none, cross, 0, out[2], out[3], out[4], none);
+        biased_attention_forward(in[0], in[1], in[2], none, cross_pairs, cross, 0, {}, out[0], out[1], none);
+        biased_attention_backward(in[3], in[0], in[1], in[2], out[1], none, cross_pairs, cross, 0, out[2], out[3],
+                                  out[4], none);
       });
   // A decode step: one query at position 4 against a cache of 8 rows per sequence, 5 in use.
-  BiasedAttentionShape step{B, 1, 5, A, d, 8, true, 4};
+  const PackedSequences one_each = PackedSequences::from_lengths({1, 1}), cached = PackedSequences::from_lengths({5, 5});
+  const AttentionPairs step_pairs(one_each, cached);
+  BiasedAttentionShape step{A, d};
+  step.causal = true;
+  step.query_offset = 4;
+  step.key_stride = 8;
   expect_f32_matches_f64(
       dev, "biased attention on a cache",
-      {random({B, 1, I}, 109), random({B, 8, I}, 110), random({B, 8, I}, 111), random({A, 1, 5}, 112)},
-      {Tensor::empty({B, 1, I}, DType::F64), Tensor::empty({B, A, 1, 5}, DType::F64)}, [&](auto& in, auto& out) {
+      {random({2, I}, 109), random({16, I}, 110), random({16, I}, 111), random({A, 1, 5}, 112)},
+      {Tensor::empty({2, I}, DType::F64), Tensor::empty({step_pairs.score_elements(A)}, DType::F64)},
+      [&](auto& in, auto& out) {
         Tensor none;
-        biased_attention_forward(in[0], in[1], in[2], none, in[3], step, 0, {}, out[0], out[1], none);
+        biased_attention_forward(in[0], in[1], in[2], in[3], step_pairs, step, 0, {}, out[0], out[1], none);
       });
 }
 
@@ -881,27 +979,30 @@ TEST_P(OpsOnDevice, HalfPrecisionWithinTolerance) {
           multiply(in[3], in[2], out[8]);
         },
         tol);
-    const int64_t B = 2, A = 4, I = 32, T = 7, buckets = 32;
+    const int64_t A = 4, I = 32, T = 7, buckets = 32;
     std::vector<int32_t> of(T * T);
     for (int64_t i = 0; i < T; ++i)
       for (int64_t j = 0; j < T; ++j) of[i * T + j] = relative_position_bucket(j - i, false, buckets, 128);
-    BiasedAttentionShape self{B, T, T, A, I / A};
+    const PackedSequences t5_seqs = PackedSequences::from_lengths({T, 5});
+    const AttentionPairs pairs(t5_seqs, t5_seqs);
+    const int64_t N = t5_seqs.tokens(), P = pairs.score_elements(A);
+    BiasedAttentionShape self{A, I / A};
     self.causal = true;
     expect_half_matches_f64(
         dev, dtype, "biased attention",
-        {random({B, T, I}, 100, -2, 2), random({B, T, I}, 101, -2, 2), random({B, T, I}, 102),
-         random({buckets, A}, 103), random({B, T, I}, 104), ids({T, T}, of)},
-        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
-         Tensor::empty({B, A, T, T}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
-         Tensor::empty({B, T, I}, DType::F64), Tensor::empty({B, T, I}, DType::F64),
-         Tensor::empty({B, A, T, T}, DType::F64), Tensor::zeros({buckets, A}, DType::F64)},
+        {random({N, I}, 100, -2, 2), random({N, I}, 101, -2, 2), random({N, I}, 102), random({buckets, A}, 103),
+         random({N, I}, 104), ids({T, T}, of)},
+        {Tensor::empty({A, T, T}, DType::F64), Tensor::empty({N, I}, DType::F64), Tensor::empty({P}, DType::F64),
+         Tensor::empty({N, I}, DType::F64), Tensor::empty({N, I}, DType::F64), Tensor::empty({N, I}, DType::F64),
+         Tensor::empty({P}, DType::F64), Tensor::zeros({buckets, A}, DType::F64)},
         {7},
         [&](auto& in, auto& out) {
           Tensor none;
           relative_bias_forward(in[5], in[3], out[0]);
-          biased_attention_forward(in[0], in[1], in[2], none, out[0], self, 0, {}, out[1], out[2], none);
-          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], none, self, 0, out[3], out[4], out[5], out[6]);
-          relative_bias_backward(out[6], in[5], out[7]);
+          biased_attention_forward(in[0], in[1], in[2], out[0], pairs, self, 0, {}, out[1], out[2], none);
+          biased_attention_backward(in[4], in[0], in[1], in[2], out[2], none, pairs, self, 0, out[3], out[4], out[5],
+                                    out[6]);
+          relative_bias_backward(out[6], pairs, in[5], out[7]);
         },
         tol);
   }

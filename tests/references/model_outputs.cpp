@@ -115,28 +115,28 @@ Outputs task_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
 
 Outputs t5_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
   verbalize::Verbalizer v = verbalize::load_verbalizer(dir, nn::Device::Cpu);
+  // The padded sources' real tokens, packed; every decoder input position is kept (the reference
+  // computes logits at all of them).
+  const nn::Tensor padded_ids = in.read_i32("input_ids"), mask = in.read_i32("attention_mask");
+  const nn::Tensor decoder_ids = in.read_i32("decoder_input_ids");
+  const int64_t B = padded_ids.dim(0), S = padded_ids.dim(1), T = decoder_ids.dim(1);
+  std::vector<std::vector<int32_t>> sources(static_cast<size_t>(B));
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t t = 0; t < S; ++t)
+      if (mask.data<int32_t>()[r * S + t])
+        sources[static_cast<size_t>(r)].push_back(padded_ids.data<int32_t>()[r * S + t]);
+  const verbalize::SourceBatch source_batch = verbalize::make_source_batch(sources);
   nn::Seq2SeqBatch batch;
-  batch.input_ids = in.read_i32("input_ids");
-  batch.batch = batch.input_ids.shape()[0];
-  batch.source_len = batch.input_ids.shape()[1];
-  batch.input_ids = batch.input_ids.view({batch.batch * batch.source_len});
-  batch.attention_mask = in.read_i32("attention_mask").view({batch.batch * batch.source_len});
-  batch.decoder_input_ids = in.read_i32("decoder_input_ids");
-  batch.target_len = batch.decoder_input_ids.shape()[1];
-  batch.decoder_input_ids = batch.decoder_input_ids.view({batch.batch * batch.target_len});
-  batch.labels = nn::Tensor::zeros({batch.batch * batch.target_len}, nn::DType::I32);
+  batch.sources = source_batch.sequences;
+  batch.targets = nn::PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), T));
+  batch.input_ids = source_batch.input_ids;
+  batch.decoder_input_ids = decoder_ids.view({B * T});
+  batch.labels = nn::Tensor::zeros({B * T}, nn::DType::I32);
   v.model->forward(batch, nn::DropoutContext{}, 0);
-  Outputs out{{"logits", v.model->logits().clone().view({batch.batch, batch.target_len, v.config.vocab_size})}};
+  Outputs out{{"logits", v.model->logits().clone().view({B, T, v.config.vocab_size})}};
 
-  // Decoding from the unpadded sources.
-  const int32_t* ids = batch.input_ids.data<int32_t>();
-  const int32_t* mask = batch.attention_mask.data<int32_t>();
-  std::vector<std::vector<int32_t>> sources(static_cast<size_t>(batch.batch));
-  for (int64_t r = 0; r < batch.batch; ++r)
-    for (int64_t t = 0; t < batch.source_len; ++t)
-      if (mask[r * batch.source_len + t]) sources[static_cast<size_t>(r)].push_back(ids[r * batch.source_len + t]);
+  // Decoding from the same sources.
   const int64_t max_new = in.read_i32("max_new_tokens").data<int32_t>()[0];
-  const verbalize::SourceBatch source_batch = verbalize::make_source_batch(sources, v.config);
   std::vector<uint64_t> keys(sources.size(), 0);
   for (auto [name, method] :
        {std::pair{"greedy", verbalize::DecodeMethod::Greedy}, std::pair{"beam4", verbalize::DecodeMethod::Beam}}) {
@@ -145,10 +145,10 @@ Outputs t5_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
     options.beams = 4;
     options.max_len = max_new;
     const std::vector<std::vector<int32_t>> tokens = verbalize::decode(*v.model, source_batch, options, keys);
-    std::vector<int32_t> flat(static_cast<size_t>(batch.batch * max_new), -1);
+    std::vector<int32_t> flat(static_cast<size_t>(B * max_new), -1);
     for (size_t r = 0; r < tokens.size(); ++r)
       std::copy(tokens[r].begin(), tokens[r].end(), flat.begin() + static_cast<int64_t>(r) * max_new);
-    out.emplace_back(name, nn::Tensor::from<int32_t>({batch.batch, max_new}, flat));
+    out.emplace_back(name, nn::Tensor::from<int32_t>({B, max_new}, flat));
   }
   return out;
 }

@@ -116,7 +116,7 @@ std::vector<std::vector<int32_t>> run(Model& m, const std::vector<std::vector<in
                                       std::vector<uint64_t> keys = {}) {
   if (keys.empty())
     for (size_t i = 0; i < src.size(); ++i) keys.push_back(i);
-  return decode(*m.model, make_source_batch(src, m.config), o, keys);
+  return decode(*m.model, make_source_batch(src), o, keys);
 }
 
 // Each decoding method with these settings (beams for beam search, seed for sampling).

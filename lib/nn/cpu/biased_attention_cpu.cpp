@@ -1,10 +1,9 @@
-// T5's attention, one (batch, head) pair per loop iteration, the pairs spread over the OpenMP
-// threads; each pair is computed whole by one thread, so results do not depend on the schedule.
-// q, k and v of a head are read in place through the gemm leading dimension (A·d), and k and v
-// may be a decode cache with more rows per sequence than keys in use.
-#include <cmath>
+// T5's attention over packed batches, one (sequence, head) pair per loop iteration, the pairs
+// spread over the OpenMP threads, the costliest first; each pair is computed whole by one thread, so
+// results do not depend on the schedule. q, k and v of a head are read in place through the gemm
+// leading dimension (A·d), and k and v may be a decode cache (sequence s's keys at s·key_stride).
+#include <algorithm>
 #include <limits>
-#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -14,123 +13,166 @@ namespace kglm::nn::cpu {
 
 namespace {
 
-// Whether query i may see key j (padding and the causal mask).
-bool visible(const BiasedAttentionShape& s, const int32_t* real, int64_t i, int64_t j) {
-  return (!real || real[j]) && (!s.causal || j <= s.query_offset + i);
+// The (sequence, head) pairs in order of decreasing Lq·Lk (a stable order: deterministic).
+std::vector<int64_t> pairs_by_cost(const AttentionPairs& pairs, int64_t heads) {
+  std::vector<int64_t> order(static_cast<size_t>(pairs.sequences() * heads));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  auto cost = [&](int64_t sh) {
+    const auto s = static_cast<size_t>(sh / heads);
+    return pairs.score_offsets[s + 1] - pairs.score_offsets[s];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cost(a) > cost(b); });
+  return order;
+}
+
+// The longest query and key sequences: the per-thread scratch's size.
+int64_t largest_block(const AttentionPairs& pairs) {
+  int64_t most = 0;
+  for (size_t s = 0; s + 1 < pairs.score_offsets.size(); ++s)
+    most = std::max(most, pairs.score_offsets[s + 1] - pairs.score_offsets[s]);
+  return most;
+}
+
+template <class T>
+void apply_dropout(const T* probs, const uint8_t* mask, T scale, int64_t n, T* out) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) out[j] = mask[j] ? probs[j] * scale : T(0);
 }
 
 }  // namespace
 
 template <class T>
-void biased_attention_forward(const T* q, const T* k, const T* v, const int32_t* key_mask, const T* bias,
-                              const BiasedAttentionShape& s, float p, const DropoutKey& key, T* ctx, T* probs,
-                              uint8_t* drop_mask) {
-  const int64_t Tq = s.queries, Tk = s.keys, R = s.rows(), I = s.inner(), d = s.head_size;
-  if (key_mask)
-    for (int64_t i = 0; i < s.batch * Tk; ++i)
-      if (key_mask[i] != 0 && key_mask[i] != 1)
-        throw Error("biased_attention_forward: key_mask[" + std::to_string(i / Tk) + ", " + std::to_string(i % Tk) +
-                    "] = " + std::to_string(key_mask[i]) + ", expected 0 (padding) or 1");
-  check_blas_dims("biased_attention_forward", {Tq, Tk, I});
+void biased_attention_forward(const T* q, const T* k, const T* v, const T* bias, int64_t bias_queries,
+                              int64_t bias_keys, const AttentionPairs& pairs, const BiasedAttentionShape& s, float p,
+                              const DropoutKey& key, T* ctx, T* probs, uint8_t* drop_mask) {
+  const int64_t A = s.heads, I = s.inner(), d = s.head_size;
+  const PackedSequences &queries = *pairs.queries, &keys = *pairs.keys;
+  check_blas_dims("biased_attention_forward", {queries.max_len, keys.max_len, I});
   const T scale = static_cast<T>(s.scale);
   const T keep_scale = static_cast<T>(1.0 / (1.0 - static_cast<double>(p)));
-  const int64_t pairs = s.batch * s.heads, block = Tq * Tk;
-  std::vector<T> scratch(p > 0 ? static_cast<size_t>(omp_get_max_threads() * block) : 0);
-#pragma omp parallel if (pairs > 1 && block * d * pairs >= kParallelGrain)
+  const std::vector<int64_t> order = pairs_by_cost(pairs, A);
+  const auto count = static_cast<int64_t>(order.size());
+  const int64_t block_max = largest_block(pairs);
+  // Allocated here: an exception must not leave a parallel region.
+  std::vector<T> scratch(p > 0 ? static_cast<size_t>(omp_get_max_threads() * block_max) : 0);
+#pragma omp parallel if (count > 1 && pairs.score_elements(A) * d >= kParallelGrain)
   {
-    T* dropped = p > 0 ? scratch.data() + omp_get_thread_num() * block : nullptr;
+    T* dropped = p > 0 ? scratch.data() + omp_get_thread_num() * block_max : nullptr;
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t bh = 0; bh < pairs; ++bh) {
-      const int64_t b = bh / s.heads, h = bh % s.heads;
-      const T* qh = q + b * Tq * I + h * d;
-      const T* kh = k + b * R * I + h * d;
-      const T* vh = v + b * R * I + h * d;
-      const int32_t* real = key_mask ? key_mask + b * Tk : nullptr;
-      const T* bh_bias = bias ? bias + h * block : nullptr;
-      T* P = probs + bh * block;
-      gemm<T>(false, true, Tq, Tk, d, scale, qh, I, kh, I, T(0), P, Tk);
-      for (int64_t i = 0; i < Tq; ++i) {
-        T* row = P + i * Tk;
-        const T* brow = bh_bias ? bh_bias + i * Tk : nullptr;
+    for (int64_t n = 0; n < count; ++n) {
+      const int64_t sh = order[static_cast<size_t>(n)], sq = sh / A, h = sh % A;
+      const int64_t Lq = queries.length(sq), Lk = keys.length(sq);
+      T* ctx_h = ctx + queries.offsets[static_cast<size_t>(sq)] * I + h * d;
+      if (Lq == 0) continue;
+      if (Lk == 0) {  // nothing to attend to
+        for (int64_t i = 0; i < Lq; ++i) std::fill_n(ctx_h + i * I, d, T(0));
+        continue;
+      }
+      const T* qh = q + queries.offsets[static_cast<size_t>(sq)] * I + h * d;
+      const int64_t key_row = pairs.key_row(sq, s);
+      const T* kh = k + key_row * I + h * d;
+      const T* vh = v + key_row * I + h * d;
+      T* P = probs + A * pairs.score_offsets[static_cast<size_t>(sq)] + h * Lq * Lk;
+      gemm<T>(false, true, Lq, Lk, d, scale, qh, I, kh, I, T(0), P, Lk);
+      for (int64_t i = 0; i < Lq; ++i) {
+        T* row = P + i * Lk;
+        const T* brow = bias ? bias + (h * bias_queries + i) * bias_keys : nullptr;
+        // The causal mask hides keys after the query's position (key 0 is always visible).
+        const int64_t seen = s.causal ? std::min(Lk, s.query_offset + i + 1) : Lk;
+        if (brow)
+#pragma omp simd
+          for (int64_t j = 0; j < seen; ++j) row[j] += brow[j];
         T max = std::numeric_limits<T>::lowest();
-        bool any = false;
-        for (int64_t j = 0; j < Tk; ++j) {
-          if (visible(s, real, i, j)) {
-            row[j] += brow ? brow[j] : T(0);
-            max = std::max(max, row[j]);
-            any = true;
-          } else {
-            row[j] = std::numeric_limits<T>::lowest();
-          }
-        }
-        if (!any) max = 0;  // nothing visible: a uniform row (lowest() − 0 underflows alike)
+#pragma omp simd reduction(max : max)
+        for (int64_t j = 0; j < seen; ++j) max = std::max(max, row[j]);
         T sum = 0;
-        for (int64_t j = 0; j < Tk; ++j) {
-          row[j] = any ? exp_of<T>(row[j] - max) : T(1);
+#pragma omp simd reduction(+ : sum)
+        for (int64_t j = 0; j < seen; ++j) {
+          row[j] = exp_of<T>(row[j] - max);
           sum += row[j];
         }
         const T inv = T(1) / sum;
 #pragma omp simd
-        for (int64_t j = 0; j < Tk; ++j) row[j] *= inv;
+        for (int64_t j = 0; j < seen; ++j) row[j] *= inv;
+        std::fill(row + seen, row + Lk, T(0));
       }
       const T* weights = P;
       if (p > 0) {
-        uint8_t* mask = drop_mask + bh * block;
-        dropout_mask(key, p, static_cast<uint64_t>(bh * block), block, mask);
-        for (int64_t e = 0; e < block; ++e) dropped[e] = mask[e] ? P[e] * keep_scale : T(0);
+        uint8_t* mask = drop_mask + (P - probs);
+        const uint64_t g = queries.first_number + static_cast<uint64_t>(sq);
+        for (int64_t i = 0; i < Lq; ++i)
+          dropout_mask(key, p, attention_dropout_number(g, A, h, s.query_offset + i), Lk, mask + i * Lk);
+        apply_dropout(P, mask, keep_scale, Lq * Lk, dropped);
         weights = dropped;
       }
-      gemm<T>(false, false, Tq, d, Tk, T(1), weights, Tk, vh, I, T(0), ctx + b * Tq * I + h * d, I);
+      gemm<T>(false, false, Lq, d, Lk, T(1), weights, Lk, vh, I, T(0), ctx_h, I);
     }
   }
 }
 
 template <class T>
 void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v, const T* probs,
-                               const uint8_t* drop_mask, const BiasedAttentionShape& s, float p, T* dq, T* dk, T* dv,
-                               T* dscores) {
-  const int64_t Tq = s.queries, Tk = s.keys, I = s.inner(), d = s.head_size;
-  check_blas_dims("biased_attention_backward", {Tq, Tk, I});
+                               const uint8_t* drop_mask, const AttentionPairs& pairs, const BiasedAttentionShape& s,
+                               float p, T* dq, T* dk, T* dv, T* dscores) {
+  const int64_t A = s.heads, I = s.inner(), d = s.head_size;
+  const PackedSequences &queries = *pairs.queries, &keys = *pairs.keys;
+  check_blas_dims("biased_attention_backward", {queries.max_len, keys.max_len, I});
   const T scale = static_cast<T>(s.scale);
   const T keep_scale = static_cast<T>(1.0 / (1.0 - static_cast<double>(p)));
-  const int64_t pairs = s.batch * s.heads, block = Tq * Tk;
-  // Per thread: the score gradient, and the dropped-out probabilities.
-  const int64_t per_thread = (p > 0 ? 2 : 1) * block;
+  const std::vector<int64_t> order = pairs_by_cost(pairs, A);
+  const auto count = static_cast<int64_t>(order.size());
+  const int64_t block_max = largest_block(pairs);
+  // Per thread: the score gradient (unless it goes to dscores), and the dropped-out probabilities.
+  const int64_t per_thread = (p > 0 ? 2 : 1) * block_max;
   std::vector<T> scratch(static_cast<size_t>(omp_get_max_threads() * per_thread));
-#pragma omp parallel if (pairs > 1 && block * d * pairs >= kParallelGrain)
+#pragma omp parallel if (count > 1 && pairs.score_elements(A) * d >= kParallelGrain)
   {
-    T* dS = scratch.data() + omp_get_thread_num() * per_thread;
-    T* dropped = p > 0 ? dS + block : nullptr;
+    T* own_dS = scratch.data() + omp_get_thread_num() * per_thread;
+    T* dropped = p > 0 ? own_dS + block_max : nullptr;
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t bh = 0; bh < pairs; ++bh) {
-      const int64_t b = bh / s.heads, h = bh % s.heads;
-      const int64_t qoff = b * Tq * I + h * d, koff = b * Tk * I + h * d;
-      const T* P = probs + bh * block;
-      const uint8_t* mask = p > 0 ? drop_mask + bh * block : nullptr;
+    for (int64_t n = 0; n < count; ++n) {
+      const int64_t sh = order[static_cast<size_t>(n)], sq = sh / A, h = sh % A;
+      const int64_t Lq = queries.length(sq), Lk = keys.length(sq);
+      const int64_t qoff = queries.offsets[static_cast<size_t>(sq)] * I + h * d;
+      const int64_t koff = keys.offsets[static_cast<size_t>(sq)] * I + h * d;
+      if (Lq == 0 || Lk == 0) {  // no score: the keys' gradient is 0, and so is the queries'
+        for (int64_t i = 0; i < Lq; ++i) std::fill_n(dq + qoff + i * I, d, T(0));
+        for (int64_t j = 0; j < Lk; ++j) {
+          std::fill_n(dk + koff + j * I, d, T(0));
+          std::fill_n(dv + koff + j * I, d, T(0));
+        }
+        continue;
+      }
+      const int64_t block = A * pairs.score_offsets[static_cast<size_t>(sq)] + h * Lq * Lk;
+      const T* P = probs + block;
+      const uint8_t* mask = p > 0 ? drop_mask + block : nullptr;
+      T* dS = dscores ? dscores + block : own_dS;
       const T* weights = P;
       if (mask) {
-        for (int64_t e = 0; e < block; ++e) dropped[e] = mask[e] ? P[e] * keep_scale : T(0);
+        apply_dropout(P, mask, keep_scale, Lq * Lk, dropped);
         weights = dropped;
       }
-      // dv = weightsᵀ · dctx; d(weights) = dctx · vᵀ
-      gemm<T>(true, false, Tk, d, Tq, T(1), weights, Tk, dctx + qoff, I, T(0), dv + koff, I);
-      gemm<T>(false, true, Tq, Tk, d, T(1), dctx + qoff, I, v + koff, I, T(0), dS, Tk);
-      // Through dropout and the softmax: dS = P ⊙ (dP − Σⱼ P·dP); masked keys have P = 0.
-      for (int64_t i = 0; i < Tq; ++i) {
-        T* g = dS + i * Tk;
-        const T* pr = P + i * Tk;
+      // dv = weightsᵀ · dctx; d(weights) = dctx · vᵀ, turned into dS in place below
+      gemm<T>(true, false, Lk, d, Lq, T(1), weights, Lk, dctx + qoff, I, T(0), dv + koff, I);
+      gemm<T>(false, true, Lq, Lk, d, T(1), dctx + qoff, I, v + koff, I, T(0), dS, Lk);
+      // Through dropout and the softmax: dS = P ⊙ (dP − Σⱼ P·dP); hidden keys have P = 0.
+      for (int64_t i = 0; i < Lq; ++i) {
+        T* g = dS + i * Lk;
+        const T* pr = P + i * Lk;
         if (mask) {
-          const uint8_t* mr = mask + i * Tk;
-          for (int64_t j = 0; j < Tk; ++j) g[j] = mr[j] ? g[j] * keep_scale : T(0);
+          const uint8_t* mr = mask + i * Lk;
+#pragma omp simd
+          for (int64_t j = 0; j < Lk; ++j) g[j] = mr[j] ? g[j] * keep_scale : T(0);
         }
         T dot = 0;
-        for (int64_t j = 0; j < Tk; ++j) dot += pr[j] * g[j];
-        for (int64_t j = 0; j < Tk; ++j) g[j] = pr[j] * (g[j] - dot);
+#pragma omp simd reduction(+ : dot)
+        for (int64_t j = 0; j < Lk; ++j) dot += pr[j] * g[j];
+#pragma omp simd
+        for (int64_t j = 0; j < Lk; ++j) g[j] = pr[j] * (g[j] - dot);
       }
-      if (dscores) std::copy(dS, dS + block, dscores + bh * block);
       // scores = scale · q·kᵀ + bias: dq = scale · dS · k, dk = scale · dSᵀ · q
-      gemm<T>(false, false, Tq, d, Tk, scale, dS, Tk, k + koff, I, T(0), dq + qoff, I);
-      gemm<T>(true, false, Tk, d, Tq, scale, dS, Tk, q + qoff, I, T(0), dk + koff, I);
+      gemm<T>(false, false, Lq, d, Lk, scale, dS, Lk, k + koff, I, T(0), dq + qoff, I);
+      gemm<T>(true, false, Lk, d, Lq, scale, dS, Lk, q + qoff, I, T(0), dk + koff, I);
     }
   }
 }
@@ -147,24 +189,29 @@ void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t bu
 }
 
 template <class T>
-void relative_bias_backward(const T* dscores, const int32_t* buckets_of, int64_t batch, int64_t heads, int64_t tq,
-                            int64_t tk, T* dtable) {
+void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
+                            int64_t bias_keys, int64_t heads, T* dtable) {
+  const PackedSequences &queries = *pairs.queries, &keys = *pairs.keys;
   // Column h of the table is written by head h alone, in a fixed order: deterministic.
-#pragma omp parallel for schedule(static) if (heads > 1 && batch * heads * tq * tk >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (heads > 1 && pairs.score_elements(heads) >= kParallelGrain)
   for (int64_t h = 0; h < heads; ++h)
-    for (int64_t b = 0; b < batch; ++b) {
-      const T* g = dscores + (b * heads + h) * tq * tk;
-      for (int64_t e = 0; e < tq * tk; ++e) dtable[buckets_of[e] * heads + h] += g[e];
+    for (int64_t sq = 0; sq < pairs.sequences(); ++sq) {
+      const int64_t Lq = queries.length(sq), Lk = keys.length(sq);
+      const T* g = dscores + heads * pairs.score_offsets[static_cast<size_t>(sq)] + h * Lq * Lk;
+      for (int64_t i = 0; i < Lq; ++i)
+        for (int64_t j = 0; j < Lk; ++j) dtable[buckets_of[i * bias_keys + j] * heads + h] += g[i * Lk + j];
     }
 }
 
-#define KGLM_BIASED_ATTENTION_CPU(T)                                                                                  \
-  template void biased_attention_forward<T>(const T*, const T*, const T*, const int32_t*, const T*,                   \
-                                            const BiasedAttentionShape&, float, const DropoutKey&, T*, T*, uint8_t*); \
-  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,        \
-                                             const BiasedAttentionShape&, float, T*, T*, T*, T*);                     \
-  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, int64_t, T*);           \
-  template void relative_bias_backward<T>(const T*, const int32_t*, int64_t, int64_t, int64_t, int64_t, T*);
+#define KGLM_BIASED_ATTENTION_CPU(T)                                                                                 \
+  template void biased_attention_forward<T>(const T*, const T*, const T*, const T*, int64_t, int64_t,                \
+                                            const AttentionPairs&, const BiasedAttentionShape&, float,               \
+                                            const DropoutKey&, T*, T*, uint8_t*);                                    \
+  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,       \
+                                             const AttentionPairs&, const BiasedAttentionShape&, float, T*, T*, T*,  \
+                                             T*);                                                                    \
+  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, int64_t, T*);          \
+  template void relative_bias_backward<T>(const T*, const AttentionPairs&, const int32_t*, int64_t, int64_t, T*);
 KGLM_BIASED_ATTENTION_CPU(float)
 KGLM_BIASED_ATTENTION_CPU(double)
 #undef KGLM_BIASED_ATTENTION_CPU

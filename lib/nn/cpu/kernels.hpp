@@ -172,24 +172,24 @@ void rms_norm_backward(const T* dy, const T* x, const T* gamma, const T* rstd, T
                        bool dx_accumulate);
 
 // --- biased_attention_cpu.cpp (see nn/ops/biased_attention.hpp) ------------------------------
-// key_mask and bias may be null; drop_mask null when p == 0. Throws on a key_mask value other
-// than 0 or 1.
+// bias [heads, bias_queries, bias_keys] or null; drop_mask null when p == 0.
 template <class T>
-void biased_attention_forward(const T* q, const T* k, const T* v, const int32_t* key_mask, const T* bias,
-                              const BiasedAttentionShape& s, float p, const DropoutKey& key, T* ctx, T* probs,
-                              uint8_t* drop_mask);
+void biased_attention_forward(const T* q, const T* k, const T* v, const T* bias, int64_t bias_queries,
+                              int64_t bias_keys, const AttentionPairs& pairs, const BiasedAttentionShape& s, float p,
+                              const DropoutKey& key, T* ctx, T* probs, uint8_t* drop_mask);
 // dscores may be null.
 template <class T>
 void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v, const T* probs,
-                               const uint8_t* drop_mask, const BiasedAttentionShape& s, float p, T* dq, T* dk, T* dv,
-                               T* dscores);
+                               const uint8_t* drop_mask, const AttentionPairs& pairs, const BiasedAttentionShape& s,
+                               float p, T* dq, T* dk, T* dv, T* dscores);
 // Throws on a bucket outside [0, buckets).
 template <class T>
 void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t buckets, int64_t heads, int64_t tq,
                            int64_t tk, T* bias);
+// buckets_of [·, bias_keys], checked by the caller.
 template <class T>
-void relative_bias_backward(const T* dscores, const int32_t* buckets_of, int64_t batch, int64_t heads, int64_t tq,
-                            int64_t tk, T* dtable);
+void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
+                            int64_t bias_keys, int64_t heads, T* dtable);
 
 // --- dropout_cpu.cpp ----------------------------------------------------------------------------
 // Element i is kept when its Philox word is ≥ this (= ⌈p·2³²⌉, exact in double).

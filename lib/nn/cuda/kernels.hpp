@@ -106,22 +106,24 @@ template <class T>
 void attention_backward(const T* dctx, const T* qkv, const T* probs, const uint8_t* drop_mask,
                         const PackedSequences& seqs, const AttentionShape& s, float p, T* dqkv);
 
-// --- biased_attention_cuda.cu (see nn/ops/biased_attention.hpp): key_mask (or null) and buckets
-// checked by the caller; bias may be null, drop_mask null when p == 0, dscores null when not asked
+// --- biased_attention_cuda.cu (see nn/ops/biased_attention.hpp): buckets checked by the caller;
+// bias [heads, bias_queries, bias_keys] or null, drop_mask null when p == 0, dscores null when not
+// asked for.
 template <class T>
-void biased_attention_forward(const T* q, const T* k, const T* v, const int32_t* key_mask, const T* bias,
-                              const BiasedAttentionShape& s, float p, const DropoutKey& key, T* ctx, T* probs,
-                              uint8_t* drop_mask);
+void biased_attention_forward(const T* q, const T* k, const T* v, const T* bias, int64_t bias_queries,
+                              int64_t bias_keys, const AttentionPairs& pairs, const BiasedAttentionShape& s, float p,
+                              const DropoutKey& key, T* ctx, T* probs, uint8_t* drop_mask);
 template <class T>
 void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v, const T* probs,
-                               const uint8_t* drop_mask, const BiasedAttentionShape& s, float p, T* dq, T* dk, T* dv,
-                               T* dscores);
+                               const uint8_t* drop_mask, const AttentionPairs& pairs, const BiasedAttentionShape& s,
+                               float p, T* dq, T* dk, T* dv, T* dscores);
 template <class T>
 void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t heads, int64_t tq, int64_t tk, T* bias);
-// dtable [buckets, heads] (F32: a parameter gradient) += the bias gradient summed over the batch.
+// dtable [buckets, heads] (F32: a parameter gradient) += the bias gradient summed over the
+// sequences; buckets_of [bias_queries, bias_keys].
 template <class T>
-void relative_bias_backward(const T* dscores, const int32_t* buckets_of, int64_t batch, int64_t heads, int64_t tq,
-                            int64_t tk, int64_t buckets, float* dtable);
+void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
+                            int64_t bias_queries, int64_t bias_keys, int64_t heads, int64_t buckets, float* dtable);
 
 // --- cross_entropy_cuda.cu: targets checked by the caller; row_weights, row_losses on the device ----
 template <class T>
