@@ -26,7 +26,9 @@ references:
 	@cmake/references.sh $(BUILD)/references-venv || \
 	  echo "kglm: the reference packages could not be installed: the tests labelled 'references' will skip" >&2
 
-test: build references
+# The reference environment installs (downloads, unpacking: little CPU) while the build compiles.
+test: configure
+	@$(MAKE) --no-print-directory -j 2 build references
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
