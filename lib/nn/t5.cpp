@@ -603,8 +603,7 @@ void T5Model::start_decoding(const Tensor& input_ids, const PackedSequences& sou
   const Tensor& encoded = encoder_->forward(input_ids, sources, Tensor(), nullptr, {}, 0);
   decode_ = std::make_unique<DecodeState>();
   decoder_->start(decode_->cache, encoded, sources, max_steps);
-  decode_->logits =
-      Tensor::empty({sources.sequences(), config_.vocab_size}, params_.compute_dtype(), params_.device());
+  decode_->logits = Tensor::empty({sources.sequences(), config_.vocab_size}, params_.compute_dtype(), params_.device());
 }
 
 const Tensor& T5Model::decode_step(const Tensor& tokens) {

@@ -55,8 +55,8 @@ class T5Model {
   void initialize(uint64_t seed);
 
   // Teacher-forced pass over a batch (its sequences numbered from dropout.first_row when
-  // training: a token's dropout draws depend on that number and its position alone). Returns the cross-entropy totals over the labelled
-  // positions. With grad_scale > 0 the logits' gradient, grad_scale · (softmax − one-hot), replaces
+  // training: a token's dropout draws depend on that number and its position alone). Returns the cross-entropy totals
+  // over the labelled positions. With grad_scale > 0 the logits' gradient, grad_scale · (softmax − one-hot), replaces
   // the logits for backward(); with 0 (evaluation) logits() holds them.
   CrossEntropyResult forward(const Seq2SeqBatch& batch, const DropoutContext& dropout, double grad_scale);
   // Accumulates every trainable parameter's gradient of the last forward(grad_scale > 0).
@@ -68,8 +68,8 @@ class T5Model {
   const Tensor& decoder_output() const;
 
   // Incremental decoding: encodes a packed batch of sources (input_ids I32 [sources.tokens()], no
-  // dropout) and prepares a key-value cache for up to max_steps decoder positions. Then decode_step(tokens I32 [B]) feeds one token per
-  // sequence (first decoder_start_token_id) and returns the next-token logits [B, V], valid until
+  // dropout) and prepares a key-value cache for up to max_steps decoder positions. Then decode_step(tokens I32 [B])
+  // feeds one token per sequence (first decoder_start_token_id) and returns the next-token logits [B, V], valid until
   // the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch becoming
   // rows.size(): beam search widens a batch of sources to their beams and reorders them, and
   // finished sequences leave the batch so that no step is spent on them.

@@ -110,8 +110,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   for (const std::string& path : o.inputs)
     for_each_generation_input(path, errors, stats, [&](GenerationInput&& in) {
       std::vector<int32_t> source = encode_text(*v.tokenizer, in.serialized, max_source, truncated);
-      if (o.batch_tokens > 0 && !batch.empty() &&
-          source_tokens + source.size() > static_cast<size_t>(o.batch_tokens))
+      if (o.batch_tokens > 0 && !batch.empty() && source_tokens + source.size() > static_cast<size_t>(o.batch_tokens))
         flush();
       source_tokens += source.size();
       sources.push_back(std::move(source));

@@ -641,8 +641,10 @@ struct LoadedT5 {
   T5Config config;
   ParameterStore params;
   std::optional<T5Model> model;
-  explicit LoadedT5(const fs::path& dir, Device device = Device::Cpu)
+  // dropout >= 0 replaces the reference's dropout_rate.
+  explicit LoadedT5(const fs::path& dir, Device device = Device::Cpu, float dropout = -1)
       : config(read_t5_config(dir / "config.json")), params(device) {
+    if (dropout >= 0) config.dropout = dropout;
     model.emplace(config, params);
     params.allocate();
     load_t5_weights(dir, params, config);
@@ -694,6 +696,28 @@ T5Inputs read_seq2seq(const SafetensorsFile& f, const T5Config& config, bool who
   return in;
 }
 
+// The examples `which` of a packed batch, in that order.
+Seq2SeqBatch select_pairs(const Seq2SeqBatch& all, const std::vector<int64_t>& which) {
+  std::vector<int64_t> source_lengths, target_lengths;
+  std::vector<int32_t> ids, labels;
+  for (int64_t s : which) {
+    const auto copy = [s](const PackedSequences& seqs, const Tensor& from, std::vector<int32_t>& to,
+                          std::vector<int64_t>& lengths) {
+      const int32_t* first = from.data<int32_t>() + seqs.offsets[static_cast<size_t>(s)];
+      to.insert(to.end(), first, first + seqs.length(s));
+      lengths.push_back(seqs.length(s));
+    };
+    copy(all.sources, all.input_ids, ids, source_lengths);
+    copy(all.targets, all.labels, labels, target_lengths);
+  }
+  Seq2SeqBatch b;
+  b.sources = PackedSequences::from_lengths(source_lengths);
+  b.targets = PackedSequences::from_lengths(target_lengths);
+  b.input_ids = Tensor::from<int32_t>({b.sources.tokens()}, ids);
+  b.labels = Tensor::from<int32_t>({b.targets.tokens()}, labels);
+  return b;
+}
+
 class T5Reference : public ::testing::TestWithParam<std::string> {
  protected:
   fs::path dir() const { return kData / GetParam(); }
@@ -727,9 +751,10 @@ TEST_P(T5Parity, ForwardLossAndGradientsMatchPyTorch) {
   EXPECT_LE(relative_error(t5.model->decoder_output(),
                            in.real_targets(ref.read_f32("decoder_hidden").view({in.batch * in.target_len, d}))),
             kTolerance);
-  EXPECT_LE(relative_error(t5.model->logits(), in.real_targets(ref.read_f32("logits").view(
-                                                   {in.batch * in.target_len, t5.config.vocab_size}))),
-            kTolerance);
+  EXPECT_LE(
+      relative_error(t5.model->logits(),
+                     in.real_targets(ref.read_f32("logits").view({in.batch * in.target_len, t5.config.vocab_size}))),
+      kTolerance);
   ASSERT_GT(eval.counted, 0);
   const double ref_loss = ref.read_f32("loss").data<float>()[0];
   EXPECT_LE(std::fabs(eval.loss_sum / static_cast<double>(eval.counted) - ref_loss) / ref_loss, kTolerance);
@@ -739,6 +764,29 @@ TEST_P(T5Parity, ForwardLossAndGradientsMatchPyTorch) {
   t5.model->backward();
   expect_gradients(t5.params, ref, count_prefixed(ref, "grad."));
   EXPECT_EQ(count_prefixed(ref, "grad."), t5.params.size());
+}
+
+// With dropout, a pair's logits depend on its tokens and its number in the global batch alone: the
+// same pair alone, or packed after another and numbered alike (DropoutContext::first_row), draws
+// the same masks in the encoder and the decoder, attention probabilities included.
+TEST_P(T5Parity, DropoutFollowsThePairNotTheBatch) {
+  LoadedT5 t5(dir(), device(), 0.3f);
+  const T5Inputs in = read_seq2seq(SafetensorsFile::open(dir() / "seq2seq.safetensors"), t5.config);
+  Seq2SeqBatch alone = select_pairs(in.packed, {1}), after = select_pairs(in.packed, {0, 1});
+  for (Seq2SeqBatch* b : {&alone, &after}) b->decoder_input_ids = shift_right(b->labels, b->targets, t5.config);
+  const int64_t V = t5.config.vocab_size, rows = alone.targets.tokens();
+  t5.model->forward(alone, DropoutContext{true, 9, 4, 7, 1}, 0);
+  const Tensor a = t5.model->logits().clone().to(Device::Cpu);
+  t5.model->forward(after, DropoutContext{true, 9, 4, 6, 2}, 0);
+  const int64_t first = after.targets.offsets[1];
+  const Tensor b = t5.model->logits().to(Device::Cpu).rows(first, first + rows).clone();
+  EXPECT_LE(relative_error(b, a), 1e-5);  // the products over 1 or 2 pairs round differently
+  // Numbered otherwise, or without dropout, the logits differ: dropout did act.
+  t5.model->forward(alone, DropoutContext{true, 9, 4, 8, 1}, 0);
+  EXPECT_GT(relative_error(t5.model->logits().to(Device::Cpu), a), 1e-3);
+  t5.model->forward(alone, DropoutContext{}, 0);
+  EXPECT_GT(relative_error(t5.model->logits().to(Device::Cpu), a), 1e-3);
+  EXPECT_EQ(a.numel(), rows * V);
 }
 
 // The cached, one-position-at-a-time decode gives the teacher-forced pass's logits, also after the

@@ -282,8 +282,8 @@ TEST(OpsGradient, BiasedAttention) {
   for (bool causal : {false, true}) {
     for (float p : {0.0f, 0.25f}) {
       SCOPED_TRACE(std::string(causal ? "causal" : "cross") + " dropout " + std::to_string(p));
-      const PackedSequences queries = PackedSequences::from_lengths(causal ? std::vector<int64_t>{4, 2}
-                                                                           : std::vector<int64_t>{3, 2});
+      const PackedSequences queries =
+          PackedSequences::from_lengths(causal ? std::vector<int64_t>{4, 2} : std::vector<int64_t>{3, 2});
       const PackedSequences keys = causal ? queries : PackedSequences::from_lengths({5, 3});
       const AttentionPairs pairs(queries, keys);
       const int64_t Nq = queries.tokens(), Nk = keys.tokens(), BQ = queries.max_len + 1, BK = keys.max_len + 2;
@@ -342,10 +342,16 @@ TEST(OpsGradient, BiasedAttention) {
   const AttentionPairs pairs(two, two);
   Tensor q = random({3, I}, 65), ctx = Tensor::empty({3, I}, DType::F64), probs = Tensor::empty({A * 5}, DType::F64);
   Tensor small_bias = random({A, 1, 2}, 66), none;
-  expect_error([&] { biased_attention_forward(q, q, q, small_bias, pairs, {A, d}, 0, {}, ctx, probs, none); },
-               "biased_attention_forward");
-  expect_error([&] { biased_attention_forward(q, q, q, none, pairs, {A, d}, 0, {0, 0, 4}, ctx, probs, none); },
-               "biased_attention_forward");
+  expect_error(
+      [&] {
+        biased_attention_forward(q, q, q, small_bias, pairs, {A, d}, 0, {}, ctx, probs, none);
+      },
+      "biased_attention_forward");
+  expect_error(
+      [&] {
+        biased_attention_forward(q, q, q, none, pairs, {A, d}, 0, {0, 0, 4}, ctx, probs, none);
+      },
+      "biased_attention_forward");
 }
 
 // A sequence's attention dropout depends on its number and positions alone, not on the batch it is
@@ -415,13 +421,17 @@ TEST(OpsGradient, RelativeBias) {
   };
   objective();
   Tensor dq = Tensor::empty({N, A * d}, DType::F64), dk = dq.clone(), dv = dq.clone();
-  Tensor dscores = Tensor::empty({pairs.score_elements(A)}, DType::F64), dtable = Tensor::zeros({buckets, A}, DType::F64);
+  Tensor dscores = Tensor::empty({pairs.score_elements(A)}, DType::F64),
+         dtable = Tensor::zeros({buckets, A}, DType::F64);
   biased_attention_backward(wy, q, k, v, probs, none, pairs, {A, d}, 0, dq, dk, dv, dscores);
   relative_bias_backward(dscores, pairs, buckets_of, dtable);
   expect_gradient("dtable", table, dtable, objective);
   expect_error([&] { relative_bias_forward(ids({1, 1}, {5}), table, bias); }, "relative_bias_forward");
-  expect_error([&] { relative_bias_backward(dscores, pairs, ids({2, 2}, {0, 0, 0, 0}), dtable); },
-               "relative_bias_backward");
+  expect_error(
+      [&] {
+        relative_bias_backward(dscores, pairs, ids({2, 2}, {0, 0, 0, 0}), dtable);
+      },
+      "relative_bias_backward");
 }
 
 // A decode step reads k and v from a cache with more rows than keys in use, and sees the cached
@@ -697,7 +707,8 @@ void expect_t5_ops_match(Device dev) {
         },
         2e-5);
   }
-  const PackedSequences queries = PackedSequences::from_lengths({5, 3, 0}), keys = PackedSequences::from_lengths({9, 0, 2});
+  const PackedSequences queries = PackedSequences::from_lengths({5, 3, 0}),
+                        keys = PackedSequences::from_lengths({9, 0, 2});
   const AttentionPairs cross_pairs(queries, keys);
   const int64_t Nq = queries.tokens(), Nk = keys.tokens(), Pc = cross_pairs.score_elements(A);
   BiasedAttentionShape cross{A, d};
@@ -714,20 +725,21 @@ void expect_t5_ops_match(Device dev) {
                                   out[4], none);
       });
   // A decode step: one query at position 4 against a cache of 8 rows per sequence, 5 in use.
-  const PackedSequences one_each = PackedSequences::from_lengths({1, 1}), cached = PackedSequences::from_lengths({5, 5});
+  const PackedSequences one_each = PackedSequences::from_lengths({1, 1}),
+                        cached = PackedSequences::from_lengths({5, 5});
   const AttentionPairs step_pairs(one_each, cached);
   BiasedAttentionShape step{A, d};
   step.causal = true;
   step.query_offset = 4;
   step.key_stride = 8;
-  expect_f32_matches_f64(
-      dev, "biased attention on a cache",
-      {random({2, I}, 109), random({16, I}, 110), random({16, I}, 111), random({A, 1, 5}, 112)},
-      {Tensor::empty({2, I}, DType::F64), Tensor::empty({step_pairs.score_elements(A)}, DType::F64)},
-      [&](auto& in, auto& out) {
-        Tensor none;
-        biased_attention_forward(in[0], in[1], in[2], in[3], step_pairs, step, 0, {}, out[0], out[1], none);
-      });
+  expect_f32_matches_f64(dev, "biased attention on a cache",
+                         {random({2, I}, 109), random({16, I}, 110), random({16, I}, 111), random({A, 1, 5}, 112)},
+                         {Tensor::empty({2, I}, DType::F64), Tensor::empty({step_pairs.score_elements(A)}, DType::F64)},
+                         [&](auto& in, auto& out) {
+                           Tensor none;
+                           biased_attention_forward(in[0], in[1], in[2], in[3], step_pairs, step, 0, {}, out[0], out[1],
+                                                    none);
+                         });
 }
 
 TEST_P(OpsOnDevice, Float32MatchesFloat64) {

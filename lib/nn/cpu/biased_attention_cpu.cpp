@@ -189,8 +189,8 @@ void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t bu
 }
 
 template <class T>
-void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
-                            int64_t bias_keys, int64_t heads, T* dtable) {
+void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of, int64_t bias_keys,
+                            int64_t heads, T* dtable) {
   const PackedSequences &queries = *pairs.queries, &keys = *pairs.keys;
   // Column h of the table is written by head h alone, in a fixed order: deterministic.
 #pragma omp parallel for schedule(static) if (heads > 1 && pairs.score_elements(heads) >= kParallelGrain)
@@ -203,14 +203,14 @@ void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const
     }
 }
 
-#define KGLM_BIASED_ATTENTION_CPU(T)                                                                                 \
-  template void biased_attention_forward<T>(const T*, const T*, const T*, const T*, int64_t, int64_t,                \
-                                            const AttentionPairs&, const BiasedAttentionShape&, float,               \
-                                            const DropoutKey&, T*, T*, uint8_t*);                                    \
-  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,       \
-                                             const AttentionPairs&, const BiasedAttentionShape&, float, T*, T*, T*,  \
-                                             T*);                                                                    \
-  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, int64_t, T*);          \
+#define KGLM_BIASED_ATTENTION_CPU(T)                                                                                \
+  template void biased_attention_forward<T>(const T*, const T*, const T*, const T*, int64_t, int64_t,               \
+                                            const AttentionPairs&, const BiasedAttentionShape&, float,              \
+                                            const DropoutKey&, T*, T*, uint8_t*);                                   \
+  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,      \
+                                             const AttentionPairs&, const BiasedAttentionShape&, float, T*, T*, T*, \
+                                             T*);                                                                   \
+  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, int64_t, T*);         \
   template void relative_bias_backward<T>(const T*, const AttentionPairs&, const int32_t*, int64_t, int64_t, T*);
 KGLM_BIASED_ATTENTION_CPU(float)
 KGLM_BIASED_ATTENTION_CPU(double)

@@ -188,8 +188,8 @@ void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t bu
                            int64_t tk, T* bias);
 // buckets_of [·, bias_keys], checked by the caller.
 template <class T>
-void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
-                            int64_t bias_keys, int64_t heads, T* dtable);
+void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of, int64_t bias_keys,
+                            int64_t heads, T* dtable);
 
 // --- dropout_cpu.cpp ----------------------------------------------------------------------------
 // Element i is kept when its Philox word is ≥ this (= ⌈p·2³²⌉, exact in double).

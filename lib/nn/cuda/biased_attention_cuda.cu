@@ -130,9 +130,14 @@ void biased_attention_forward(const T* q, const T* k, const T* v, const T* bias,
     // scores[h] = scale · q_h · k_hᵀ in fp32, the heads one batch (columns d apart).
     gemm<T, float>(op, false, true, Lq, Lk, d, static_cast<float>(s.scale), q_s, I, k + key_row * I, I, 0.0f, scores,
                    Lk, nullptr, {A, d, d, Lq * Lk});
-    const RowShape shape{static_cast<int>(Lq), static_cast<int>(Lk),   static_cast<int>(A),
-                         bias_queries,         bias_keys,              s.causal,
-                         static_cast<int>(s.query_offset), queries.first_number + static_cast<uint64_t>(sq)};
+    const RowShape shape{static_cast<int>(Lq),
+                         static_cast<int>(Lk),
+                         static_cast<int>(A),
+                         bias_queries,
+                         bias_keys,
+                         s.causal,
+                         static_cast<int>(s.query_offset),
+                         queries.first_number + static_cast<uint64_t>(sq)};
     biased_softmax_kernel<<<row_blocks(rows), kThreads, 0, c.stream()>>>(
         scores, native(bias), native(P), rows, shape, philox_key(key, p), p > 0, keep_scale_of(p),
         p > 0 ? drop_mask + (P - probs) : nullptr, native(dropped.get()));
@@ -161,7 +166,8 @@ void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v
     const int64_t qrow = queries.offsets[static_cast<size_t>(sq)], krow = keys.offsets[static_cast<size_t>(sq)];
     if (Lq == 0 || Lk == 0) {  // no score: the gradients of the sequence's rows are 0
       const auto zero = [&](T* x, int64_t n) {
-        if (n > 0) check(cudaMemsetAsync(x, 0, static_cast<size_t>(n * I) * sizeof(T), c.stream()), op, "cudaMemsetAsync");
+        if (n > 0)
+          check(cudaMemsetAsync(x, 0, static_cast<size_t>(n * I) * sizeof(T), c.stream()), op, "cudaMemsetAsync");
       };
       zero(dq + qrow * I, Lq);
       zero(dk + krow * I, Lk);
@@ -180,8 +186,8 @@ void biased_attention_backward(const T* dctx, const T* q, const T* k, const T* v
                {A, Lq * Lk, d, d});
     gemm<T, float>(op, false, true, Lq, Lk, d, 1.0f, dc, I, v + krow * I, I, 0.0f, dweights, Lk, nullptr,
                    {A, d, d, Lq * Lk});
-    softmax_backward_kernel<<<row_blocks(rows), kThreads, 0, c.stream()>>>(dweights, native(dS), native(P), rows,
-                                                                           static_cast<int>(Lk), mask, keep_scale_of(p));
+    softmax_backward_kernel<<<row_blocks(rows), kThreads, 0, c.stream()>>>(
+        dweights, native(dS), native(P), rows, static_cast<int>(Lk), mask, keep_scale_of(p));
     check_launch(op);
     // scores = scale · q·kᵀ + bias: dq_h = scale · dS[h] · k_h;  dk_h = scale · dS[h]ᵀ · q_h
     gemm<T, T>(op, false, false, Lq, d, Lk, scale, dS, Lk, k + krow * I, I, 0.0f, dq + qrow * I, I, nullptr,
@@ -217,8 +223,8 @@ void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const
     const int64_t Lq = queries.length(sq), Lk = keys.length(sq), n = heads * Lq * Lk;
     if (n == 0) continue;
     add_block_kernel<<<elementwise_blocks(n), kThreads, 0, c.stream()>>>(
-        native(dscores + heads * pairs.score_offsets[static_cast<size_t>(sq)]), heads, Lq, Lk, bias_queries,
-        bias_keys, summed.get());
+        native(dscores + heads * pairs.score_offsets[static_cast<size_t>(sq)]), heads, Lq, Lk, bias_queries, bias_keys,
+        summed.get());
     check_launch(op);
   }
   bucket_sums_kernel<<<static_cast<unsigned>(buckets * heads), kThreads, 0, c.stream()>>>(summed.get(), buckets_of,
@@ -226,16 +232,16 @@ void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const
   check_launch(op);
 }
 
-#define KGLM_BIASED_ATTENTION_CUDA(T)                                                                                \
-  template void biased_attention_forward<T>(const T*, const T*, const T*, const T*, int64_t, int64_t,               \
-                                            const AttentionPairs&, const BiasedAttentionShape&, float,              \
-                                            const DropoutKey&, T*, T*, uint8_t*);                                   \
-  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,      \
-                                             const AttentionPairs&, const BiasedAttentionShape&, float, T*, T*, T*, \
-                                             T*);                                                                   \
-  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, T*);                  \
-  template void relative_bias_backward<T>(const T*, const AttentionPairs&, const int32_t*, int64_t, int64_t,        \
-                                          int64_t, int64_t, float*);
+#define KGLM_BIASED_ATTENTION_CUDA(T)                                                                                 \
+  template void biased_attention_forward<T>(const T*, const T*, const T*, const T*, int64_t, int64_t,                 \
+                                            const AttentionPairs&, const BiasedAttentionShape&, float,                \
+                                            const DropoutKey&, T*, T*, uint8_t*);                                     \
+  template void biased_attention_backward<T>(const T*, const T*, const T*, const T*, const T*, const uint8_t*,        \
+                                             const AttentionPairs&, const BiasedAttentionShape&, float, T*, T*, T*,   \
+                                             T*);                                                                     \
+  template void relative_bias_forward<T>(const int32_t*, const T*, int64_t, int64_t, int64_t, T*);                    \
+  template void relative_bias_backward<T>(const T*, const AttentionPairs&, const int32_t*, int64_t, int64_t, int64_t, \
+                                          int64_t, float*);
 KGLM_FOR_STORAGE_TYPES(KGLM_BIASED_ATTENTION_CUDA)
 #undef KGLM_BIASED_ATTENTION_CUDA
 

@@ -61,9 +61,9 @@ void biased_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v,
     bias_keys = bias.dim(2);
     check_like(bias, q, {A, bias_queries, bias_keys}, op, "bias");
     if (bias_queries < pairs.queries->max_len || bias_keys < pairs.keys->max_len)
-      throw Error(std::string(op) + ": a bias of " + std::to_string(bias_queries) + " × " +
-                  std::to_string(bias_keys) + " for sequences of up to " + std::to_string(pairs.queries->max_len) +
-                  " queries and " + std::to_string(pairs.keys->max_len) + " keys");
+      throw Error(std::string(op) + ": a bias of " + std::to_string(bias_queries) + " × " + std::to_string(bias_keys) +
+                  " for sequences of up to " + std::to_string(pairs.queries->max_len) + " queries and " +
+                  std::to_string(pairs.keys->max_len) + " keys");
   }
   check_like(ctx, q, {Nq, I}, op, "ctx");
   check_like(probs, q, {P}, op, "probs");
@@ -82,9 +82,9 @@ void biased_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v,
       },
       [&](auto tag) {
         using T = decltype(tag);
-        cuda::biased_attention_forward<T>(device_data<T>(q), device_data<T>(k), device_data<T>(v),
-                                          device_data<T>(bias), bias_queries, bias_keys, pairs, shape, dropout_p, key,
-                                          device_data<T>(ctx), device_data<T>(probs),
+        cuda::biased_attention_forward<T>(device_data<T>(q), device_data<T>(k), device_data<T>(v), device_data<T>(bias),
+                                          bias_queries, bias_keys, pairs, shape, dropout_p, key, device_data<T>(ctx),
+                                          device_data<T>(probs),
                                           dropout_p > 0 ? device_data<uint8_t>(drop_mask) : nullptr);
       });
 }
