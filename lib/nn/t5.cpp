@@ -213,7 +213,7 @@ class T5Model::Stack {
     // Per block: the self-attention's keys and values [B·capacity, I] (sequence s's at rows
     // s·capacity …), the cross-attention's [sources.tokens(), I] (packed as the sources).
     std::vector<Tensor> self_k, self_v, cross_k, cross_v;
-    PackedSequences sources, step_queries, step_keys;
+    PackedSequences sources;
     int64_t batch = 0, capacity = 0, steps = 0;
     // Step buffers.
     Tensor x, normed, rstd, q, k, v, ctx, probs, bias, logits_in;
@@ -255,9 +255,9 @@ class T5Model::Stack {
     Tensor bias = prefix_view(c.bias, {config_.heads, 1, t + 1});
     relative_bias_forward(buckets.to(params_.device()), param(table_), bias);
     // One query per sequence, against its t + 1 cached positions and its source's rows.
-    c.step_queries = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), 1));
-    c.step_keys = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), t + 1));
-    const AttentionPairs self_pairs(c.step_queries, c.step_keys), cross_pairs(c.step_queries, c.sources);
+    const PackedSequences queries = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), 1)),
+                          cached = PackedSequences::from_lengths(std::vector<int64_t>(static_cast<size_t>(B), t + 1));
+    const AttentionPairs self_pairs(queries, cached), cross_pairs(queries, c.sources);
     BiasedAttentionShape self{config_.heads, config_.d_kv};
     self.causal = true;
     self.query_offset = t;

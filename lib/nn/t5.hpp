@@ -33,7 +33,6 @@ struct Seq2SeqBatch {
   Tensor input_ids;                  // I32 [sources.tokens()]
   Tensor decoder_input_ids;          // I32 [targets.tokens()]: from shift_right(labels)
   Tensor labels;                     // I32 [targets.tokens()]: target tokens (kIgnoreIndex: not scored)
-  int64_t batch() const { return sources.sequences(); }
 };
 
 // The decoder's teacher-forced input (host, I32 [targets.tokens()]): per target,
