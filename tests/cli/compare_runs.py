@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""compare_runs.py [--weights-within X] A.jsonl B.jsonl [A_DIR B_DIR [FILE ...]]: two training runs'
-metrics logs have the same lines (steps and keys) and their numbers agree within 1e-6, relative
+"""compare_runs.py [--weights-within X] [--train-lines] A.jsonl B.jsonl [A_DIR B_DIR [FILE ...]]: two
+training runs' metrics logs have the same lines (steps and keys) and their numbers agree within 1e-6, relative
 above 1 (losses, learning rates, gradient norms, counts, dev scores; the timing fields aside); the
 F32 tensors of FILE (default model.safetensors and optimizer.safetensors) in the two directories
-agree within X (default 1e-5). Used by the MPI tests of pretrain, finetune and verbalize (ranks
+agree within X (default 1e-5). --train-lines compares the training steps' lines only (those with
+a loss): a run stopped and resumed has evaluated where it stopped, the run it is compared with has
+not. Used by the MPI tests of pretrain, finetune and verbalize (ranks
 against one process)."""
 import array
 import json
@@ -31,11 +33,19 @@ def tensors(path):
     return out
 
 
-within = 1e-5
-if sys.argv[1] == "--weights-within":
-    within = float(sys.argv[2])
-    del sys.argv[1:3]
+within, train_lines = 1e-5, False
+while sys.argv[1].startswith("--"):
+    if sys.argv[1] == "--weights-within":
+        within = float(sys.argv[2])
+        del sys.argv[1:3]
+    elif sys.argv[1] == "--train-lines":
+        train_lines = True
+        del sys.argv[1]
+    else:
+        sys.exit(f"compare_runs.py: unknown option {sys.argv[1]}")
 a, b = lines(sys.argv[1]), lines(sys.argv[2])
+if train_lines:
+    a, b = [r for r in a if "loss" in r], [r for r in b if "loss" in r]
 assert [r["step"] for r in a] == [r["step"] for r in b], (a, b)
 worst = 0.0
 for x, y in zip(a, b):

@@ -12,8 +12,12 @@ skip() { echo "skip: $*"; }
 
 # on_device NAME CMD...: runs a --device cuda command, stderr kept in $WORK/NAME.err. Returns 0 when
 # it succeeded; 2 when this machine has no usable GPU and LOCAL=1 (the command refused in one line,
-# "--device cuda: <why>", as every tool does): the caller reports a skip; 1 otherwise, after a FAIL
-# line with the command's last words.
+# "--device cuda: <why>", as every tool does), after a skip line; 1 otherwise, after a FAIL line
+# with the command's last words. Refused for want of a GPU, the same command runs once more with
+# --device cpu, writing the same files, and on_device returns 0 if that ran: the checks after it
+# then compare real outputs here too (a check that cannot pass on the GPU fails here first); where
+# the CPU cannot run it either (half precision), 2, and the checks compare the CPU's reference
+# with itself.
 # The outcome is also left in $ran, for gpu_or_cpu and labelled below.
 ran=1
 on_device() {
@@ -23,6 +27,12 @@ on_device() {
   if [ $code -eq 0 ]; then ran=0; return 0; fi
   if [ "$LOCAL" = 1 ] && grep -q -- "--device cuda: " "$WORK/$name.err"; then
     skip "$name: no GPU here ($(grep -m1 -- "--device cuda: " "$WORK/$name.err" | cut -c1-160))"
+    local on_cpu=() previous="" word
+    for word in "$@"; do
+      [ "$previous" = --device ] && [ "$word" = cuda ] && word=cpu
+      on_cpu+=("$word") previous=$word
+    done
+    if "${on_cpu[@]}" > "$WORK/$name.out" 2> "$WORK/$name.cpu.err"; then ran=3; return 0; fi
     ran=2; return 2
   fi
   fail "$name: exit $code: $(tail -3 "$WORK/$name.err" | tr '\n' ' ' | cut -c1-400)"
@@ -30,11 +40,18 @@ on_device() {
 }
 
 # After on_device: whether to compare (it ran, or it was refused for want of a GPU), what to compare
-# with (gpu_or_cpu GPU_OUTPUT CPU_OUTPUT: the GPU's output, or without a GPU the CPU's own, so that
-# each check's command runs here too, on the CPU's output twice) and the check's name (labelled).
+# with (gpu_or_cpu GPU_OUTPUT CPU_OUTPUT: the GPU's output, also when --device cpu ran in its place;
+# else the CPU's reference, so that each check's command runs here too, on the CPU's output twice)
+# and the check's name (labelled).
 compared() { [ "$ran" != 1 ]; }
 gpu_or_cpu() { if [ "$ran" = 2 ]; then echo "$2"; else echo "$1"; fi; }
-labelled() { if [ "$ran" = 2 ]; then echo "$1 [no GPU: the check ran on the CPU's output twice]"; else echo "$1"; fi; }
+labelled() {
+  case $ran in
+    2) echo "$1 [no GPU: the check ran on the CPU's output twice]" ;;
+    3) echo "$1 [no GPU: --device cpu in its place]" ;;
+    *) echo "$1" ;;
+  esac
+}
 
 # cpu NAME CMD...: a reference run on the CPU; a failure is the kit's (a library, a path, a file).
 cpu() {

@@ -12,10 +12,10 @@ text=$fixtures/tokenizer/botchan.txt
 model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7
   --quiet)
 
-# same_run LOG_A LOG_B DIR_A DIR_B: the same losses, gradient norms and rates, the same weights and
-# AdamW moments byte for byte.
+# same_run LOG_A LOG_B DIR_A DIR_B: the same training steps (losses, gradient norms, rates), the same
+# weights and AdamW moments byte for byte.
 same_run() {
-  $py "$src/tests/cli/compare_runs.py" "$1" "$2" && cmp "$3/model.safetensors" "$4/model.safetensors" &&
+  $py "$src/tests/cli/compare_runs.py" --train-lines "$1" "$2" && cmp "$3/model.safetensors" "$4/model.safetensors" &&
     cmp "$3/optimizer.safetensors" "$4/optimizer.safetensors"
 }
 
@@ -82,7 +82,7 @@ mpi_group() {
   $py "$here/gtest_lines.py" "$w/nccl_test.json" "$w/nccl_test.log"
   if on_device comm-bench timeout 120 mpirun -np 1 "$bin/pretrain" comm-bench --device cuda --max-bytes $((64 << 20)) \
        --iterations 10; then
-    ok "pretrain comm-bench --device cuda: $(grep '^fit:' "$w/comm-bench.out")"
+    ok "$(labelled "pretrain comm-bench --device cuda: $(grep '^fit:' "$w/comm-bench.out")")"
     sed 's/^/comm-bench: /' "$w/comm-bench.out"
   fi
 }

@@ -53,8 +53,8 @@ const bool kPrintWorstRegistered = [] {
 }();
 
 // max|a − b| / max|b| over the tensor (the reference's own scale), or max|a| when b is all zero.
-double relative_error(const Tensor& actual_anywhere, const Tensor& expected) {
-  const Tensor actual = actual_anywhere.to(Device::Cpu);
+double relative_error(const Tensor& actual_anywhere, const Tensor& expected_anywhere) {
+  const Tensor actual = actual_anywhere.to(Device::Cpu), expected = expected_anywhere.to(Device::Cpu);
   EXPECT_EQ(actual.shape(), expected.shape());
   if (actual.shape() != expected.shape()) return INFINITY;
   const float* a = actual.data<float>();

@@ -25,6 +25,7 @@
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/elementwise.hpp"
 #include "nn/ops/embedding.hpp"
+#include "nn/ops/index_range.hpp"
 #include "nn/ops/layer_norm.hpp"
 #include "nn/ops/linear.hpp"
 #include "nn/ops/rms_norm.hpp"
@@ -1200,10 +1201,23 @@ TEST_P(OpsOnDevice, RerunsAreBitIdentical) {
 }
 
 // Ids, targets and key masks are checked on the device too, and the error names the op.
+// The one predicate behind every range check, CPU and CUDA: a table of n rows refuses n (one past
+// its end) and every negative id; classes accept only their one skipped value besides [0, n).
+TEST(OpsSemantics, IndexRangeRefusesOnePastTheEnd) {
+  constexpr IndexRange rows = IndexRange::rows(4);
+  EXPECT_TRUE(rows.accepts(0) && rows.accepts(3));
+  EXPECT_FALSE(rows.accepts(4) || rows.accepts(-1) || rows.accepts(kIgnoreIndex));
+  constexpr IndexRange classes = IndexRange::classes(5, kIgnoreIndex);
+  EXPECT_TRUE(classes.accepts(kIgnoreIndex) && classes.accepts(4));
+  EXPECT_FALSE(classes.accepts(5) || classes.accepts(-1));
+}
+
 TEST_P(OpsOnDevice, BadIndicesNameTheOp) {
   const Device d = device();
   Tensor table = Tensor::zeros({4, 8}, DType::F32, d), out = Tensor::empty({3, 8}, DType::F32, d);
+  // 4 is one past the end: the CUDA check once let it through (a read past the table).
   expect_error([&] { embedding_forward(ids({3}, {0, 4, 1}).to(d), table, out); }, "embedding_forward");
+  expect_error([&] { gather_rows(table, ids({3}, {0, 1, 4}).to(d), out); }, "gather_rows");
   Tensor dtable = Tensor::zeros({4, 8}, DType::F32, d);
   expect_error([&] { embedding_backward(ids({3}, {0, -1, 1}).to(d), out, dtable); }, "embedding_backward");
   Tensor logits = Tensor::zeros({2, 5}, DType::F32, d), dlogits = Tensor::empty({2, 5}, DType::F32, d);

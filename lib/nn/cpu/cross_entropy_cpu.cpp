@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "nn/cpu/kernels.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn::cpu {
 
@@ -32,7 +33,7 @@ CrossEntropyResult cross_entropy(const T* logits, const int32_t* targets, int64_
                                  double grad_scale, const double* row_weights, double* row_losses) {
   for (int64_t r = 0; r < m; ++r) {
     const int32_t t = targets[r];
-    if (t != kIgnoreIndex && (t < 0 || t >= c))
+    if (!IndexRange::classes(c, kIgnoreIndex).accepts(t))
       throw Error("cross_entropy: targets[" + std::to_string(r) + "] = " + std::to_string(t) + " is outside [0, " +
                   std::to_string(c) + ") and is not the ignore index " + std::to_string(kIgnoreIndex));
   }

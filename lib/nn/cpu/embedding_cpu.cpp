@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "nn/cpu/kernels.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn::cpu {
 
@@ -13,7 +14,7 @@ constexpr int64_t kColumnAlign = 16;
 
 void check_indices(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, int64_t n) {
   for (int64_t i = 0; i < m; ++i) {
-    if (index[i] < 0 || index[i] >= n)
+    if (!IndexRange::rows(n).accepts(index[i]))
       throw Error(std::string(op) + ": " + std::string(arg) + "[" + std::to_string(i) +
                   "] = " + std::to_string(index[i]) + " is outside [0, " + std::to_string(n) + ")");
   }

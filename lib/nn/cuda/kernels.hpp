@@ -25,6 +25,7 @@
 #include "nn/ops/biased_attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn::cuda {
 
@@ -37,10 +38,9 @@ struct Half {
   uint16_t bits;
 };
 
-// Throws kglm::Error naming `op` and `arg` ("op: arg[i] = v is outside [0, n)") when an index is
-// outside [0, n) and is not `allowed` (kIgnoreIndex for targets; pass n to allow none).
-void check_indices(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, int64_t n,
-                   int32_t allowed);
+// Throws kglm::Error naming `op` and `arg` ("op: arg[i] = v is outside [0, n)") at the first index
+// that `range` does not accept.
+void check_indices(std::string_view op, std::string_view arg, const int32_t* index, int64_t m, IndexRange range);
 
 // --- linear_cuda.cu (cuBLASLt, gemm.hpp): x [n, in], w [out, in], b [out] or null, y [n, out] -------------
 template <class T>

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "nn/cpu/kernels.hpp"
 #include "nn/ops/dispatch.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn {
 
@@ -152,7 +153,7 @@ void relative_bias_forward(const Tensor& buckets_of, const Tensor& table, Tensor
       [&](auto tag) {
         using T = decltype(tag);
         const int32_t* b = device_data<int32_t>(buckets_of);
-        cuda::check_indices(op, "buckets_of", b, tq * tk, table.dim(0), static_cast<int32_t>(table.dim(0)));
+        cuda::check_indices(op, "buckets_of", b, tq * tk, IndexRange::rows(table.dim(0)));
         cuda::relative_bias_forward<T>(b, device_data<T>(table), heads, tq, tk, device_data<T>(bias));
       });
 }
@@ -181,7 +182,7 @@ void relative_bias_backward(const Tensor& dscores, const AttentionPairs& pairs, 
           const int32_t* b = buckets_of.data<int32_t>();
           // Checked here so that a bad bucket fails before anything is accumulated.
           for (int64_t i = 0; i < tq * tk; ++i)
-            if (b[i] < 0 || b[i] >= buckets)
+            if (!IndexRange::rows(buckets).accepts(b[i]))
               throw Error(std::string(op) + ": bucket " + std::to_string(b[i]) + " is outside [0, " +
                           std::to_string(buckets) + ")");
           cpu::relative_bias_backward<T>(dscores.data<T>(), pairs, b, tk, heads, dtable.data<T>());
@@ -190,7 +191,7 @@ void relative_bias_backward(const Tensor& dscores, const AttentionPairs& pairs, 
       [&](auto tag) {
         using T = decltype(tag);
         const int32_t* b = device_data<int32_t>(buckets_of);
-        cuda::check_indices(op, "buckets_of", b, tq * tk, buckets, static_cast<int32_t>(buckets));
+        cuda::check_indices(op, "buckets_of", b, tq * tk, IndexRange::rows(buckets));
         cuda::relative_bias_backward<T>(device_data<T>(dscores), pairs, b, tq, tk, heads, buckets,
                                         device_data<float>(dtable));
       });

@@ -7,6 +7,7 @@
 
 #include "nn/cpu/kernels.hpp"
 #include "nn/ops/dispatch.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn {
 
@@ -61,7 +62,7 @@ CrossEntropyResult cross_entropy(const Tensor& logits, const Tensor& targets, Te
       [&](auto tag) {
         using T = decltype(tag);
         const int32_t* t = device_data<int32_t>(targets);
-        cuda::check_indices(op, "targets", t, m, c, kIgnoreIndex);
+        cuda::check_indices(op, "targets", t, m, IndexRange::classes(c, kIgnoreIndex));
         return cuda::cross_entropy<T>(device_data<T>(logits), t, m, c, device_data<T>(dlogits), grad_scale,
                                       device_data<double>(row_weights), device_data<double>(row_losses));
       });

@@ -5,6 +5,7 @@
 #include "nn/convert.hpp"
 #include "nn/cpu/kernels.hpp"
 #include "nn/ops/dispatch.hpp"
+#include "nn/ops/index_range.hpp"
 
 namespace kglm::nn {
 
@@ -167,7 +168,7 @@ void gather_rows_checked(std::string_view op, std::string_view index_arg, const 
       [&](auto tag) {
         using T = decltype(tag);
         const int32_t* ids = device_data<int32_t>(index);
-        cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
+        cuda::check_indices(op, index_arg, ids, m, IndexRange::rows(n));
         cuda::gather_rows<T>(ids, m, device_data<T>(src), h, device_data<T>(out), accumulate);
       });
 }
@@ -196,7 +197,7 @@ void scatter_add_rows_checked(std::string_view op, std::string_view index_arg, c
       [&](auto tag) {
         using T = decltype(tag);
         const int32_t* ids = device_data<int32_t>(index);
-        cuda::check_indices(op, index_arg, ids, m, n, static_cast<int32_t>(n));
+        cuda::check_indices(op, index_arg, ids, m, IndexRange::rows(n));
         if (dsrc.dtype() == DType::F32) {
           cuda::scatter_add_rows<T, float>(ids, m, device_data<T>(dout), n, h, device_data<float>(dsrc));
         } else if constexpr (!std::is_same_v<T, float>) {
