@@ -39,6 +39,7 @@
 #include "nn/ops/biased_attention.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
+#include "nn/ops/lstm.hpp"
 
 namespace kglm::nn::cpu {
 
@@ -238,6 +239,15 @@ template <class T>
 void scale(T* x, double s, int64_t n);
 template <class T>
 double sum_of_squares(const T* x, int64_t n);
+
+// --- lstm_cpu.cpp (nn/ops/lstm.hpp): rows step-major; c0, cell and c_last of T here --------------
+template <class T>
+void lstm_forward(const T* gates_x, const T* w_h, const T* w_proj, const T* h0, const T* c0, const LstmShape& s, T* h,
+                  T* gates, T* memory, T* projected, T* cell, T* c_last);
+template <class T>
+void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, const T* c0, const T* h, const T* gates,
+                   const T* memory, const T* projected, const T* cell, const LstmShape& s, T* dgates_x, T* dw_h,
+                   T* dw_proj);
 
 // --- adamw_cpu.cpp ------------------------------------------------------------------------------
 template <class T>

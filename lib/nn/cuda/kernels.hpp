@@ -26,6 +26,7 @@
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/index_range.hpp"
+#include "nn/ops/lstm.hpp"
 
 namespace kglm::nn::cuda {
 
@@ -124,6 +125,16 @@ void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t he
 template <class T>
 void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
                             int64_t bias_queries, int64_t bias_keys, int64_t heads, int64_t buckets, float* dtable);
+
+// --- lstm_cuda.cu (nn/ops/lstm.hpp): the cell state (c0, cell, c_last) and the weight gradients in
+// fp32 whatever T is ---------------------------------------------------------------------------------
+template <class T>
+void lstm_forward(const T* gates_x, const T* w_h, const T* w_proj, const T* h0, const float* c0, const LstmShape& s,
+                  T* h, T* gates, T* memory, T* projected, float* cell, float* c_last);
+template <class T>
+void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, const float* c0, const T* h, const T* gates,
+                   const T* memory, const T* projected, const float* cell, const LstmShape& s, T* dgates_x, float* dw_h,
+                   float* dw_proj);
 
 // --- cross_entropy_cuda.cu: targets checked by the caller; row_weights, row_losses on the device ----
 template <class T>

@@ -18,6 +18,7 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/embedding_cuda.cu
     nn/cuda/layer_norm_cuda.cu
     nn/cuda/linear_cuda.cu
+    nn/cuda/lstm_cuda.cu
     nn/cuda/rms_norm_cuda.cu
   )
 else()

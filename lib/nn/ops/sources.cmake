@@ -11,6 +11,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/layer_norm.cpp
   nn/ops/linear.cpp
   nn/ops/op_times.cpp
+  nn/ops/lstm.cpp
   nn/ops/rms_norm.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adamw_cpu.cpp
@@ -22,6 +23,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/cpu/embedding_cpu.cpp
   nn/cpu/layer_norm_cpu.cpp
   nn/cpu/linear_cpu.cpp
+  nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp
 )
 # The CPU kernels never read floating-point exception flags or errno. Without these two flags GCC
@@ -37,5 +39,5 @@ set_source_files_properties(
   nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/biased_attention_cpu.cpp
   nn/cpu/cross_entropy_cpu.cpp
   nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp nn/cpu/embedding_cpu.cpp nn/cpu/layer_norm_cpu.cpp
-  nn/cpu/linear_cpu.cpp nn/cpu/rms_norm_cpu.cpp
+  nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp nn/cpu/rms_norm_cpu.cpp
   PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}")
