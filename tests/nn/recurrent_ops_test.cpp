@@ -1,10 +1,12 @@
 // Tests of ELMo's ops: the projected LSTM with clipping (finite differences in double, a state
-// carried across calls equal to one long call, F32 on every device against F64).
+// carried across calls equal to one long call, F32 on every device against F64), the character
+// convolution with its max-pool (against a direct loop, finite differences, F32 against F64).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "nn/ops/char_convolution.hpp"
 #include "nn/ops/lstm.hpp"
 #include "ops_test_util.hpp"
 
@@ -132,6 +134,84 @@ TEST(OpsSemantics, LstmArgumentsAreChecked) {
   LstmShape negative = c.shape;
   negative.cell_clip = -1;
   expect_error([&] { lstm_forward(c.gates_x, c.w_h, c.w_proj, c.h0, c.c0, negative, h, saved, c_last); }, "clip");
+}
+
+// --- character convolution -------------------------------------------------------------------------
+
+struct ConvCase {
+  int64_t words = 3, chars = 7, embed = 3, filters = 4, width = 3, columns = 6, first = 1;
+  Tensor x, w, b;
+  explicit ConvCase(uint64_t seed) {
+    x = random({words, chars, embed}, seed);
+    w = random({filters, width * embed}, seed + 1);
+    b = random({filters}, seed + 2);
+  }
+};
+
+TEST(OpsGradient, CharConvolutionWithMaxPool) {
+  ConvCase c(300);
+  Tensor out = filled({c.words, c.columns}, DType::F64, 7), argmax = Tensor::zeros({c.words, c.columns}, DType::I32);
+  auto objective_of = [&](const Tensor& wy) {
+    return [&c, &out, &argmax, wy] {
+      char_convolution_forward(c.x, c.w, c.b, c.width, c.first, out, argmax);
+      return dot(wy, out);
+    };
+  };
+  char_convolution_forward(c.x, c.w, c.b, c.width, c.first, out, argmax);
+  // Against the definition, by a direct loop; the columns of other widths are left alone.
+  for (int64_t n = 0; n < c.words; ++n) {
+    EXPECT_EQ(get(out, n * c.columns), 7.0);
+    EXPECT_EQ(get(out, n * c.columns + 5), 7.0);
+    for (int64_t f = 0; f < c.filters; ++f) {
+      double best = -1e300;
+      int32_t at = -1;
+      for (int64_t p = 0; p + c.width <= c.chars; ++p) {
+        double v = get(c.b, f);
+        for (int64_t q = 0; q < c.width; ++q)
+          for (int64_t e = 0; e < c.embed; ++e)
+            v += get(c.w, f * c.width * c.embed + q * c.embed + e) * get(c.x, (n * c.chars + p + q) * c.embed + e);
+        if (v > best) best = v, at = static_cast<int32_t>(p);
+      }
+      EXPECT_NEAR(get(out, n * c.columns + c.first + f), best, 1e-12);
+      EXPECT_EQ(argmax.data<int32_t>()[n * c.columns + c.first + f], at);
+    }
+  }
+  // Only this width's columns of dout are read.
+  Tensor wy = random({c.words, c.columns}, 310);
+  Tensor dx = Tensor::zeros({c.words, c.chars, c.embed}, DType::F64);
+  Tensor dw = Tensor::zeros({c.filters, c.width * c.embed}, DType::F64), db = Tensor::zeros({c.filters}, DType::F64);
+  char_convolution_backward(wy, c.x, c.w, argmax, c.width, c.first, dx, dw, db);
+  expect_gradient("dx", c.x, dx, objective_of(wy));
+  expect_gradient("dw", c.w, dw, objective_of(wy));
+  expect_gradient("db", c.b, db, objective_of(wy));
+  // dx accumulates (every width adds into the one character gradient).
+  Tensor base = random({c.words, c.chars, c.embed}, 311), acc = base.clone(), none;
+  char_convolution_backward(wy, c.x, c.w, argmax, c.width, c.first, acc, none, none);
+  for (int64_t i = 0; i < acc.numel(); ++i) EXPECT_NEAR(get(acc, i), get(base, i) + get(dx, i), 1e-12);
+}
+
+TEST_P(OpsOnDevice, CharConvolutionF32MatchesF64) {
+  // Enough words for several blocks of the CPU kernel, the paper's 50 characters and 16 dimensions.
+  const int64_t n = 70, chars = 50, e = 16, filters = 24, width = 5, columns = 40, first = 9;
+  expect_f32_matches_f64(device(), "char_convolution",
+                         {random({n, chars, e}, 320), random({filters, width * e}, 321, -0.2, 0.2),
+                          random({filters}, 322), random({n, columns}, 323)},
+                         {Tensor::zeros({n, columns}, DType::F64), Tensor::zeros({n, chars, e}, DType::F64),
+                          Tensor::zeros({filters, width * e}, DType::F64), Tensor::zeros({filters}, DType::F64)},
+                         [&](auto& in, auto& out) {
+                           Tensor argmax = Tensor::zeros({n, columns}, DType::I32, in[0].device());
+                           char_convolution_forward(in[0], in[1], in[2], width, first, out[0], argmax);
+                           char_convolution_backward(in[3], in[0], in[1], argmax, width, first, out[1], out[2], out[3]);
+                         });
+}
+
+TEST(OpsSemantics, CharConvolutionArgumentsAreChecked) {
+  ConvCase c(330);
+  Tensor out = Tensor::zeros({c.words, c.columns}, DType::F64),
+         argmax = Tensor::zeros({c.words, c.columns}, DType::I32);
+  expect_error([&] { char_convolution_forward(c.x, c.w, c.b, 8, c.first, out, argmax); }, "filter width 8");
+  expect_error([&] { char_convolution_forward(c.x, c.w, c.b, c.width, 3, out, argmax); }, "columns [3, 7) of 6");
+  expect_error([&] { char_convolution_forward(c.x, c.w, c.b, 2, c.first, out, argmax); }, "'w'");
 }
 
 }  // namespace

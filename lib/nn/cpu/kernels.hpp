@@ -37,6 +37,7 @@
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
 #include "nn/ops/biased_attention.hpp"
+#include "nn/ops/char_convolution.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/lstm.hpp"
@@ -239,6 +240,14 @@ template <class T>
 void scale(T* x, double s, int64_t n);
 template <class T>
 double sum_of_squares(const T* x, int64_t n);
+
+// --- char_convolution_cpu.cpp (nn/ops/char_convolution.hpp): dx, dw, db (or null) accumulated --------
+template <class T>
+void char_convolution_forward(const T* x, const T* w, const T* b, const CharConvolutionShape& s, T* out,
+                              int32_t* argmax);
+template <class T>
+void char_convolution_backward(const T* dout, const T* x, const T* w, const int32_t* argmax,
+                               const CharConvolutionShape& s, T* dx, T* dw, T* db);
 
 // --- lstm_cpu.cpp (nn/ops/lstm.hpp): rows step-major; c0, cell and c_last of T here --------------
 template <class T>

@@ -23,6 +23,7 @@
 #include "nn/ops/adamw.hpp"
 #include "nn/ops/attention.hpp"
 #include "nn/ops/biased_attention.hpp"
+#include "nn/ops/char_convolution.hpp"
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/index_range.hpp"
@@ -125,6 +126,15 @@ void relative_bias_forward(const int32_t* buckets_of, const T* table, int64_t he
 template <class T>
 void relative_bias_backward(const T* dscores, const AttentionPairs& pairs, const int32_t* buckets_of,
                             int64_t bias_queries, int64_t bias_keys, int64_t heads, int64_t buckets, float* dtable);
+
+// --- char_convolution_cuda.cu (nn/ops/char_convolution.hpp): dx (T), dw and db (fp32) accumulated,
+// each when not null ---------------------------------------------------------------------------------
+template <class T>
+void char_convolution_forward(const T* x, const T* w, const T* b, const CharConvolutionShape& s, T* out,
+                              int32_t* argmax);
+template <class T>
+void char_convolution_backward(const T* dout, const T* x, const T* w, const int32_t* argmax,
+                               const CharConvolutionShape& s, T* dx, float* dw, float* db);
 
 // --- lstm_cuda.cu (nn/ops/lstm.hpp): the cell state (c0, cell, c_last) and the weight gradients in
 // fp32 whatever T is ---------------------------------------------------------------------------------

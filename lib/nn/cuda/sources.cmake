@@ -12,6 +12,7 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/adamw_cuda.cu
     nn/cuda/attention_cuda.cu
     nn/cuda/biased_attention_cuda.cu
+    nn/cuda/char_convolution_cuda.cu
     nn/cuda/cross_entropy_cuda.cu
     nn/cuda/dropout_cuda.cu
     nn/cuda/elementwise_cuda.cu
