@@ -1,13 +1,18 @@
 // Tests of ELMo's ops: the projected LSTM with clipping (finite differences in double, a state
 // carried across calls equal to one long call, F32 on every device against F64), the character
-// convolution with its max-pool (against a direct loop, finite differences, F32 against F64).
+// convolution with its max-pool (against a direct loop, finite differences, F32 against F64), the
+// highway gating, and the sampled softmax with its log-uniform sampler (the distribution, the loss
+// against its definition with an accidental hit, finite differences, F32 against F64).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "nn/ops/char_convolution.hpp"
+#include "nn/ops/highway.hpp"
 #include "nn/ops/lstm.hpp"
+#include "nn/ops/sampled_softmax.hpp"
 #include "ops_test_util.hpp"
 
 namespace kglm::nn {
@@ -212,6 +217,151 @@ TEST(OpsSemantics, CharConvolutionArgumentsAreChecked) {
   expect_error([&] { char_convolution_forward(c.x, c.w, c.b, 8, c.first, out, argmax); }, "filter width 8");
   expect_error([&] { char_convolution_forward(c.x, c.w, c.b, c.width, 3, out, argmax); }, "columns [3, 7) of 6");
   expect_error([&] { char_convolution_forward(c.x, c.w, c.b, 2, c.first, out, argmax); }, "'w'");
+}
+
+// --- highway ---------------------------------------------------------------------------------------
+
+TEST(OpsGradient, Highway) {
+  const int64_t n = 3, h = 5;
+  Tensor x = random({n, h}, 400), pre = random({n, 2 * h}, 401, 0.05, 2), wy = random({n, h}, 402);
+  for (int64_t i = 0; i < pre.numel(); i += 3) set(pre, i, -get(pre, i));  // both sides of the ReLU
+  Tensor y = Tensor::empty({n, h}, DType::F64);
+  auto objective = [&] {
+    highway_forward(x, pre, y);
+    return dot(wy, y);
+  };
+  objective();
+  auto sig = [](double v) { return 1 / (1 + std::exp(-v)); };
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < h; ++j) {
+      const double g = sig(get(pre, r * 2 * h + h + j)), t = std::max(get(pre, r * 2 * h + j), 0.0);
+      EXPECT_NEAR(get(y, r * h + j), g * t + (1 - g) * get(x, r * h + j), 1e-14);
+    }
+  Tensor dx = filled({n, h}, DType::F64, 5), dpre = Tensor::empty({n, 2 * h}, DType::F64);
+  highway_backward(wy, x, pre, dx, dpre);
+  expect_gradient("dx (the direct path)", x, dx, objective);
+  expect_gradient("dpre", pre, dpre, objective);
+  Tensor acc = filled({n, h}, DType::F64, 5);
+  highway_backward(wy, x, pre, acc, dpre, GradMode::Accumulate);
+  for (int64_t i = 0; i < acc.numel(); ++i) EXPECT_NEAR(get(acc, i), 5 + get(dx, i), 1e-14);
+}
+
+TEST_P(OpsOnDevice, HighwayF32MatchesF64) {
+  const int64_t n = 300, h = 64;
+  expect_f32_matches_f64(
+      device(), "highway", {random({n, h}, 410), random({n, 2 * h}, 411, -3, 3), random({n, h}, 412)},
+      {Tensor::empty({n, h}, DType::F64), random({n, h}, 413), Tensor::empty({n, 2 * h}, DType::F64)},
+      [](auto& in, auto& out) {
+        highway_forward(in[0], in[1], out[0]);
+        highway_backward(in[2], in[0], in[1], out[1], out[2], GradMode::Accumulate);
+      });
+}
+
+// --- sampled softmax -------------------------------------------------------------------------------
+
+TEST(OpsSemantics, LogUniformSamplerFollowsItsDistribution) {
+  const int64_t v = 100;
+  const LogUniform q{v, 1, 1};
+  double total = 0;
+  for (int64_t k = 0; k < v; ++k) total += q.probability(k);
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  EXPECT_NEAR(q.probability(0), std::log(2.0) / std::log(101.0), 1e-15);
+  // Single draws: the frequency of each of the first classes is P(k) (±4 standard deviations).
+  const int draws = 20000;
+  std::vector<int> seen(v, 0);
+  Rng rng(11, 0);
+  for (int i = 0; i < draws; ++i) ++seen[sample_log_uniform(1, v, rng).ids.data<int32_t>()[0]];
+  for (int64_t k = 0; k < 5; ++k) {
+    const double p = q.probability(k), sd = std::sqrt(p * (1 - p) / draws);
+    EXPECT_NEAR(seen[k] / static_cast<double>(draws), p, 4 * sd) << "class " << k;
+  }
+  // A unique draw: distinct ids, as many tries as it took, TensorFlow's expected counts.
+  const SampledClasses s = sample_log_uniform(40, v, rng);
+  std::vector<int32_t> ids(s.ids.data<int32_t>(), s.ids.data<int32_t>() + 40);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  EXPECT_GT(s.distribution.tries, 40);  // the frequent classes repeat
+  const double p3 = q.probability(3);
+  EXPECT_NEAR(s.distribution.log_expected_count(3), std::log(1 - std::pow(1 - p3, s.distribution.tries)), 1e-12);
+  EXPECT_NEAR((LogUniform{v, 40, 40}.log_expected_count(3)), std::log(40 * p3), 1e-12);
+  expect_error([&] { sample_log_uniform(101, v, rng); }, "sample_log_uniform");
+}
+
+struct SoftmaxCase {
+  int64_t m = 4, p = 3, v = 12;
+  Tensor h, w, b, targets;
+  SampledClasses sample;
+  SoftmaxCase() {
+    h = random({m, p}, 500);
+    w = random({v, p}, 501);
+    b = random({v}, 502);
+    // Row 1's target (7) is also sampled: an accidental hit.
+    targets = ids({m}, {3, 7, 0, 11});
+    sample = {ids({5}, {7, 2, 0, 9, 5}), LogUniform{v, 5, 8}};
+  }
+};
+
+TEST(OpsGradient, SampledSoftmax) {
+  SoftmaxCase c;
+  Tensor none, dw = Tensor::zeros({c.v, c.p}, DType::F64), db = Tensor::zeros({c.v}, DType::F64);
+  auto objective = [&] {
+    Tensor scratch_w = Tensor::zeros({c.v, c.p}, DType::F64), scratch_b = Tensor::zeros({c.v}, DType::F64);
+    return sampled_softmax_loss(c.h, c.w, c.b, c.targets, c.sample, 1.0, none, scratch_w, scratch_b).loss_sum;
+  };
+  // The loss against its definition.
+  double want = 0;
+  for (int64_t r = 0; r < c.m; ++r) {
+    const int32_t t = c.targets.data<int32_t>()[r];
+    auto logit = [&](int32_t k) {
+      double z = get(c.b, k) - c.sample.distribution.log_expected_count(k);
+      for (int64_t j = 0; j < c.p; ++j) z += get(c.h, r * c.p + j) * get(c.w, k * c.p + j);
+      return z;
+    };
+    double sum = std::exp(logit(t));
+    for (int64_t j = 0; j < 5; ++j) {
+      const int32_t k = c.sample.ids.data<int32_t>()[j];
+      if (k != t) sum += std::exp(logit(k));
+    }
+    want += std::log(sum) - logit(t);
+  }
+  Tensor dh = filled({c.m, c.p}, DType::F64, 3);
+  const CrossEntropyResult got = sampled_softmax_loss(c.h, c.w, c.b, c.targets, c.sample, 1.0, dh, dw, db);
+  EXPECT_NEAR(got.loss_sum, want, 1e-12);
+  EXPECT_EQ(got.counted, c.m);
+  expect_gradient("dh", c.h, dh, objective);
+  expect_gradient("dw", c.w, dw, objective);
+  expect_gradient("db", c.b, db, objective);
+  // Rows of classes neither sampled nor targeted get nothing.
+  for (int64_t j = 0; j < c.p; ++j) EXPECT_EQ(get(dw, 4 * c.p + j), 0.0);
+  EXPECT_EQ(get(db, 4), 0.0);
+  // dh accumulates when asked; grad_scale scales every gradient.
+  Tensor acc = filled({c.m, c.p}, DType::F64, 3), dw2 = Tensor::zeros({c.v, c.p}, DType::F64);
+  Tensor db2 = Tensor::zeros({c.v}, DType::F64);
+  sampled_softmax_loss(c.h, c.w, c.b, c.targets, c.sample, 0.5, acc, dw2, db2, GradMode::Accumulate);
+  for (int64_t i = 0; i < acc.numel(); ++i) EXPECT_NEAR(get(acc, i), 3 + 0.5 * get(dh, i), 1e-12);
+  for (int64_t i = 0; i < dw.numel(); ++i) EXPECT_NEAR(get(dw2, i), 0.5 * get(dw, i), 1e-12);
+}
+
+TEST_P(OpsOnDevice, SampledSoftmaxF32MatchesF64) {
+  const int64_t m = 60, p = 32, v = 500;
+  Rng rng(7, 0);
+  SampledClasses sample = sample_log_uniform(64, v, rng);
+  std::vector<int32_t> t(m);
+  for (int64_t r = 0; r < m; ++r)
+    t[r] = r % 3 == 0 ? sample.ids.data<int32_t>()[r % 64] : static_cast<int32_t>(rng.below(v));
+  const Tensor targets = ids({m}, t);
+  std::vector<double> losses;
+  expect_f32_matches_f64(
+      device(), "sampled_softmax",
+      {random({m, p}, 510), random({v, p}, 511, -0.3, 0.3), random({v}, 512), targets, sample.ids},
+      {Tensor::empty({m, p}, DType::F64), Tensor::zeros({v, p}, DType::F64), Tensor::zeros({v}, DType::F64)},
+      [&](auto& in, auto& out) {
+        const SampledClasses here{in[4], sample.distribution};
+        losses.push_back(
+            sampled_softmax_loss(in[0], in[1], in[2], in[3], here, 1.0 / m, out[0], out[1], out[2]).loss_sum);
+      });
+  ASSERT_EQ(losses.size(), 2u);  // F64, then F32 on the device
+  EXPECT_NEAR(losses[1], losses[0], 1e-5 * losses[0]);
 }
 
 }  // namespace

@@ -41,6 +41,7 @@
 #include "nn/ops/cross_entropy.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/lstm.hpp"
+#include "nn/ops/sampled_softmax.hpp"
 
 namespace kglm::nn::cpu {
 
@@ -249,6 +250,12 @@ template <class T>
 void char_convolution_backward(const T* dout, const T* x, const T* w, const int32_t* argmax,
                                const CharConvolutionShape& s, T* dx, T* dw, T* db);
 
+// --- highway_cpu.cpp (nn/ops/highway.hpp): x [n, h], pre [n, 2h] -----------------------------------
+template <class T>
+void highway_forward(const T* x, const T* pre, T* y, int64_t n, int64_t h);
+template <class T>
+void highway_backward(const T* dy, const T* x, const T* pre, T* dx, T* dpre, int64_t n, int64_t h, bool accumulate);
+
 // --- lstm_cpu.cpp (nn/ops/lstm.hpp): rows step-major; c0, cell and c_last of T here --------------
 template <class T>
 void lstm_forward(const T* gates_x, const T* w_h, const T* w_proj, const T* h0, const T* c0, const LstmShape& s, T* h,
@@ -257,6 +264,15 @@ template <class T>
 void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, const T* c0, const T* h, const T* gates,
                    const T* memory, const T* projected, const T* cell, const LstmShape& s, T* dgates_x, T* dw_h,
                    T* dw_proj);
+
+// --- sampled_softmax_cpu.cpp (nn/ops/sampled_softmax.hpp): row by row, for M rows and S sampled
+// classes. logits [M, S] holds h·w_sampledᵀ + b_sampled on entry and grad_scale times its gradient on
+// return; w_true [M, p] and b_true [M] are the targets' rows. Written: dh [M, p] = dtrue·w_true,
+// scaled_h [M, p] = dtrue·h and dtrue [M], dtrue the gradient of the true logit.
+template <class T>
+CrossEntropyResult sampled_softmax_rows(const T* h, const T* w_true, const T* b_true, const int32_t* targets,
+                                        const int32_t* ids, T* logits, int64_t m, int64_t s, int64_t p,
+                                        const LogUniform& q, double grad_scale, T* dh, T* scaled_h, T* dtrue);
 
 // --- adamw_cpu.cpp ------------------------------------------------------------------------------
 template <class T>

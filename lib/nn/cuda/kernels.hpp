@@ -28,6 +28,7 @@
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/index_range.hpp"
 #include "nn/ops/lstm.hpp"
+#include "nn/ops/sampled_softmax.hpp"
 
 namespace kglm::nn::cuda {
 
@@ -136,6 +137,12 @@ template <class T>
 void char_convolution_backward(const T* dout, const T* x, const T* w, const int32_t* argmax,
                                const CharConvolutionShape& s, T* dx, float* dw, float* db);
 
+// --- highway_cuda.cu (nn/ops/highway.hpp): x [n, h], pre [n, 2h] -----------------------------------
+template <class T>
+void highway_forward(const T* x, const T* pre, T* y, int64_t n, int64_t h);
+template <class T>
+void highway_backward(const T* dy, const T* x, const T* pre, T* dx, T* dpre, int64_t n, int64_t h, bool accumulate);
+
 // --- lstm_cuda.cu (nn/ops/lstm.hpp): the cell state (c0, cell, c_last) and the weight gradients in
 // fp32 whatever T is ---------------------------------------------------------------------------------
 template <class T>
@@ -145,6 +152,12 @@ template <class T>
 void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, const float* c0, const T* h, const T* gates,
                    const T* memory, const T* projected, const float* cell, const LstmShape& s, T* dgates_x, float* dw_h,
                    float* dw_proj);
+
+// --- sampled_softmax_cuda.cu (nn/ops/sampled_softmax.hpp): as the CPU's sampled_softmax_rows --------
+template <class T>
+CrossEntropyResult sampled_softmax_rows(const T* h, const T* w_true, const T* b_true, const int32_t* targets,
+                                        const int32_t* ids, T* logits, int64_t m, int64_t s, int64_t p,
+                                        const LogUniform& q, double grad_scale, T* dh, T* scaled_h, T* dtrue);
 
 // --- cross_entropy_cuda.cu: targets checked by the caller; row_weights, row_losses on the device ----
 template <class T>

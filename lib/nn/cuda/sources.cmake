@@ -17,10 +17,12 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/dropout_cuda.cu
     nn/cuda/elementwise_cuda.cu
     nn/cuda/embedding_cuda.cu
+    nn/cuda/highway_cuda.cu
     nn/cuda/layer_norm_cuda.cu
     nn/cuda/linear_cuda.cu
     nn/cuda/lstm_cuda.cu
     nn/cuda/rms_norm_cuda.cu
+    nn/cuda/sampled_softmax_cuda.cu
   )
 else()
   set(KGLM_NN_CUDA_SOURCES nn/cuda/runtime_none.cpp)

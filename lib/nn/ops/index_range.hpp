@@ -5,11 +5,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define KGLM_HOST_DEVICE __host__ __device__
-#else
-#define KGLM_HOST_DEVICE
-#endif
+#include "nn/ops/host_device.hpp"
 
 namespace kglm::nn {
 

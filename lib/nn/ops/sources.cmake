@@ -9,11 +9,13 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/dropout.cpp
   nn/ops/elementwise.cpp
   nn/ops/embedding.cpp
+  nn/ops/highway.cpp
   nn/ops/layer_norm.cpp
   nn/ops/linear.cpp
-  nn/ops/op_times.cpp
   nn/ops/lstm.cpp
+  nn/ops/op_times.cpp
   nn/ops/rms_norm.cpp
+  nn/ops/sampled_softmax.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adamw_cpu.cpp
   nn/cpu/attention_cpu.cpp
@@ -23,10 +25,12 @@ set(KGLM_NN_OPS_SOURCES
   nn/cpu/dropout_cpu.cpp
   nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp
+  nn/cpu/highway_cpu.cpp
   nn/cpu/layer_norm_cpu.cpp
   nn/cpu/linear_cpu.cpp
   nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp
+  nn/cpu/sampled_softmax_cpu.cpp
 )
 # The CPU kernels never read floating-point exception flags or errno. Without these two flags GCC
 # must keep branches around clamps and selects (and errno checks around sqrt), which stops it
@@ -38,8 +42,8 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   list(APPEND _kglm_kernel_flags -Wno-pass-failed)
 endif()
 set_source_files_properties(
-  nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/biased_attention_cpu.cpp nn/cpu/char_convolution_cpu.cpp
-  nn/cpu/cross_entropy_cpu.cpp
-  nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp nn/cpu/embedding_cpu.cpp nn/cpu/layer_norm_cpu.cpp
-  nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp nn/cpu/rms_norm_cpu.cpp
+  nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/biased_attention_cpu.cpp
+  nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
+  nn/cpu/embedding_cpu.cpp nn/cpu/highway_cpu.cpp nn/cpu/layer_norm_cpu.cpp nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp
+  nn/cpu/rms_norm_cpu.cpp nn/cpu/sampled_softmax_cpu.cpp
   PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}")
