@@ -2,18 +2,23 @@
 // carried across calls equal to one long call, F32 on every device against F64), the character
 // convolution with its max-pool (against a direct loop, finite differences, F32 against F64), the
 // highway gating, and the sampled softmax with its log-uniform sampler (the distribution, the loss
-// against its definition with an accidental hit, finite differences, F32 against F64).
+// against its definition with an accidental hit, finite differences, F32 against F64); and all of
+// them against PyTorch in TensorFlow's weight layouts (tests/reference/make_elmo_fixtures.py).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "nn/ops/activation.hpp"
 #include "nn/ops/char_convolution.hpp"
+#include "nn/ops/embedding.hpp"
 #include "nn/ops/highway.hpp"
 #include "nn/ops/lstm.hpp"
 #include "nn/ops/sampled_softmax.hpp"
+#include "nn/safetensors.hpp"
 #include "ops_test_util.hpp"
+#include "unit/test_paths.hpp"
 
 namespace kglm::nn {
 namespace {
@@ -363,6 +368,149 @@ TEST_P(OpsOnDevice, SampledSoftmaxF32MatchesF64) {
   ASSERT_EQ(losses.size(), 2u);  // F64, then F32 on the device
   EXPECT_NEAR(losses[1], losses[0], 1e-5 * losses[0]);
 }
+
+// --- PyTorch parity, weights in TensorFlow's layouts -----------------------------------------------
+
+// A 2-D host F32 tensor transposed (TensorFlow's [in, out] weights to linear's [out, in]).
+Tensor transposed(const Tensor& t) {
+  const Tensor host = t.to(Device::Cpu);
+  Tensor out = Tensor::empty({host.dim(1), host.dim(0)});
+  for (int64_t r = 0; r < host.dim(0); ++r)
+    for (int64_t c = 0; c < host.dim(1); ++c)
+      out.data<float>()[c * host.dim(0) + r] = host.data<float>()[r * host.dim(1) + c];
+  return out;
+}
+
+// a with b under it, on the host (two weights stored as one).
+Tensor stacked(const Tensor& a, const Tensor& b) {
+  Tensor out = Tensor::empty({a.dim(0) + b.dim(0), a.dim(1)});
+  out.rows(0, a.dim(0)).copy_from(a.to(Device::Cpu));
+  out.rows(a.dim(0), a.dim(0) + b.dim(0)).copy_from(b.to(Device::Cpu));
+  return out;
+}
+
+constexpr double kParity = 1e-4;
+
+class ElmoOpsParity : public OpsOnDevice {
+ protected:
+  SafetensorsFile ref =
+      SafetensorsFile::open(std::filesystem::path(test::source_dir()) / "tests/reference/data/elmo-ops.safetensors");
+  Tensor f32(const std::string& name) const { return ref.read_f32(name).to(device()); }
+  Tensor zeros(const Shape& shape) const { return Tensor::zeros(shape, DType::F32, device()); }
+  void expect_close(const Tensor& got, const Tensor& want, const std::string& what) const {
+    EXPECT_LE(relative_error(got.to(Device::Cpu).view(want.shape()), want), kParity) << what;
+  }
+};
+
+TEST_P(ElmoOpsParity, LstmMatchesTorch) {
+  const Tensor sizes = ref.read_i32("lstm.sizes"), clips = ref.read_f32("lstm.clips");
+  const int32_t* z = sizes.data<int32_t>();
+  const int64_t steps = z[0], streams = z[1], inputs = z[2], cell = z[3], proj = z[4], rows = steps * streams;
+  const LstmShape s{steps, streams, cell, proj, clips.data<float>()[0], clips.data<float>()[1], 1.0f};
+  const Tensor w0 = ref.read_f32("lstm.W_0");
+  const Tensor w_x = transposed(w0.rows(0, inputs)).to(device()),
+               w_h = transposed(w0.rows(inputs, inputs + proj)).to(device());
+  const Tensor w_proj = transposed(ref.read_f32("lstm.W_P_0")).to(device()), bias = f32("lstm.B");
+  const Tensor x = f32("lstm.x").view({rows, inputs});
+  Tensor gates_x = zeros({rows, 4 * cell}), h = zeros({rows, proj}), c_last = zeros({streams, cell});
+  linear_forward(x, w_x, bias, gates_x);
+  LstmSaved saved = LstmSaved::allocate(s, gates_x);
+  lstm_forward(gates_x, w_h, w_proj, f32("lstm.h0"), f32("lstm.c0"), s, h, saved, c_last);
+  expect_close(h, ref.read_f32("lstm.h"), "h");
+  expect_close(c_last, ref.read_f32("lstm.c_last"), "c_last");
+  Tensor dgates = zeros({rows, 4 * cell}), dw_h = zeros({4 * cell, proj}), dw_proj = zeros({proj, cell});
+  lstm_backward(f32("lstm.wy").view({rows, proj}), w_h, w_proj, f32("lstm.h0"), f32("lstm.c0"), h, saved, s, dgates,
+                dw_h, dw_proj);
+  Tensor dx = zeros({rows, inputs}), dw_x = zeros({4 * cell, inputs}), db = zeros({4 * cell});
+  linear_backward(dgates, x, w_x, dx, dw_x, db);
+  expect_close(dx, ref.read_f32("lstm.grad.x"), "dx");
+  expect_close(stacked(transposed(dw_x), transposed(dw_h)), ref.read_f32("lstm.grad.W_0"), "dW_0");
+  expect_close(db, ref.read_f32("lstm.grad.B"), "dB");
+  expect_close(transposed(dw_proj), ref.read_f32("lstm.grad.W_P_0"), "dW_P_0");
+}
+
+TEST_P(ElmoOpsParity, CharEncoderMatchesTorch) {
+  const Tensor char_ids = ref.read_i32("char.ids"), filters = ref.read_i32("char.filters");
+  const int64_t words = char_ids.dim(0), chars = char_ids.dim(1), widths = filters.dim(0);
+  const Tensor table = f32("char.char_embed");
+  const int64_t embed = table.dim(1);
+  int64_t total = 0;
+  for (int64_t k = 0; k < widths; ++k) total += filters.data<int32_t>()[2 * k + 1];
+  const Tensor flat_ids = char_ids.view({words * chars}).to(device());
+  Tensor embedded = zeros({words * chars, embed});
+  embedding_forward(flat_ids, table, embedded);
+  const Tensor x3 = embedded.view({words, chars, embed});
+  Tensor pooled = zeros({words, total}), argmax = Tensor::zeros({words, total}, DType::I32, device());
+  std::vector<Tensor> conv_w;
+  for (int64_t k = 0, first = 0; k < widths; first += filters.data<int32_t>()[2 * k + 1], ++k) {
+    const int64_t width = filters.data<int32_t>()[2 * k], count = filters.data<int32_t>()[2 * k + 1];
+    conv_w.push_back(
+        transposed(ref.read_f32("char.W_cnn_" + std::to_string(k)).view({width * embed, count})).to(device()));
+    char_convolution_forward(x3, conv_w[k], f32("char.b_cnn_" + std::to_string(k)), width, first, pooled, argmax);
+  }
+  Tensor x = zeros({words, total});
+  relu_forward(pooled, x);
+  // The highway's two products as one: [W_transform; W_carry] in linear's layout.
+  const Tensor w_high =
+      stacked(transposed(ref.read_f32("char.W_transform")), transposed(ref.read_f32("char.W_carry"))).to(device());
+  Tensor b_high =
+      stacked(ref.read_f32("char.b_transform").view({total, 1}), ref.read_f32("char.b_carry").view({total, 1}))
+          .view({2 * total})
+          .to(device());
+  Tensor pre = zeros({words, 2 * total}), y = zeros({words, total});
+  linear_forward(x, w_high, b_high, pre);
+  highway_forward(x, pre, y);
+  const Tensor w_proj = transposed(ref.read_f32("char.W_proj")).to(device());
+  const int64_t projection = w_proj.dim(0);
+  Tensor token = zeros({words, projection});
+  linear_forward(y, w_proj, f32("char.b_proj"), token);
+  expect_close(token, ref.read_f32("char.token"), "token");
+
+  Tensor dy = zeros({words, total}), dw_proj = zeros({projection, total}), db_proj = zeros({projection});
+  linear_backward(f32("char.wy"), y, w_proj, dy, dw_proj, db_proj);
+  Tensor dx = zeros({words, total}), dpre = zeros({words, 2 * total});
+  Tensor dw_high = zeros({2 * total, total}), db_high = zeros({2 * total});
+  highway_backward(dy, x, pre, dx, dpre);
+  linear_backward(dpre, x, w_high, dx, dw_high, db_high, GradMode::Accumulate);
+  Tensor dpooled = zeros({words, total}), dembedded = zeros({words, chars, embed}), dtable = zeros(table.shape());
+  relu_backward(dx, x, dpooled);
+  for (int64_t k = 0, first = 0; k < widths; first += filters.data<int32_t>()[2 * k + 1], ++k) {
+    const int64_t width = filters.data<int32_t>()[2 * k], count = filters.data<int32_t>()[2 * k + 1];
+    Tensor dw = zeros({count, width * embed}), db = zeros({count});
+    char_convolution_backward(dpooled, x3, conv_w[k], argmax, width, first, dembedded, dw, db);
+    expect_close(transposed(dw), ref.read_f32("char.grad.W_cnn_" + std::to_string(k)), "dW_cnn_" + std::to_string(k));
+    expect_close(db, ref.read_f32("char.grad.b_cnn_" + std::to_string(k)), "db_cnn_" + std::to_string(k));
+  }
+  embedding_backward(flat_ids, dembedded.view({words * chars, embed}), dtable);
+  expect_close(dtable, ref.read_f32("char.grad.char_embed"), "dchar_embed");
+  const Tensor dw_high_host = dw_high.to(Device::Cpu), db_high_host = db_high.to(Device::Cpu);
+  expect_close(transposed(dw_high_host.rows(0, total)), ref.read_f32("char.grad.W_transform"), "dW_transform");
+  expect_close(transposed(dw_high_host.rows(total, 2 * total)), ref.read_f32("char.grad.W_carry"), "dW_carry");
+  expect_close(db_high_host.view({2 * total, 1}).rows(0, total), ref.read_f32("char.grad.b_transform"), "db_transform");
+  expect_close(db_high_host.view({2 * total, 1}).rows(total, 2 * total), ref.read_f32("char.grad.b_carry"), "db_carry");
+  expect_close(transposed(dw_proj), ref.read_f32("char.grad.W_proj"), "dW_proj");
+  expect_close(db_proj, ref.read_f32("char.grad.b_proj"), "db_proj");
+}
+
+TEST_P(ElmoOpsParity, SampledSoftmaxMatchesTorch) {
+  const Tensor h = f32("softmax.h"), w = f32("softmax.w"), b = f32("softmax.b");
+  const Tensor targets = ref.read_i32("softmax.targets").to(device()), ids_ = ref.read_i32("softmax.sample");
+  const SampledClasses sample{
+      ids_.to(device()),
+      LogUniform{w.dim(0), ids_.dim(0), static_cast<double>(ref.read_f32("softmax.tries").data<float>()[0])}};
+  Tensor dh = zeros(h.shape()), dw = zeros(w.shape()), db = zeros(b.shape());
+  const CrossEntropyResult r = sampled_softmax_loss(h, w, b, targets, sample, 1.0, dh, dw, db);
+  const double want = ref.read_f32("softmax.loss").data<float>()[0];
+  EXPECT_NEAR(r.loss_sum, want, kParity * want);
+  expect_close(dh, ref.read_f32("softmax.grad.h"), "dh");
+  expect_close(dw, ref.read_f32("softmax.grad.w"), "dw");
+  expect_close(db, ref.read_f32("softmax.grad.b"), "db");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ElmoOpsParity, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const ::testing::TestParamInfo<Device>& info) {
+                           return std::string(device_name(info.param));
+                         });
 
 }  // namespace
 }  // namespace kglm::nn
