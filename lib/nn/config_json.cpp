@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "core/atomic_file.hpp"
 #include "core/big_json_integers.hpp"
@@ -29,11 +30,21 @@ ConfigJsonReader::ConfigJsonReader(const std::filesystem::path& path)
 
 ConfigJsonReader::~ConfigJsonReader() = default;
 
+namespace {
+
+// A key, or a JSON pointer into nested objects when it starts with '/' (AllenNLP's options.json).
+simdjson::simdjson_result<simdjson::dom::element> find(const simdjson::dom::object& object, const char* key) {
+  if (key[0] == '/') return object.at_pointer(key);
+  return object[key];
+}
+
+}  // namespace
+
 void ConfigJsonReader::fail(const std::string& what) const { throw Error(where_ + ": " + what); }
 
 std::optional<std::string> ConfigJsonReader::string(const char* key) const {
   std::string_view v;
-  auto e = impl_->object[key].get(v);
+  auto e = find(impl_->object, key).get(v);
   if (e == simdjson::NO_SUCH_FIELD) return std::nullopt;
   if (e != simdjson::SUCCESS) fail(std::string("\"") + key + "\" must be a string");
   return std::string(v);
@@ -41,7 +52,7 @@ std::optional<std::string> ConfigJsonReader::string(const char* key) const {
 
 void ConfigJsonReader::integer(const char* key, int64_t& field, bool required) const {
   int64_t v;
-  auto e = impl_->object[key].get(v);
+  auto e = find(impl_->object, key).get(v);
   if (e == simdjson::SUCCESS) {
     field = v;
   } else if (e != simdjson::NO_SUCH_FIELD || required) {
@@ -51,7 +62,7 @@ void ConfigJsonReader::integer(const char* key, int64_t& field, bool required) c
 
 std::optional<int64_t> ConfigJsonReader::nullable_integer(const char* key) const {
   simdjson::dom::element element;
-  if (impl_->object[key].get(element) != simdjson::SUCCESS || element.is_null()) return std::nullopt;
+  if (find(impl_->object, key).get(element) != simdjson::SUCCESS || element.is_null()) return std::nullopt;
   int64_t v = 0;
   integer(key, v);
   return v;
@@ -59,7 +70,7 @@ std::optional<int64_t> ConfigJsonReader::nullable_integer(const char* key) const
 
 void ConfigJsonReader::real(const char* key, double& field) const {
   double v;
-  auto e = impl_->object[key].get(v);
+  auto e = find(impl_->object, key).get(v);
   if (e == simdjson::SUCCESS) {
     field = v;
   } else if (e != simdjson::NO_SUCH_FIELD) {
@@ -75,12 +86,41 @@ void ConfigJsonReader::real(const char* key, float& field) const {
 
 void ConfigJsonReader::boolean(const char* key, bool& field) const {
   bool v;
-  auto e = impl_->object[key].get(v);
+  auto e = find(impl_->object, key).get(v);
   if (e == simdjson::SUCCESS) {
     field = v;
   } else if (e != simdjson::NO_SUCH_FIELD) {
     fail(std::string("\"") + key + "\" must be true or false");
   }
+}
+
+std::optional<std::vector<std::vector<int64_t>>> ConfigJsonReader::integer_arrays(const char* key) const {
+  simdjson::dom::array outer;
+  auto e = find(impl_->object, key).get(outer);
+  if (e == simdjson::NO_SUCH_FIELD) return std::nullopt;
+  auto wrong = [&] { fail(std::string("\"") + key + "\" must be an array of arrays of integers"); };
+  if (e != simdjson::SUCCESS) wrong();
+  std::vector<std::vector<int64_t>> rows;
+  for (simdjson::dom::element row : outer) {
+    simdjson::dom::array inner;
+    if (row.get(inner) != simdjson::SUCCESS) wrong();
+    rows.emplace_back();
+    for (simdjson::dom::element v : inner) {
+      int64_t value = 0;
+      if (v.get(value) != simdjson::SUCCESS) wrong();
+      rows.back().push_back(value);
+    }
+  }
+  return rows;
+}
+
+std::string ConfigJsonWriter::object(int indent) const {
+  std::string pad(static_cast<size_t>(indent), ' '), body;
+  for (char c : members_) {
+    body += c;
+    if (c == '\n') body += pad;
+  }
+  return "{\n" + pad + body + "\n" + pad + "}";
 }
 
 void ConfigJsonWriter::field(std::string_view key, const std::string& json_value) {

@@ -1,5 +1,6 @@
 // Hugging Face config.json files: flat JSON objects of numbers, strings and booleans, read field by
-// field with errors that name the file and the key, and written atomically.
+// field with errors that name the file and the key, and written atomically. A key that starts
+// with '/' is a JSON pointer into nested objects (AllenNLP's options.json: "/lstm/dim").
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kglm::nn {
 
@@ -27,6 +29,9 @@ class ConfigJsonReader {
   // An integer that may be JSON null (HF's "num_decoder_layers": null): nullopt then, or when absent.
   std::optional<int64_t> nullable_integer(const char* key) const;
 
+  // An array of arrays of integers (options.json's "/char_cnn/filters"); nullopt when absent.
+  std::optional<std::vector<std::vector<int64_t>>> integer_arrays(const char* key) const;
+
   [[noreturn]] void fail(const std::string& what) const;  // kglm::Error "PATH: what"
 
  private:
@@ -43,6 +48,8 @@ class ConfigJsonWriter {
   void text(std::string_view key, std::string_view value);
   void number(std::string_view key, double value);  // 17 significant digits: round-trips doubles
   void boolean(std::string_view key, bool value) { field(key, value ? "true" : "false"); }
+  // The object as JSON text, nested `indent` spaces deeper (a member of another writer's object).
+  std::string object(int indent) const;
   // Writes the object to `path` atomically.
   void write(const std::filesystem::path& path) const;
 

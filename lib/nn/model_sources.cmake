@@ -5,6 +5,8 @@ set(KGLM_NN_MODEL_SOURCES
   nn/parameters.cpp
   nn/workspace.cpp
   nn/encoder.cpp
+  nn/elmo_characters.cpp
+  nn/elmo_options.cpp
   nn/t5_config.cpp
   nn/t5.cpp
   nn/t5_checkpoint.cpp

@@ -3,3 +3,4 @@
 include(nn/ops.cmake)
 include(nn/safetensors.cmake)
 include(nn/model.cmake)
+include(nn/elmo.cmake)

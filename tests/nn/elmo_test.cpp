@@ -1,0 +1,107 @@
+// ELMo's options.json (the presets, a round trip, errors that name the file and the field) and its
+// character ids (bilm-tf's layout at 261 characters, AllenNLP's at 262).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "nn/elmo_characters.hpp"
+#include "nn/elmo_options.hpp"
+#include "unit/test_paths.hpp"
+
+namespace kglm::nn {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kPresets = fs::path(test::source_dir()) / "data/elmo";
+
+TEST(ElmoOptions, PaperPresetIsTheAuthorsTrainer) {
+  const ElmoOptions o = read_elmo_options(kPresets / "options-paper.json");
+  EXPECT_EQ(o.cell, 2048);
+  EXPECT_EQ(o.projection, 512);
+  EXPECT_EQ(o.layers, 2);
+  EXPECT_EQ(o.cell_clip, 3);
+  EXPECT_EQ(o.proj_clip, 3);
+  EXPECT_TRUE(o.skip_connections);
+  EXPECT_EQ(o.filter_total(), 2048);
+  EXPECT_EQ(o.filters.size(), 7u);
+  EXPECT_EQ(o.filters[6].width, 7);
+  EXPECT_EQ(o.filters[6].count, 1024);
+  EXPECT_EQ(o.highways, 2);
+  EXPECT_EQ(o.char_embedding, 16);
+  EXPECT_EQ(o.characters, 261);
+  EXPECT_EQ(o.max_characters, 50);
+  EXPECT_EQ(o.vocabulary, 100000);
+  EXPECT_EQ(o.negative_samples, 4096);
+  EXPECT_EQ(o.batch_size, 192);
+  EXPECT_EQ(o.unroll_steps, 20);
+  EXPECT_DOUBLE_EQ(o.dropout, 0.1);
+  EXPECT_DOUBLE_EQ(o.clip_norm, 10.0);
+  const ElmoOptions small = read_elmo_options(kPresets / "options-small.json");
+  EXPECT_LT(small.cell, o.cell);
+}
+
+TEST(ElmoOptions, RoundTripsAndNamesBadFields) {
+  test::ScratchDir dir;
+  ElmoOptions o = read_elmo_options(kPresets / "options-small.json");
+  o.characters = 262;
+  o.cell_clip = 2.5;
+  o.filters = {{2, 8}, {5, 3}};
+  o.activation = "tanh";
+  write_elmo_options(fs::path(dir.file("options.json")), o);
+  const ElmoOptions back = read_elmo_options(fs::path(dir.file("options.json")));
+  EXPECT_EQ(back.characters, 262);
+  EXPECT_EQ(back.cell_clip, 2.5);
+  ASSERT_EQ(back.filters.size(), 2u);
+  EXPECT_EQ(back.filters[1].width, 5);
+  EXPECT_EQ(back.filters[1].count, 3);
+  EXPECT_EQ(back.activation, "tanh");
+  EXPECT_EQ(back.cell, o.cell);
+  EXPECT_EQ(back.vocabulary, o.vocabulary);
+
+  auto expect_refused = [&](const std::string& json, const std::string& what) {
+    std::ofstream(fs::path(dir.file("bad.json"))) << json;
+    try {
+      read_elmo_options(fs::path(dir.file("bad.json")));
+      ADD_FAILURE() << "accepted: " << json;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const std::string lstm = R"("lstm": {"dim": 8, "projection_dim": 4, "n_layers": 1})";
+  const std::string cnn =
+      R"("n_highway": 1, "embedding": {"dim": 4}, "n_characters": 261, "max_characters_per_token": 50)";
+  expect_refused("{" + lstm + R"(, "char_cnn": {"filters": [[1, 4]], )" + cnn + "}, \"dropout\": 1}", "dropout");
+  expect_refused("{" + lstm + R"(, "char_cnn": {"filters": [[60, 4]], )" + cnn + "}}", "filter [60, 4]");
+  expect_refused("{" + lstm + R"(, "char_cnn": {"filters": [[1, "x"]], )" + cnn + "}}", "/char_cnn/filters");
+  expect_refused("{" + lstm + R"(, "char_cnn": {)" + cnn + "}}", "/char_cnn/filters");
+  expect_refused(R"({"lstm": {"dim": 8}, "char_cnn": {"filters": [[1, 4]], )" + cnn + "}}", "/lstm/projection_dim");
+  expect_refused("[1, 2]", "not a JSON object");
+}
+
+std::vector<int32_t> ids(std::string_view token, int64_t characters, int64_t max = 50) {
+  std::vector<int32_t> out(static_cast<size_t>(max));
+  elmo_character_ids(token, max, characters, out.data());
+  return out;
+}
+
+TEST(ElmoCharacters, BytesBetweenWordMarkers) {
+  const std::vector<int32_t> word = ids("añ", 261, 6);  // ñ is two UTF-8 bytes
+  EXPECT_EQ(word, (std::vector<int32_t>{258, 'a', 0xC3, 0xB1, 259, 260}));
+  // At 262 every id moves up by one (0 is left for masked words).
+  EXPECT_EQ(ids("añ", 262, 6), (std::vector<int32_t>{259, 'a' + 1, 0xC4, 0xB2, 260, 261}));
+  EXPECT_EQ(ids("<S>", 261, 5), (std::vector<int32_t>{258, 256, 259, 260, 260}));
+  EXPECT_EQ(ids("</S>", 262, 5), (std::vector<int32_t>{259, 258, 260, 261, 261}));
+  // Tokens are cut to max − 2 bytes, the end-of-word marker kept.
+  const std::vector<int32_t> long_word = ids(std::string(60, 'x'), 261);
+  EXPECT_EQ(long_word[0], 258);
+  EXPECT_EQ(long_word[48], 'x');
+  EXPECT_EQ(long_word[49], 259);
+}
+
+}  // namespace
+}  // namespace kglm::nn
