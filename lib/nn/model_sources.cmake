@@ -5,7 +5,9 @@ set(KGLM_NN_MODEL_SOURCES
   nn/parameters.cpp
   nn/workspace.cpp
   nn/encoder.cpp
+  nn/elmo.cpp
   nn/elmo_characters.cpp
+  nn/elmo_checkpoint.cpp
   nn/elmo_options.cpp
   nn/t5_config.cpp
   nn/t5.cpp

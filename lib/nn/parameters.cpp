@@ -95,6 +95,12 @@ void ParameterStore::initialize(uint64_t seed, double std) {
       case Parameter::Init::Ones:
         for (int64_t j = 0; j < n; ++j) v[j] = 1;
         break;
+      case Parameter::Init::Uniform: {
+        Rng rng(seed, i, 0x696e6974u);
+        const double a = p.init_std > 0 ? p.init_std : std;
+        for (int64_t j = 0; j < n; ++j) v[j] = static_cast<float>(a * (2 * rng.uniform() - 1));
+        break;
+      }
       case Parameter::Init::Normal: {
         Rng rng(seed, i, 0x696e6974u);  // "init"
         // Box–Muller: two uniforms give two independent normals.

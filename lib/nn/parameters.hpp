@@ -24,8 +24,9 @@ struct Parameter {
   Shape shape;
   bool weight_decay = true;  // false for biases and LayerNorm parameters (as HF's Trainer)
   bool trainable = true;     // false: frozen (no gradient, no optimizer state, no update)
-  enum class Init : uint8_t { Normal, Zeros, Ones } init = Init::Normal;
-  double init_std = 0;  // the normal's standard deviation; 0: the one given to initialize()
+  enum class Init : uint8_t { Normal, Zeros, Ones, Uniform } init = Init::Normal;
+  double init_std = 0;  // the normal's standard deviation (0: the one given to initialize()), or
+                        // the half-width a of Uniform's U(−a, a)
   std::vector<HfTensorName> hf_names;
   Tensor value, grad;  // views into the store's buffers, valid after allocate(); grad is undefined
                        // for a frozen parameter, so every backward op skips it

@@ -1,14 +1,22 @@
-// ELMo's options.json (the presets, a round trip, errors that name the file and the field) and its
-// character ids (bilm-tf's layout at 261 characters, AllenNLP's at 262).
+// ELMo's options.json (the presets, a round trip, errors that name the file and the field), its
+// character ids (bilm-tf's layout at 261 characters, AllenNLP's at 262), and the whole model against
+// PyTorch (tests/reference/data/elmo-tiny, weights in bilm-tf's layouts): two batches with the LSTM
+// state carried, both directions' losses and every gradient, on every device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "nn/cuda/runtime.hpp"
+#include "nn/elmo.hpp"
 #include "nn/elmo_characters.hpp"
+#include "nn/elmo_checkpoint.hpp"
 #include "nn/elmo_options.hpp"
+#include "nn/safetensors.hpp"
 #include "unit/test_paths.hpp"
 
 namespace kglm::nn {
@@ -102,6 +110,72 @@ TEST(ElmoCharacters, BytesBetweenWordMarkers) {
   EXPECT_EQ(long_word[48], 'x');
   EXPECT_EQ(long_word[49], 259);
 }
+
+// max |a − b| / max |b| over host F32 tensors of one shape.
+double relative_error(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    diff = std::max(diff, std::abs(static_cast<double>(got.data<float>()[i]) - want.data<float>()[i]));
+    scale = std::max(scale, std::abs(static_cast<double>(want.data<float>()[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+class ElmoModelParity : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::Cuda && !cuda::available()) GTEST_SKIP() << cuda::unavailable_reason();
+  }
+  const fs::path dir = fs::path(test::source_dir()) / "tests/reference/data/elmo-tiny";
+};
+
+TEST_P(ElmoModelParity, TwoCarriedBatchesMatchTorch) {
+  const Device device = GetParam();
+  const ElmoOptions o = read_elmo_options(dir / "options.json");
+  const SafetensorsFile ref = SafetensorsFile::open(dir / "reference.safetensors");
+  ParameterStore params(device);
+  ElmoModel model(o, o.vocabulary, params);
+  params.allocate();
+  import_bilm_tensors(
+      [&](const std::string& name, const Shape& shape) {
+        Tensor t = ref.read_f32("weight." + name);
+        EXPECT_EQ(t.shape(), shape) << name;
+        return t;
+      },
+      o, true, params);
+  // The export gives back what was imported, in the file's layouts (W_0 joined again).
+  for (const auto& [name, tensor] : export_bilm_tensors(params, o, true))
+    EXPECT_EQ(relative_error(tensor, ref.read_f32("weight." + name)), 0.0) << name;
+
+  const int64_t windows = o.batch_size, steps = o.unroll_steps;
+  model.reset_state(windows);
+  for (int b = 0; b < 2; ++b) {
+    ElmoBatch batch{windows, steps, {}};
+    for (int d = 0; d < 2; ++d) {
+      const std::string key = "batch" + std::to_string(b) + ".dir" + std::to_string(d) + ".";
+      batch.streams[d] = {ref.read_i32(key + "characters").to(device), ref.read_i32(key + "targets").to(device)};
+    }
+    const ElmoLoss loss = model.forward(batch, DropoutContext{}, {nullptr, nullptr}, b == 1 ? 1.0 : 0.0);
+    for (int d = 0; d < 2; ++d) {
+      const double want =
+          ref.read_f32("batch" + std::to_string(b) + ".dir" + std::to_string(d) + ".loss").data<float>()[0];
+      EXPECT_NEAR(loss.directions[d].loss_sum, want, 1e-5 * want) << "batch " << b << " direction " << d;
+      EXPECT_EQ(loss.directions[d].counted, windows * steps);
+    }
+  }
+  model.backward();
+  for (const auto& [name, grad] : export_bilm_tensors(params, o, true, true))
+    EXPECT_LE(relative_error(grad, ref.read_f32("grad." + name)), 1e-4) << name;
+  // The layer outputs: the token vectors and each LSTM layer's, [T·B, projection].
+  EXPECT_EQ(model.layer_output(0, 0).shape(), (Shape{windows * steps, o.projection}));
+  EXPECT_EQ(model.layer_output(1, 2).shape(), (Shape{windows * steps, o.projection}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ElmoModelParity, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const ::testing::TestParamInfo<Device>& info) {
+                           return std::string(device_name(info.param));
+                         });
 
 }  // namespace
 }  // namespace kglm::nn

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Regenerate the PyTorch parity fixture of kglm's ELMo ops: tests/reference/data/elmo-ops.safetensors.
+"""Regenerate the PyTorch parity fixtures of kglm's ELMo: tests/reference/data/elmo-ops.safetensors (the
+ops) and tests/reference/data/elmo-tiny/ (a whole bidirectional model: options.json, reference.safetensors).
 
     /usr/bin/python3 tests/reference/make_elmo_fixtures.py [--out DIR]
 
@@ -13,11 +14,17 @@ Plain torch (Debian's python3-torch, CPU), float64, weights in the layouts of bi
     (y = g·relu(x·W_transform + b_transform) + (1 − g)·x, g = σ(x·W_carry + b_carry)), the projection.
   * sampled softmax: tf.nn.sampled_softmax_loss's logits with subtract_log_q (TensorFlow's expected
     counts of a unique log-uniform draw) and remove_accidental_hits, one given draw for every row.
+  * the model (elmo-tiny): the character encoder, two projected LSTM layers per direction with the
+    residual into the second, the full softmax shared by both directions; two batches of 2 windows
+    of 3 steps, the LSTM state carried from the first into the second (detached, as bilm-tf's
+    truncated back-propagation): both batches' losses and the second batch's gradients, in the
+    bilm-tf names and layouts of weights.hdf5 (plus softmax/W and softmax/b).
 Each case stores its inputs, a weighting `wy` of its outputs (the loss is Σ wy·out, or the softmax
 loss), the outputs, and the gradients of every input, all rounded to F32 from the float64 values.
 """
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -140,6 +147,112 @@ def sampled_softmax_case(gen, out):
     out["softmax.loss"] = loss.detach().reshape(1)
 
 
+TINY = dict(cell=7, projection=5, layers=2, cell_clip=1.0, proj_clip=0.9, filters=[[1, 4], [2, 3], [3, 5]],
+            highways=1, char_embedding=4, max_characters=8, vocabulary=11, windows=2, steps=3)
+
+
+def tiny_options():
+    t = TINY
+    return {"lstm": {"dim": t["cell"], "projection_dim": t["projection"], "n_layers": t["layers"],
+                     "cell_clip": t["cell_clip"], "proj_clip": t["proj_clip"], "use_skip_connections": True},
+            "char_cnn": {"activation": "relu", "filters": t["filters"], "n_highway": t["highways"],
+                         "embedding": {"dim": t["char_embedding"]}, "n_characters": 261,
+                         "max_characters_per_token": t["max_characters"]},
+            "bidirectional": True, "dropout": 0.0, "all_clip_norm_val": 10.0, "n_epochs": 1, "n_train_tokens": 0,
+            "batch_size": t["windows"], "n_tokens_vocab": t["vocabulary"], "unroll_steps": t["steps"],
+            "n_negative_samples_batch": 4}
+
+
+def model_case(gen, out_dir):
+    t = TINY
+    e, p, c, v = t["char_embedding"], t["projection"], t["cell"], t["vocabulary"]
+    f = sum(n for _, n in t["filters"])
+    w = OrderedDict()
+    w["char_embed"] = uniform((261, e), -1, 1, gen)
+    for k, (width, n) in enumerate(t["filters"]):
+        w[f"CNN/W_cnn_{k}"] = uniform((1, width, e, n), -0.4, 0.4, gen)
+        w[f"CNN/b_cnn_{k}"] = uniform((n,), -0.1, 0.1, gen)
+    for k in range(t["highways"]):
+        w[f"CNN_high_{k}/W_carry"] = uniform((f, f), -0.4, 0.4, gen)
+        w[f"CNN_high_{k}/W_transform"] = uniform((f, f), -0.4, 0.4, gen)
+        w[f"CNN_high_{k}/b_carry"] = uniform((f,), -2.2, -1.8, gen)
+        w[f"CNN_high_{k}/b_transform"] = uniform((f,), -0.1, 0.1, gen)
+    w["CNN_proj/W_proj"] = uniform((f, p), -0.4, 0.4, gen)
+    w["CNN_proj/b_proj"] = uniform((p,), -0.1, 0.1, gen)
+    for d in range(2):
+        for l in range(t["layers"]):
+            cell = f"RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
+            w[cell + "W_0"] = uniform((2 * p, 4 * c), -0.5, 0.5, gen)
+            w[cell + "B"] = uniform((4 * c,), -0.3, 0.3, gen)
+            w[cell + "W_P_0"] = uniform((c, p), -0.5, 0.5, gen)
+    w["softmax/W"] = uniform((v, p), -0.6, 0.6, gen)
+    w["softmax/b"] = uniform((v,), -0.2, 0.2, gen)
+    for x in w.values():
+        x.requires_grad_()
+
+    def encode(ids):
+        x = w["char_embed"][ids]
+        pooled = []
+        for k, (width, n) in enumerate(t["filters"]):
+            conv = torch.nn.functional.conv1d(x.transpose(1, 2), w[f"CNN/W_cnn_{k}"][0].permute(2, 1, 0),
+                                              w[f"CNN/b_cnn_{k}"])
+            pooled.append(conv.max(dim=2).values)
+        x = torch.relu(torch.cat(pooled, dim=1))
+        for k in range(t["highways"]):
+            g = torch.sigmoid(x @ w[f"CNN_high_{k}/W_carry"] + w[f"CNN_high_{k}/b_carry"])
+            x = g * torch.relu(x @ w[f"CNN_high_{k}/W_transform"] + w[f"CNN_high_{k}/b_transform"]) + (1 - g) * x
+        return x @ w["CNN_proj/W_proj"] + w["CNN_proj/b_proj"]
+
+    def direction(d, ids, targets, state):
+        b, steps = t["windows"], t["steps"]
+        x = encode(ids).reshape(steps, b, p)
+        new_state = []
+        for l in range(t["layers"]):
+            cell = f"RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
+            h, cs = state[l]
+            hs = []
+            for step in range(steps):
+                z = torch.cat([x[step], h], dim=1) @ w[cell + "W_0"] + w[cell + "B"]
+                i, j, fg, o = z.split(c, dim=1)
+                cs = (torch.sigmoid(fg + 1.0) * cs + torch.sigmoid(i) * torch.tanh(j)).clamp(-t["cell_clip"], t["cell_clip"])
+                h = ((torch.sigmoid(o) * torch.tanh(cs)) @ w[cell + "W_P_0"]).clamp(-t["proj_clip"], t["proj_clip"])
+                hs.append(h)
+            hs = torch.stack(hs)
+            x = hs + x if l > 0 else hs
+            new_state.append((h.detach(), cs.detach()))
+        logits = x.reshape(steps * b, p) @ w["softmax/W"].T + w["softmax/b"]
+        loss = torch.nn.functional.cross_entropy(logits, targets, reduction="sum")
+        return loss, new_state
+
+    rows = t["windows"] * t["steps"]
+    zero = [(torch.zeros(t["windows"], p), torch.zeros(t["windows"], c)) for _ in range(t["layers"])]
+    states = [zero, zero]
+    ref = OrderedDict()
+    for batch in range(2):
+        total = 0
+        for d in range(2):
+            ids = torch.randint(0, 261, (rows, t["max_characters"]), generator=gen)
+            targets = torch.randint(0, v, (rows,), generator=gen)
+            loss, states[d] = direction(d, ids, targets, states[d])
+            ref[f"batch{batch}.dir{d}.characters"] = ids.to(torch.int32)
+            ref[f"batch{batch}.dir{d}.targets"] = targets.to(torch.int32)
+            ref[f"batch{batch}.dir{d}.loss"] = loss.detach().reshape(1)
+            total = total + loss
+        if batch == 1:
+            total.backward()
+    for name, x in w.items():
+        ref["weight." + name] = x.detach()
+        ref["grad." + name] = x.grad
+    os.makedirs(out_dir, exist_ok=True)
+    tensors = OrderedDict((k, x.to(torch.float32) if x.is_floating_point() else x) for k, x in ref.items())
+    path = os.path.join(out_dir, "reference.safetensors")
+    write_safetensors(path, tensors, {"generator": "tests/reference/make_elmo_fixtures.py"})
+    with open(os.path.join(out_dir, "options.json"), "w") as fh:
+        json.dump(tiny_options(), fh, indent=2)
+        fh.write("\n")
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
@@ -150,6 +263,8 @@ def main():
     char_encoder_case(gen, raw)
     sampled_softmax_case(gen, raw)
     tensors = OrderedDict((k, v.to(torch.float32) if v.is_floating_point() else v) for k, v in raw.items())
+    model_path = model_case(gen, os.path.join(args.out, "elmo-tiny"))
+    print(f"{model_path}: {os.path.getsize(model_path)} bytes")
     path = os.path.join(args.out, "elmo-ops.safetensors")
     write_safetensors(path, tensors, {"generator": "tests/reference/make_elmo_fixtures.py"})
     back, _ = read_safetensors(path)
