@@ -145,6 +145,43 @@ void write_matrix(const Group& g, std::string_view name, const float* data, uint
     check(H5Dwrite(matrix.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "H5Dwrite", g.where(name));
 }
 
+void write_float_array(const Group& g, std::string_view name, const float* data, const std::vector<uint64_t>& dims) {
+  const std::string n(name);
+  const std::vector<hsize_t> extent(dims.begin(), dims.end());
+  Handle space(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
+  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group", g.where(name));
+  Handle array(check(H5Dcreate2(g.id(), n.c_str(), H5T_IEEE_F32LE, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                     g.where(name) + "cannot create dataset"),
+               H5Dclose);
+  uint64_t count = 1;
+  for (uint64_t d : dims) count *= d;
+  if (count > 0)
+    check(H5Dwrite(array.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "H5Dwrite", g.where(name));
+}
+
+FloatArray read_float_array(const Group& g, std::string_view name) {
+  Handle array = dataset(g, name);
+  Handle type(H5Dget_type(array.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT) throw Error(g.where(name) + "is not a floating-point dataset");
+  Handle space(H5Dget_space(array.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) throw Error(g.where(name) + "cannot read its shape");
+  std::vector<hsize_t> extent(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr);
+  FloatArray out;
+  uint64_t count = 1;
+  for (hsize_t d : extent) {
+    out.dims.push_back(d);
+    count *= d;
+  }
+  out.values.resize(count);
+  if (count > 0)
+    check(H5Dread(array.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.values.data()), "H5Dread",
+          g.where(name));
+  return out;
+}
+
 bool Group::has_attribute(std::string_view name) const {
   std::string n(name);
   return H5Aexists(id(), n.c_str()) > 0;

@@ -208,6 +208,18 @@ void write_column(const Group& g, std::string name, const std::vector<T>& values
 // h5py and numpy read a matrix.
 void write_matrix(const Group& g, std::string_view name, const float* data, uint64_t rows, uint64_t cols);
 
+// A float32 array of any rank as one contiguous dataset, as h5py's create_dataset writes one
+// (bilm-tf's weights.hdf5). `name` may be a path ("CNN/W_cnn_0"): missing groups are created.
+void write_float_array(const Group& g, std::string_view name, const float* data, const std::vector<uint64_t>& dims);
+
+// A floating dataset's shape and values, converted to float32 by HDF5; kglm::Error naming the file
+// and the path when it is missing or not floating point.
+struct FloatArray {
+  std::vector<uint64_t> dims;
+  std::vector<float> values;
+};
+FloatArray read_float_array(const Group& g, std::string_view name);
+
 // A string column: group NAME with `offsets` (uint64, n + 1 entries, first 0) and `blob`
 // (UTF-8 bytes); string i is blob[offsets[i], offsets[i+1]).
 class StringColumnWriter {

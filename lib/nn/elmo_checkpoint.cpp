@@ -1,6 +1,8 @@
 #include "nn/elmo_checkpoint.hpp"
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "h5/h5.hpp"
 
 namespace kglm::nn {
 
@@ -150,6 +152,37 @@ std::vector<std::pair<std::string, Tensor>> export_bilm_tensors(const ParameterS
     ++i;
   }
   return out;
+}
+
+void write_bilm_weights(const std::filesystem::path& hdf5, const ParameterStore& params, const ElmoOptions& options,
+                        bool with_softmax) {
+  AtomicPath atomic(hdf5.string());
+  {
+    h5::File file = h5::File::create(atomic.temp());
+    for (const auto& [name, tensor] : export_bilm_tensors(params, options, with_softmax)) {
+      std::vector<uint64_t> dims(tensor.shape().begin(), tensor.shape().end());
+      h5::write_float_array(file.root(), name, tensor.data<float>(), dims);
+    }
+    file.close();
+  }
+  atomic.commit();
+}
+
+void read_bilm_weights(const std::filesystem::path& hdf5, const ElmoOptions& options, bool with_softmax,
+                       ParameterStore& params) {
+  const h5::File file = h5::File::open(hdf5.string());
+  import_bilm_tensors(
+      [&](const std::string& name, const Shape& shape) {
+        h5::FloatArray a = h5::read_float_array(file.root(), name);
+        const Shape got(a.dims.begin(), a.dims.end());
+        if (got != shape)
+          throw Error(hdf5.string() + ": " + name + " is " + shape_string(got) + ", the options make it " +
+                      shape_string(shape));
+        Tensor t = Tensor::empty(shape);
+        std::copy(a.values.begin(), a.values.end(), t.data<float>());
+        return t;
+      },
+      options, with_softmax, params);
 }
 
 }  // namespace kglm::nn

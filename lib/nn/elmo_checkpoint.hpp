@@ -10,6 +10,7 @@
 //   softmax/W [V, p], softmax/b [V] (not in bilm-tf's weights.hdf5: kglm keeps them for resuming)
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
@@ -34,5 +35,12 @@ void import_bilm_tensors(const BilmTensorSource& source, const ElmoOptions& opti
 std::vector<std::pair<std::string, Tensor>> export_bilm_tensors(const ParameterStore& params,
                                                                 const ElmoOptions& options, bool with_softmax,
                                                                 bool gradients = false);
+
+// weights.hdf5 (bilm-tf's datasets, float32; the softmax too when `with_softmax`), written
+// atomically; read with every dataset's shape checked against the options.
+void write_bilm_weights(const std::filesystem::path& hdf5, const ParameterStore& params, const ElmoOptions& options,
+                        bool with_softmax);
+void read_bilm_weights(const std::filesystem::path& hdf5, const ElmoOptions& options, bool with_softmax,
+                       ParameterStore& params);
 
 }  // namespace kglm::nn

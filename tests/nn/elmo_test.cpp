@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -170,6 +171,56 @@ TEST_P(ElmoModelParity, TwoCarriedBatchesMatchTorch) {
   // The layer outputs: the token vectors and each LSTM layer's, [T·B, projection].
   EXPECT_EQ(model.layer_output(0, 0).shape(), (Shape{windows * steps, o.projection}));
   EXPECT_EQ(model.layer_output(1, 2).shape(), (Shape{windows * steps, o.projection}));
+}
+
+// bilm-tf's weights.hdf5 as h5py writes it (the fixture script, as dump_weights does) reads into the
+// model's parameters exactly.
+TEST(ElmoCheckpoint, ReadsBilmTfWeightsHdf5) {
+  const fs::path dir = fs::path(test::source_dir()) / "tests/reference/data/elmo-tiny";
+  const ElmoOptions o = read_elmo_options(dir / "options.json");
+  const SafetensorsFile ref = SafetensorsFile::open(dir / "reference.safetensors");
+  ParameterStore params;
+  ElmoModel model(o, o.vocabulary, params);
+  params.allocate();
+  read_bilm_weights(dir / "weights.hdf5", o, false, params);
+  const auto tensors = export_bilm_tensors(params, o, false);
+  EXPECT_EQ(tensors.size(), 1u + 2 * 3 + 4 * 1 + 2 + 2 * 2 * 3);  // char_embed, CNN, highway, projection, LSTMs
+  for (const auto& [name, tensor] : tensors)
+    EXPECT_EQ(relative_error(tensor, ref.read_f32("weight." + name)), 0.0) << name;
+}
+
+TEST(ElmoCheckpoint, WeightsHdf5RoundTripsAndRefusesOtherShapes) {
+  test::ScratchDir dir;
+  const ElmoOptions o = read_elmo_options(fs::path(test::source_dir()) / "data/elmo/options-small.json");
+  ParameterStore a, b;
+  ElmoModel first(o, 50, a), second(o, 50, b);
+  a.allocate();
+  b.allocate();
+  first.initialize(3);
+  const fs::path file = dir.file("weights.hdf5");
+  write_bilm_weights(file, a, o, true);
+  read_bilm_weights(file, o, true, b);
+  EXPECT_EQ(std::memcmp(a.values().raw(), b.values().raw(), a.values().nbytes()), 0);
+  // The carry biases start at −2, the transform biases at 0.
+  const Tensor bias = a.get("CNN_high_0/b").value;
+  const int64_t f = o.filter_total();
+  EXPECT_EQ(bias.data<float>()[0], 0.0f);
+  EXPECT_EQ(bias.data<float>()[f], -2.0f);
+  // Options that make another shape: the error names the file and the dataset.
+  ElmoOptions wider = o;
+  wider.cell *= 2;
+  ParameterStore c;
+  ElmoModel third(wider, 50, c);
+  c.allocate();
+  try {
+    read_bilm_weights(file, wider, true, c);
+    ADD_FAILURE() << "read weights of another shape";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("weights.hdf5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("W_0"), std::string::npos) << e.what();
+  }
+  std::ofstream(dir.file("garbage.hdf5")) << "not hdf5";
+  EXPECT_THROW(read_bilm_weights(dir.file("garbage.hdf5"), o, true, c), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ElmoModelParity, ::testing::Values(Device::Cpu, Device::Cuda),

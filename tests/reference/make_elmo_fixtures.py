@@ -18,7 +18,8 @@ Plain torch (Debian's python3-torch, CPU), float64, weights in the layouts of bi
     residual into the second, the full softmax shared by both directions; two batches of 2 windows
     of 3 steps, the LSTM state carried from the first into the second (detached, as bilm-tf's
     truncated back-propagation): both batches' losses and the second batch's gradients, in the
-    bilm-tf names and layouts of weights.hdf5 (plus softmax/W and softmax/b).
+    bilm-tf names and layouts of weights.hdf5 (plus softmax/W and softmax/b); and the weights as the
+    weights.hdf5 that bilm-tf's dump_weights writes with h5py (no softmax).
 Each case stores its inputs, a weighting `wy` of its outputs (the loss is Σ wy·out, or the softmax
 loss), the outputs, and the gradients of every input, all rounded to F32 from the float64 values.
 """
@@ -247,6 +248,12 @@ def model_case(gen, out_dir):
     tensors = OrderedDict((k, x.to(torch.float32) if x.is_floating_point() else x) for k, x in ref.items())
     path = os.path.join(out_dir, "reference.safetensors")
     write_safetensors(path, tensors, {"generator": "tests/reference/make_elmo_fixtures.py"})
+    # weights.hdf5 as bilm-tf's dump_weights writes it with h5py: float32 datasets named by path, no softmax.
+    import h5py
+    with h5py.File(os.path.join(out_dir, "weights.hdf5"), "w", track_order=True) as h5:
+        for name, x in w.items():
+            if not name.startswith("softmax/"):
+                h5.create_dataset(name, data=x.detach().to(torch.float32).numpy(), track_times=False)
     with open(os.path.join(out_dir, "options.json"), "w") as fh:
         json.dump(tiny_options(), fh, indent=2)
         fh.write("\n")
