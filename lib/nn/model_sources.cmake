@@ -15,6 +15,7 @@ set(KGLM_NN_MODEL_SOURCES
   nn/heads.cpp
   nn/checkpoint.cpp
   nn/optimizer.cpp
+  nn/adagrad_optimizer.cpp
   nn/loss_scaler.cpp
   nn/threads.cpp
 )

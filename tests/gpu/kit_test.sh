@@ -70,7 +70,7 @@ done
   fail "something was not found: $(grep -ih "command not found\|no such file\|cannot open shared object" "$tmp/out"/*.log | head -5)"
 # Every GPU test case of the kit's binaries was listed and skipped, none dropped by the filter.
 [ "$(grep -c '^skip: nn_ops_test Devices/OpsOnDevice\..*/cuda' "$tmp/out/ops.log")" -ge 10 ] || fail "the CUDA op cases"
-for t in nn_model_test trainer_class_test verbalize_test; do
+for t in nn_model_test nn_elmo_test trainer_class_test verbalize_test; do
   grep -q "^skip: $t " "$tmp/out/ops.log" || fail "$t has no skipped GPU case"
 done
 grep -q '^skip: \[mpi\] nccl_test ' "$tmp/out/tools.log" || fail "nccl_test did not run under the kit's mpirun"

@@ -55,7 +55,7 @@ is_elf() { [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
 
 for exe in "$build"/bin/*; do [ -f "$exe" ] && is_elf "$exe" && cp "$exe" "$kit/bin/"; done
 [ -x "$kit/bin/pretrain" ] || die "no tools under $build/bin: build first (make build)"
-tests=(nn_ops_test nn_model_test trainer_class_test verbalize_test nccl_test)
+tests=(nn_ops_test nn_model_test nn_elmo_test trainer_class_test verbalize_test nccl_test)
 for t in "${tests[@]}"; do
   [ -x "$build/tests/$t" ] || die "$build/tests/$t missing: build first"
   cp "$build/tests/$t" "$kit/tests/"

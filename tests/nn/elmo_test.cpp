@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "nn/adagrad_optimizer.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "nn/elmo.hpp"
 #include "nn/elmo_characters.hpp"
@@ -221,6 +222,48 @@ TEST(ElmoCheckpoint, WeightsHdf5RoundTripsAndRefusesOtherShapes) {
   }
   std::ofstream(dir.file("garbage.hdf5")) << "not hdf5";
   EXPECT_THROW(read_bilm_weights(dir.file("garbage.hdf5"), o, true, c), Error);
+}
+
+// bilm-tf's optimizer: TensorFlow's global-norm clipping, then Adagrad from accumulators of 1.0,
+// against torch.optim.Adagrad (eps 0) after the same clipping (make_elmo_fixtures.py), per device.
+TEST_P(ElmoModelParity, AdagradMatchesTorch) {
+  const SafetensorsFile ref =
+      SafetensorsFile::open(fs::path(test::source_dir()) / "tests/reference/data/elmo-ops.safetensors");
+  ParameterStore params(GetParam());
+  params.add("p0", {3, 5}, Parameter::Init::Zeros, false);
+  params.add("p1", {4}, Parameter::Init::Zeros, false);
+  params.allocate();
+  params.get("p0").value.copy_from(ref.read_f32("adagrad.init.p0"));
+  params.get("p1").value.copy_from(ref.read_f32("adagrad.init.p1"));
+  Adagrad adagrad(params, AdagradOptions{0.2, 1.0, 1.0});
+  for (int step = 0; step < 3; ++step) {
+    const std::string s = std::to_string(step);
+    params.get("p0").grad.copy_from(ref.read_f32("adagrad.grad." + s + ".p0"));
+    params.get("p1").grad.copy_from(ref.read_f32("adagrad.grad." + s + ".p1"));
+    const StepReport r = adagrad.step();
+    params.zero_grads();
+    EXPECT_NEAR(r.grad_norm, ref.read_f32("adagrad.norm." + s).data<float>()[0], 1e-5);
+    EXPECT_LT(r.clip_scale, 1.0);
+    EXPECT_LE(relative_error(params.get("p0").value.to(Device::Cpu), ref.read_f32("adagrad.after." + s + ".p0")), 1e-6);
+    EXPECT_LE(relative_error(params.get("p1").value.to(Device::Cpu), ref.read_f32("adagrad.after." + s + ".p1")), 1e-6);
+  }
+  EXPECT_EQ(adagrad.steps_done(), 3);
+  // Restoring the accumulators gives the same next step.
+  Tensor saved = adagrad.accumulators().to(Device::Cpu);
+  ParameterStore copy(GetParam());
+  copy.add("p0", {3, 5}, Parameter::Init::Zeros, false);
+  copy.add("p1", {4}, Parameter::Init::Zeros, false);
+  copy.allocate();
+  copy.values().copy_from(params.values());
+  Adagrad resumed(copy, AdagradOptions{0.2, 1.0, 1.0});
+  resumed.restore(saved, 3);
+  for (ParameterStore* store : {&params, &copy}) {
+    store->get("p0").grad.copy_from(ref.read_f32("adagrad.grad.0.p0"));
+    store->get("p1").grad.copy_from(ref.read_f32("adagrad.grad.0.p1"));
+  }
+  adagrad.step();
+  resumed.step();
+  EXPECT_EQ(relative_error(copy.values().to(Device::Cpu), params.values().to(Device::Cpu)), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ElmoModelParity, ::testing::Values(Device::Cpu, Device::Cuda),

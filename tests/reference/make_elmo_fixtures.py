@@ -14,6 +14,8 @@ Plain torch (Debian's python3-torch, CPU), float64, weights in the layouts of bi
     (y = g·relu(x·W_transform + b_transform) + (1 − g)·x, g = σ(x·W_carry + b_carry)), the projection.
   * sampled softmax: tf.nn.sampled_softmax_loss's logits with subtract_log_q (TensorFlow's expected
     counts of a unique log-uniform draw) and remove_accidental_hits, one given draw for every row.
+  * Adagrad: TensorFlow's clip_by_global_norm, then torch.optim.Adagrad with eps=0 (TensorFlow's
+    ApplyAdagrad), lr 0.2, accumulators from 1.0: three steps on two parameters.
   * the model (elmo-tiny): the character encoder, two projected LSTM layers per direction with the
     residual into the second, the full softmax shared by both directions; two batches of 2 windows
     of 3 steps, the LSTM state carried from the first into the second (detached, as bilm-tf's
@@ -260,6 +262,26 @@ def model_case(gen, out_dir):
     return path
 
 
+def adagrad_case(gen, out):
+    """TensorFlow's clip_by_global_norm then torch.optim.Adagrad with eps=0 (= TensorFlow's ApplyAdagrad)."""
+    p0 = uniform((3, 5), -1, 1, gen).to(torch.float32)
+    p1 = uniform((4,), -1, 1, gen).to(torch.float32)
+    out["adagrad.init.p0"], out["adagrad.init.p1"] = p0.clone(), p1.clone()
+    params = [p0.clone().double().requires_grad_(), p1.clone().double().requires_grad_()]
+    opt = torch.optim.Adagrad(params, lr=0.2, initial_accumulator_value=1.0, eps=0.0)
+    clip = 1.0
+    for step in range(3):
+        g0 = uniform((3, 5), -1, 1, gen).to(torch.float32)
+        g1 = uniform((4,), -1, 1, gen).to(torch.float32)
+        out[f"adagrad.grad.{step}.p0"], out[f"adagrad.grad.{step}.p1"] = g0, g1
+        norm = math.sqrt(float((g0.double() ** 2).sum() + (g1.double() ** 2).sum()))
+        scale = clip / max(norm, clip)
+        params[0].grad, params[1].grad = g0.double() * scale, g1.double() * scale
+        opt.step()
+        out[f"adagrad.after.{step}.p0"], out[f"adagrad.after.{step}.p1"] = params[0].detach().clone(), params[1].detach().clone()
+        out[f"adagrad.norm.{step}"] = torch.tensor([norm])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
@@ -269,8 +291,9 @@ def main():
     clipped = lstm_case(gen, raw)
     char_encoder_case(gen, raw)
     sampled_softmax_case(gen, raw)
-    tensors = OrderedDict((k, v.to(torch.float32) if v.is_floating_point() else v) for k, v in raw.items())
     model_path = model_case(gen, os.path.join(args.out, "elmo-tiny"))
+    adagrad_case(gen, raw)
+    tensors = OrderedDict((k, v.to(torch.float32) if v.is_floating_point() else v) for k, v in raw.items())
     print(f"{model_path}: {os.path.getsize(model_path)} bytes")
     path = os.path.join(args.out, "elmo-ops.safetensors")
     write_safetensors(path, tensors, {"generator": "tests/reference/make_elmo_fixtures.py"})

@@ -274,6 +274,10 @@ CrossEntropyResult sampled_softmax_rows(const T* h, const T* w_true, const T* b_
                                         const int32_t* ids, T* logits, int64_t m, int64_t s, int64_t p,
                                         const LogUniform& q, double grad_scale, T* dh, T* scaled_h, T* dtrue);
 
+// --- adagrad_cpu.cpp ----------------------------------------------------------------------------
+template <class T>
+void adagrad_update(T* param, const T* grad, T* accum, int64_t n, double lr, double grad_scale);
+
 // --- adamw_cpu.cpp ------------------------------------------------------------------------------
 template <class T>
 void adamw_update(T* param, const T* grad, T* m, T* v, int64_t n, const AdamWHyper& hyper, double grad_scale);

@@ -188,6 +188,9 @@ void add_column_sums(const T* x, int64_t n, int64_t h, float* out);
 template <class From, class To>
 void convert(const From* x, To* out, int64_t n);
 
+// --- adagrad_cuda.cu (F32) ----------------------------------------------------------------------
+void adagrad_update(float* param, const float* grad, float* accum, int64_t n, double lr, double grad_scale);
+
 // --- adamw_cuda.cu -----------------------------------------------------------------------------------
 template <class T>
 void adamw_update(T* param, const T* grad, T* m, T* v, int64_t n, const AdamWHyper& hyper, double grad_scale);

@@ -9,6 +9,7 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/runtime.cpp
     nn/cuda/indices_cuda.cu
     nn/cuda/activation_cuda.cu
+    nn/cuda/adagrad_cuda.cu
     nn/cuda/adamw_cuda.cu
     nn/cuda/attention_cuda.cu
     nn/cuda/biased_attention_cuda.cu

@@ -1,6 +1,7 @@
 # Op dispatch files (nn/ops/*.cpp) and CPU kernels (nn/cpu/*.cpp), relative to lib/.
 set(KGLM_NN_OPS_SOURCES
   nn/ops/activation.cpp
+  nn/ops/adagrad.cpp
   nn/ops/adamw.cpp
   nn/ops/attention.cpp
   nn/ops/biased_attention.cpp
@@ -17,6 +18,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/rms_norm.cpp
   nn/ops/sampled_softmax.cpp
   nn/cpu/activation_cpu.cpp
+  nn/cpu/adagrad_cpu.cpp
   nn/cpu/adamw_cpu.cpp
   nn/cpu/attention_cpu.cpp
   nn/cpu/biased_attention_cpu.cpp
@@ -42,7 +44,8 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   list(APPEND _kglm_kernel_flags -Wno-pass-failed)
 endif()
 set_source_files_properties(
-  nn/cpu/activation_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp nn/cpu/biased_attention_cpu.cpp
+  nn/cpu/activation_cpu.cpp nn/cpu/adagrad_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp
+  nn/cpu/biased_attention_cpu.cpp
   nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp nn/cpu/highway_cpu.cpp nn/cpu/layer_norm_cpu.cpp nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp nn/cpu/sampled_softmax_cpu.cpp
