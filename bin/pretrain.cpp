@@ -17,6 +17,7 @@
 #include "train/prepare.hpp"
 #include "train/pretrain.hpp"
 #include "train/sentence_embeddings.hpp"
+#include "train/word_vocabulary.hpp"
 
 using namespace kglm;
 
@@ -51,6 +52,31 @@ int prepare_main(int argc, char** argv) {
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
   o.format = sample::parse_record_format(format);
   report_stats(cli.common(), train::run_prepare(o));
+  return 0;
+}
+
+int vocab_main(int argc, char** argv) {
+  ToolCli cli("pretrain vocab", "pretrain vocab [--whitespace] [--max-words N] [--counts FILE] -o vocab.txt INPUT...",
+              "Counts the words of text corpora (one sentence or paragraph a line; LANG=PATH, a directory of LANG.*\n"
+              "files as sample-lang writes them, or a JSONL stream with \"lang\" and \"text\") and writes an ELMo\n"
+              "vocabulary: <S>, </S>, <UNK>, then the words by falling frequency. Words are ICU word-break segments\n"
+              "(each language's rules), or with --whitespace the tokens of pre-tokenised text.");
+  train::VocabularyOptions o;
+  cli.allow_input_option("LANG=PATH, a directory of LANG.* files, or a JSONL stream (repeatable; positional too)");
+  // clang-format off
+  cli.add()
+      ("whitespace", po::bool_switch(&o.whitespace), "split on white space (pre-tokenised text, e.g. UDPipe's)")
+      ("max-words", po::value(&o.max_words)->default_value(0), "keep the N most frequent words (0: all)")
+      ("min-count", po::value(&o.min_count)->default_value(1), "leave out words seen fewer times")
+      ("counts", po::value(&o.counts), "also write a TSV of each kept word's count, in total and per language")
+      ("batch-mb", po::value<size_t>()->default_value(4), "input per worker task, in MB");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  fill_run_options(cli.common(), cli.values()["batch-mb"].as<size_t>(), o);
+  o.command_line = "pretrain " + o.command_line;
+  if (o.inputs.empty()) throw UsageError("no inputs");
+  report_stats(cli.common(), train::build_word_vocabulary(o));
   return 0;
 }
 
@@ -311,6 +337,8 @@ int main(int argc, char** argv) {
     return run_tool("pretrain comm-bench", [&] { return comm_bench_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "prepare") == 0)
     return run_tool("pretrain prepare", [&] { return prepare_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::strcmp(argv[1], "vocab") == 0)
+    return run_tool("pretrain vocab", [&] { return vocab_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "embed") == 0)
     return run_tool("pretrain embed", [&] { return embed_main(argc - 1, argv + 1); });
   return run_tool("pretrain", [&] { return train_main(argc, argv); });

@@ -88,8 +88,6 @@ std::vector<CorpusSource> resolve_sources(const std::vector<std::string>& args) 
   return out;
 }
 
-namespace {
-
 // The length of the Unicode White_Space character (other than ASCII) starting at s[i], or 0:
 // U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
 size_t unicode_space_at(std::string_view s, size_t i) {
@@ -103,18 +101,9 @@ size_t unicode_space_at(std::string_view s, size_t i) {
   return 0;
 }
 
-}  // namespace
-
 uint64_t count_whitespace_tokens(std::string_view text) {
   uint64_t tokens = 0;
-  bool in_word = false;
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t space = c == ' ' || (c >= '\t' && c <= '\r') ? 1 : c < 0x80 ? 0 : unicode_space_at(text, i);
-    tokens += !space && !in_word;
-    in_word = !space;
-    i += space ? space : 1;
-  }
+  for_each_whitespace_token(text, [&](std::string_view) { ++tokens; });
   return tokens;
 }
 

@@ -72,6 +72,25 @@ uint64_t scan_records(const CorpusSource& source, const RecordScanOptions& optio
 
 // Words separated by Unicode White_Space (ASCII space, \t..\r, no-break and ideographic spaces, …);
 // bytes that are not valid UTF-8 count as word characters.
+// The byte length of the Unicode White_Space character at text[i] (i at a byte ≥ 0x80), 0 if none.
+size_t unicode_space_at(std::string_view text, size_t i);
+
+// Calls fn(word) for each of those words, in order.
+template <class F>
+void for_each_whitespace_token(std::string_view text, F&& fn) {
+  size_t start = 0;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t space = c == ' ' || (c >= '\t' && c <= '\r') ? 1 : c < 0x80 ? 0 : unicode_space_at(text, i);
+    if (!space && !in_word) start = i;
+    if (space && in_word) fn(text.substr(start, i - start));
+    in_word = !space;
+    i += space ? space : 1;
+  }
+  if (in_word) fn(text.substr(start));
+}
+
 uint64_t count_whitespace_tokens(std::string_view text);
 
 }  // namespace kglm::sample

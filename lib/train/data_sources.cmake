@@ -4,4 +4,5 @@ set(KGLM_TRAIN_DATA_SOURCES
   train/token_dataset.cpp
   train/token_shards.cpp
   train/prepare.cpp
+  train/word_vocabulary.cpp
 )
