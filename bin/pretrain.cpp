@@ -24,7 +24,8 @@ using namespace kglm;
 namespace {
 
 int prepare_main(int argc, char** argv) {
-  ToolCli cli("pretrain prepare", "pretrain prepare --tokenizer MODEL_OR_DIR [--max-len N] -o data.h5 INPUT...",
+  ToolCli cli("pretrain prepare",
+              "pretrain prepare --tokenizer MODEL_OR_DIR | --words --vocab vocab.txt [--max-len N] -o data.h5 INPUT...",
               "Tokenizes plain text lines or annotated-text JSONL into a token dataset (HDF5): ids, per-sequence\n"
               "offsets, per-token word-start and span flags, language. Lines longer than --max-len are split at word\n"
               "starts.");
@@ -35,6 +36,9 @@ int prepare_main(int argc, char** argv) {
   cli.add()
       ("tokenizer", po::value(&o.tokenizer),
        "SentencePiece .model (XLM-R ids), WordPiece vocab.txt, or a Hugging Face model directory")
+      ("words", po::bool_switch(&o.words), "ELMo's word-level dataset: one token a word, ids of --vocab")
+      ("vocab", po::value<std::string>(), "with --words: the vocab.txt of pretrain vocab")
+      ("whitespace", po::bool_switch(&o.whitespace), "with --words: words are whitespace-separated (pre-tokenised)")
       ("max-len", po::value(&o.max_len)->default_value(512), "tokens per sequence, <s> and </s> included")
       ("format", po::value(&format)->default_value("auto"), "records: auto, text or jsonl (annotated text)")
       ("lang", po::value(&o.default_lang)->default_value("und"), "language of records that name none")
@@ -48,6 +52,13 @@ int prepare_main(int argc, char** argv) {
   fill_run_options(cli.common(), cli.values()["batch-mb"].as<size_t>(), o);
   o.command_line = "pretrain " + o.command_line;  // argv[0] here is "prepare"
   if (o.inputs.empty()) throw UsageError("no inputs");
+  if (o.words) {
+    if (!cli.values().count("vocab") || !o.tokenizer.empty())
+      throw UsageError("--words takes --vocab vocab.txt (pretrain vocab) instead of --tokenizer");
+    o.tokenizer = cli.values()["vocab"].as<std::string>();
+  } else if (cli.values().count("vocab") || o.whitespace) {
+    throw UsageError("--vocab and --whitespace go with --words");
+  }
   if (o.tokenizer.empty()) throw UsageError("--tokenizer is required");
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
   o.format = sample::parse_record_format(format);

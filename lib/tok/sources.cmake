@@ -4,5 +4,6 @@ set(KGLM_TOK_SOURCES
   tok/hf_tokenizer_files.cpp
   tok/sentencepiece_tokenizer.cpp
   tok/tokenizer.cpp
+  tok/word_vocabulary_tokenizer.cpp
   tok/wordpiece_tokenizer.cpp
 )

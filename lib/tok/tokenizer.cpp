@@ -17,13 +17,25 @@ void Encoding::clear() {
   word_start.clear();
 }
 
+const char* tokenizer_kind_name(TokenizerKind kind) {
+  switch (kind) {
+    case TokenizerKind::SentencePiece:
+      return "sentencepiece";
+    case TokenizerKind::WordPiece:
+      return "wordpiece";
+    case TokenizerKind::Words:
+      return "words";
+  }
+  return "unknown";
+}
+
 std::string vocabulary_checksum(const Tokenizer& tokenizer) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: a fingerprint, not a defence against forgery
   auto add = [&](std::string_view bytes) {
     for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
     h = (h ^ 0xffu) * 0x100000001b3ull;  // a separator no UTF-8 piece contains
   };
-  add(tokenizer.kind() == TokenizerKind::WordPiece ? "wordpiece" : "sentencepiece");
+  add(tokenizer_kind_name(tokenizer.kind()));
   const SpecialTokens& sp = tokenizer.special();
   for (int32_t id : {sp.bos, sp.eos, sp.pad, sp.unk, sp.mask}) add(std::to_string(id));
   for (int32_t id = 0; id < tokenizer.vocab_size(); ++id) add(tokenizer.piece(id));

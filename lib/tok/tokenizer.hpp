@@ -12,7 +12,9 @@
 
 namespace kglm::tok {
 
-enum class TokenizerKind : uint8_t { SentencePiece, WordPiece };
+enum class TokenizerKind : uint8_t { SentencePiece, WordPiece, Words };
+// "sentencepiece", "wordpiece", "words" (ELMo's word vocabulary).
+const char* tokenizer_kind_name(TokenizerKind kind);
 
 // Ids of the special tokens. XLM-R: bos=<s>, eos=</s>; BERT: bos=[CLS], eos=[SEP].
 struct SpecialTokens {

@@ -1,5 +1,7 @@
 #include "train/prepare.hpp"
 
+#include "tok/word_vocabulary_tokenizer.hpp"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -408,7 +410,9 @@ Stats run_prepare(const PrepareOptions& o) {
   check_options(o);
   const std::vector<sample::CorpusSource> sources = sample::resolve_sources(o.inputs);
   if (sources.size() > UINT16_MAX + size_t{1}) throw UsageError("more than 65536 inputs");
-  const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(o.tokenizer);
+  const std::unique_ptr<tok::Tokenizer> tokenizer =
+      o.words ? std::make_unique<tok::WordVocabularyTokenizer>(o.tokenizer, o.whitespace)
+              : tok::load_tokenizer(o.tokenizer);
   if (tokenizer->special().bos < 0 || tokenizer->special().eos < 0)
     throw Error(location(o.tokenizer) + "the tokenizer has no bos/eos tokens to frame sequences with");
 

@@ -29,6 +29,9 @@ struct PrepareOptions : RunOptions {
   // worker task), max_errors (bad records tolerated), seed (recorded in the provenance only),
   // quiet (no progress bar), command_line (provenance).
   std::string tokenizer;  // a SentencePiece .model, a WordPiece vocab.txt or an HF model directory
+  // ELMo's word-level dataset: `tokenizer` is an ELMo vocab.txt (pretrain vocab), every word one
+  // token (tok/word_vocabulary_tokenizer.hpp); ICU word breaks, or white space with `whitespace`.
+  bool words = false, whitespace = false;
   // Tokens per sequence, bos and eos included (>= 3). Longer plain text and generic annotated text are
   // split at word starts; a longer structured record (kept_whole) is dropped whole and counted.
   uint32_t max_len = 512;

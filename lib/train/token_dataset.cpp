@@ -33,10 +33,6 @@ const char* sequence_kind_name(SequenceKind kind) {
   return i < kSequenceKindCount ? kNames[i] : "unknown";
 }
 
-const char* tokenizer_kind_name(tok::TokenizerKind kind) {
-  return kind == tok::TokenizerKind::WordPiece ? "wordpiece" : "sentencepiece";
-}
-
 TokenDatasetInfo dataset_info(const tok::Tokenizer& tokenizer, uint32_t max_len) {
   TokenDatasetInfo info;
   info.tokenizer_kind = tokenizer.kind();
@@ -105,7 +101,7 @@ TokenDatasetWriter::TokenDatasetWriter(const std::string& path, const TokenDatas
   const h5::Group& root = file_.root();
   root.set_attribute("format", kTokenFormat);
   root.set_attribute("format_version", kTokenFormatVersion);
-  root.set_attribute("tokenizer_kind", tokenizer_kind_name(info_.tokenizer_kind));
+  root.set_attribute("tokenizer_kind", tok::tokenizer_kind_name(info_.tokenizer_kind));
   root.set_attribute("tokenizer_source", info_.tokenizer_source);
   root.set_attribute("tokenizer_checksum", info_.tokenizer_checksum);
   root.set_attribute("vocab_size", int64_t{info_.vocab_size});
@@ -235,6 +231,8 @@ TokenDatasetInfo read_info(const Loader& in) {
     info.tokenizer_kind = tok::TokenizerKind::SentencePiece;
   else if (kind == "wordpiece")
     info.tokenizer_kind = tok::TokenizerKind::WordPiece;
+  else if (kind == "words")
+    info.tokenizer_kind = tok::TokenizerKind::Words;
   else
     in.fail("unknown tokenizer_kind \"" + kind + "\"");
   info.tokenizer_source = in.string_attribute("tokenizer_source");

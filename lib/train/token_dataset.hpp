@@ -64,8 +64,6 @@ enum class SequenceKind : uint8_t {
 inline constexpr uint8_t kSequenceKindCount = 8;
 const char* sequence_kind_name(SequenceKind kind);  // "text", "annotated", "kmlm", ...
 
-const char* tokenizer_kind_name(tok::TokenizerKind kind);  // "sentencepiece", "wordpiece"
-
 // What the root attributes say about the tokenizer and the sequences.
 struct TokenDatasetInfo {
   tok::TokenizerKind tokenizer_kind = tok::TokenizerKind::SentencePiece;

@@ -45,6 +45,10 @@ bool held_out(uint32_t index, double fraction) {
 }
 
 nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data) {
+  if (data.tokenizer_kind() == tok::TokenizerKind::Words)
+    throw UsageError(
+        "the dataset is word-level (pretrain prepare --words, for ELMo); XLM-R and BERT train on a "
+        "subword dataset (pretrain prepare --tokenizer)");
   nn::Architecture arch;
   if (o.architecture == "xlm-roberta" || o.architecture == "roberta") {
     arch = nn::Architecture::XlmRoberta;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# pretrain vocab on real text: UD treebanks' word forms (en, it, sv, zh; pre-tokenised, --whitespace)
-# against an independent count in Python (collections.Counter, bilm-tf's vocabulary.py's way, with
-# ties put in byte order), per-language counts that add up, --max-words and --min-count; ICU word
-# breaks on botchan.txt (English prose) and on Chinese; bad input and atomic outputs.
-# Usage: elmo-vocab.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
+# ELMo's data on real text. pretrain vocab: UD treebanks' word forms (en, it, sv, zh; pre-tokenised,
+# --whitespace) against an independent count in Python (collections.Counter, bilm-tf's
+# vocabulary.py's way, with ties put in byte order), per-language counts that add up, --max-words
+# and --min-count; ICU word breaks on botchan.txt (English prose) and on Chinese; bad input and
+# atomic outputs. pretrain prepare --words: every line's words as vocabulary ids (<UNK> for the
+# others) between <S> and </S>, read back with h5py; the subword trainer refuses the dataset.
+# Usage: elmo-data.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
 set -euo pipefail
 bin=$1 fx=$2 src=$3
 source "$src/tests/cli/common.sh" "$fx/ud/en_ewt-ud-dev.conllu"
@@ -68,4 +70,35 @@ code=0; "$bin/pretrain" vocab -q "en=$tmp/en.txt" 2> "$tmp/err" || code=$?
 [ $code -eq 2 ] || fail "no -o: exit $code"
 ls "$tmp" | grep -q '\.tmp\.' && fail "temporary file left"
 ok "bad input: clear errors, no output left"
+# pretrain prepare --words: the ids of each line's words, framed, lines longer than --max-len split.
+"$bin/pretrain" vocab --whitespace -q "${inputs[@]}" -o "$tmp/v2k.txt" --max-words 2000
+"$bin/pretrain" prepare --words --whitespace --vocab "$tmp/v2k.txt" --max-len 40 -q "${inputs[@]}" \
+  -o "$tmp/words.h5" --stats "$tmp/prep.json"
+/usr/bin/python3 - "$tmp/words.h5" "$tmp/v2k.txt" "$tmp"/{en,it,sv,zh}.txt <<'PY' || fail "word dataset"
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+vocab = open(sys.argv[2], encoding="utf-8").read().split("\n")[:-1]
+index = {w: i for i, w in enumerate(vocab)}
+assert f.attrs["tokenizer_kind"] in (b"words", "words"), f.attrs["tokenizer_kind"]
+assert int(f.attrs["vocab_size"]) == len(vocab) == 2003
+ids, offsets = f["tokens/ids"][:], f["sequences/offsets"][:]
+words = [index.get(w, 2) for path in sys.argv[3:] for line in open(path, encoding="utf-8") for w in line.split()]
+inner = []
+for s in range(len(offsets) - 1):
+    seq = list(ids[offsets[s]:offsets[s + 1]])
+    assert seq[0] == 0 and seq[-1] == 1 and len(seq) <= 40, seq
+    inner += seq[1:-1]
+assert inner == words, (len(inner), len(words))
+assert 2 in inner and max(inner) == 2002
+print(len(offsets) - 1, "sequences")
+PY
+[ "$(stat_of "$tmp/prep.json" split_lines)" -gt 0 ] || fail "no line was split at --max-len 40"
+code=0; "$bin/pretrain" --data "$tmp/words.h5" --steps 1 --out "$tmp/mlm" -q 2> "$tmp/err" || code=$?
+[ $code -eq 2 ] && grep -q "word-level" "$tmp/err" || fail "the MLM trainer took a word dataset: exit $code"
+code=0; "$bin/pretrain" prepare --words --vocab "$fx/tokenizer/botchan.txt" -q "en=$tmp/en.txt" -o "$tmp/x.h5" \
+  2> "$tmp/err" || code=$?
+[ $code -eq 1 ] && grep -q "starts with <S>, </S>, <UNK>" "$tmp/err" && [ ! -e "$tmp/x.h5" ] || fail "not a vocabulary: exit $code"
+code=0; "$bin/pretrain" prepare --words --tokenizer "$tmp/v2k.txt" -q "en=$tmp/en.txt" -o "$tmp/x.h5" 2> /dev/null || code=$?
+[ $code -eq 2 ] || fail "--words with --tokenizer: exit $code"
+ok "prepare --words: ids of the words (<UNK> beyond the vocabulary), <S> … </S>, split at --max-len; MLM refuses it"
 echo "$pass checks passed"
