@@ -16,7 +16,7 @@ packages=(
   libsentencepiece-dev sentencepiece libopenblas-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
-  python3 python3-networkx
+  python3 python3-networkx python3-h5py
   "$@"
 )
 
