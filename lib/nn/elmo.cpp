@@ -80,7 +80,7 @@ ElmoModel::ElmoModel(const ElmoOptions& options, int64_t vocabulary, ParameterSt
     proj_w_ = add("CNN_proj/W_proj", {p, filters}, Init::Normal, per_filter);
     proj_b_ = add("CNN_proj/b_proj", {p}, Init::Zeros, 0);
   } else {
-    proj_w_ = proj_b_ = params.size();  // none: bilm-tf projects only to another width
+    proj_w_ = proj_b_ = kNoParameter;  // bilm-tf projects only to another width
   }
   const int directions = options_.bidirectional ? 2 : 1;
   // Glorot-uniform bounds over TensorFlow's shapes, [in + p, 4c] and [c, p].
@@ -160,7 +160,7 @@ void ElmoModel::encode_characters(Direction& d, const Tensor& characters) const 
     x = y;
   }
   d.highway_out = x;
-  if (proj_w_ < params_.size()) {
+  if (proj_w_ != kNoParameter) {
     d.token = Tensor::empty({rows, options_.projection}, dtype, device);
     linear_forward(x, params_[proj_w_].compute, params_[proj_b_].compute, d.token);
   } else {
@@ -173,7 +173,7 @@ void ElmoModel::characters_backward(Direction& d, const Tensor& dtoken) {
   const DType dtype = params_.compute_dtype();
   const Device device = params_.device();
   Tensor dx = dtoken;
-  if (proj_w_ < params_.size()) {
+  if (proj_w_ != kNoParameter) {
     dx = Tensor::empty({rows, filters}, dtype, device);
     linear_backward(dtoken, d.highway_out, params_[proj_w_].compute, dx, params_[proj_w_].grad, params_[proj_b_].grad);
   }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -82,6 +83,7 @@ class ElmoModel {
   ElmoOptions options_;
   int64_t vocabulary_;
   ParameterStore& params_;
+  static constexpr size_t kNoParameter = SIZE_MAX;  // proj_w_/proj_b_ when the encoder has no projection
   size_t char_embed_ = 0, proj_w_ = 0, proj_b_ = 0, softmax_w_ = 0, softmax_b_ = 0;
   std::vector<size_t> conv_w_, conv_b_, highway_w_, highway_b_;
   // [direction][layer]

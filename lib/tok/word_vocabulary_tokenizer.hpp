@@ -21,6 +21,8 @@ class WordVocabularyTokenizer : public Tokenizer {
   // naming the file and line otherwise, or on a repeated word.
   WordVocabularyTokenizer(const std::filesystem::path& vocab_txt, bool whitespace);
   ~WordVocabularyTokenizer() override;
+  WordVocabularyTokenizer(const WordVocabularyTokenizer&) = delete;  // ids_ views words_
+  WordVocabularyTokenizer& operator=(const WordVocabularyTokenizer&) = delete;
 
   TokenizerKind kind() const override { return TokenizerKind::Words; }
   void encode(std::string_view text, Encoding& out) const override;

@@ -18,6 +18,7 @@
 #include "nn/elmo_characters.hpp"
 #include "nn/elmo_checkpoint.hpp"
 #include "nn/elmo_options.hpp"
+#include "nn/ops/elementwise.hpp"
 #include "nn/safetensors.hpp"
 #include "unit/test_paths.hpp"
 
@@ -264,6 +265,55 @@ TEST_P(ElmoModelParity, AdagradMatchesTorch) {
   adagrad.step();
   resumed.step();
   EXPECT_EQ(relative_error(copy.values().to(Device::Cpu), params.values().to(Device::Cpu)), 0.0);
+}
+
+// When the filters add up to the projection size bilm-tf has no projection layer: the model trains
+// without one and its weights have no CNN_proj.
+TEST(ElmoModel, NoProjectionWhenTheFiltersAreTheProjectionSize) {
+  ElmoOptions o = read_elmo_options(fs::path(test::source_dir()) / "data/elmo/options-small.json");
+  o.filters = {{1, 32}, {2, 32}};
+  ASSERT_EQ(o.filter_total(), o.projection);
+  o.dropout = 0.2;
+  ParameterStore params;
+  ElmoModel model(o, 40, params);
+  params.allocate();
+  model.initialize(5);
+  EXPECT_EQ(params.find("CNN_proj/W_proj"), nullptr);
+  const int64_t windows = 3, steps = 4, rows = windows * steps;
+  ElmoBatch batch{windows, steps, {}};
+  std::vector<int32_t> chars(static_cast<size_t>(rows * o.max_characters));
+  const char* words[] = {"the", "cat", "<S>", "</S>", "naïve"};
+  for (int64_t r = 0; r < rows; ++r)
+    elmo_character_ids(words[r % 5], o.max_characters, 261, chars.data() + r * o.max_characters);
+  std::vector<int32_t> targets(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) targets[r] = static_cast<int32_t>((r * 7) % 40);
+  for (auto& stream : batch.streams)
+    stream = {Tensor::from<int32_t>({rows, o.max_characters}, chars), Tensor::from<int32_t>({rows}, targets)};
+  model.reset_state(windows);
+  DropoutContext dropout;
+  dropout.training = true;
+  dropout.seed = 9;
+  const ElmoLoss loss = model.forward(batch, dropout, {nullptr, nullptr}, 1.0 / rows);
+  model.backward();
+  for (const auto& d : loss.directions)
+    EXPECT_NEAR(d.loss_sum / rows, std::log(40.0), 1.0);  // about uniform at the start
+  EXPECT_GT(sum_of_squares(params.grads()), 0.0);
+  EXPECT_TRUE(std::isfinite(sum_of_squares(params.grads())));
+  for (const auto& [name, tensor] : export_bilm_tensors(params, o, false))
+    EXPECT_EQ(name.find("CNN_proj"), std::string::npos);
+  // The carried state goes on; another batch size is refused until reset_state().
+  ElmoBatch other{windows - 1, steps, {}};
+  const int64_t fewer = (windows - 1) * steps;
+  for (auto& stream : other.streams)
+    stream = {batch.streams[0].characters.rows(0, fewer).clone(), batch.streams[0].targets.rows(0, fewer).clone()};
+  try {
+    model.forward(other, dropout, {nullptr, nullptr}, 0.0);
+    ADD_FAILURE() << "a batch of another size ran on the carried state";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reset_state"), std::string::npos) << e.what();
+  }
+  model.reset_state(windows - 1);
+  EXPECT_NO_THROW(model.forward(other, dropout, {nullptr, nullptr}, 0.0));
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ElmoModelParity, ::testing::Values(Device::Cpu, Device::Cuda),
