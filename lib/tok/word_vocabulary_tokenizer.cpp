@@ -17,9 +17,8 @@ WordVocabularyTokenizer::WordVocabularyTokenizer(const std::filesystem::path& vo
     if (!line.empty() && line.back() == '\r') line.pop_back();
     words_.push_back(line);
   }
-  const char* markers[] = {"<S>", "</S>", "<UNK>"};
   for (size_t i = 0; i < 3; ++i)
-    if (words_.size() <= i || words_[i] != markers[i])
+    if (words_.size() <= i || words_[i] != kVocabularyMarkers[i])
       throw Error(vocab_txt.string() + ":" + std::to_string(i + 1) +
                   ": an ELMo vocabulary starts with <S>, </S>, <UNK>" + " (pretrain vocab writes one)");
   ids_.reserve(words_.size());

@@ -15,6 +15,9 @@
 
 namespace kglm::tok {
 
+// The first three lines of every ELMo vocabulary: bos, eos and the unknown word.
+inline constexpr const char* kVocabularyMarkers[] = {"<S>", "</S>", "<UNK>"};
+
 class WordVocabularyTokenizer : public Tokenizer {
  public:
   // Reads vocab.txt (one word a line; the first three must be <S>, </S>, <UNK>); kglm::Error

@@ -13,6 +13,7 @@
 #include "core/progress.hpp"
 #include "sample/corpus.hpp"
 #include "text/word_splitter.hpp"
+#include "tok/word_vocabulary_tokenizer.hpp"
 
 namespace kglm::train {
 
@@ -31,7 +32,7 @@ struct LanguageCounts {
 };
 
 bool is_marker(std::string_view word) {
-  for (const char* m : kVocabularyMarkers)
+  for (const char* m : tok::kVocabularyMarkers)
     if (word == m) return true;
   return false;
 }
@@ -103,7 +104,7 @@ Stats build_word_vocabulary(const VocabularyOptions& o) {
   {
     AtomicPath atomic(o.output);
     std::ofstream out(atomic.temp(), std::ios::binary);
-    for (const char* m : kVocabularyMarkers) out << m << '\n';
+    for (const char* m : tok::kVocabularyMarkers) out << m << '\n';
     for (const WordCount& w : words) out << w.word << '\n';
     if (!out.flush()) throw Error(o.output + ": cannot write");
     out.close();

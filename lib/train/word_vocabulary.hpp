@@ -14,8 +14,6 @@
 
 namespace kglm::train {
 
-inline constexpr const char* kVocabularyMarkers[] = {"<S>", "</S>", "<UNK>"};
-
 struct VocabularyOptions : RunOptions {
   // From RunOptions: inputs (LANG=PATH, a directory of LANG.* files, or a mixed JSONL stream with
   // "lang" and "text"; each gzip, bzip2, zstd or plain), output (vocab.txt), threads, batch_bytes,

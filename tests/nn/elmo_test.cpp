@@ -20,6 +20,7 @@
 #include "nn/elmo_options.hpp"
 #include "nn/ops/elementwise.hpp"
 #include "nn/safetensors.hpp"
+#include "ops_test_util.hpp"
 #include "unit/test_paths.hpp"
 
 namespace kglm::nn {
@@ -112,17 +113,6 @@ TEST(ElmoCharacters, BytesBetweenWordMarkers) {
   EXPECT_EQ(long_word[0], 258);
   EXPECT_EQ(long_word[48], 'x');
   EXPECT_EQ(long_word[49], 259);
-}
-
-// max |a − b| / max |b| over host F32 tensors of one shape.
-double relative_error(const Tensor& got, const Tensor& want) {
-  EXPECT_EQ(got.shape(), want.shape());
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(got.data<float>()[i]) - want.data<float>()[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(want.data<float>()[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
 }
 
 class ElmoModelParity : public ::testing::TestWithParam<Device> {
