@@ -182,13 +182,16 @@ int train_main(int argc, char** argv) {
       "pretrain",
       "pretrain --data data.h5 (--init HF_DIR | --layers L --hidden H --heads A --ffn F | --resume CKPT)\n"
       "                --batch B --steps S --lr LR --out CKPT_DIR [--log metrics.jsonl]\n"
+      "       pretrain --architecture elmo --options options.json --data words.h5 --steps S --out MODEL_DIR\n"
       "       pretrain prepare --tokenizer MODEL_OR_DIR --max-len N -o data.h5 INPUT...\n"
       "       pretrain masks --data data.h5 [--objective KIND=OBJ,...] -n N -o masks.jsonl\n"
       "       mpirun -np N pretrain comm-bench [--device cpu|cuda]",
       "Masked-language-model pre-training of an XLM-R or BERT encoder with each source's objective (whole-word\n"
       "MLM, KMLM knowledge and reasoning, EntityCS WEP/PEP; L = L_MLM + α(L_K + L_R)), with AdamW, linear warm-up and "
       "decay, gradient clipping and accumulation; writes Hugging Face\n"
-      "checkpoints that --resume continues bit-identically.");
+      "checkpoints that --resume continues bit-identically. With --architecture elmo: ELMo's bidirectional LM\n"
+      "(character CNN, projected LSTMs, sampled softmax, Adagrad) as bilm-tf trains it, on a word-level dataset;\n"
+      "writes AllenNLP's options.json + weights.hdf5 + vocab.txt.");
   train::PretrainOptions o;
   std::vector<std::string> objectives;
   std::string device, save_dtype;
@@ -209,7 +212,11 @@ int train_main(int argc, char** argv) {
       ("resume", po::value(&o.resume), "continue the run saved in this checkpoint directory")
       ("out", po::value(&o.out), "checkpoint directory (replaced atomically at each save)")
       ("log", po::value(&o.log), "metrics JSONL: one line per step, one per evaluation")
-      ("architecture", po::value(&o.architecture), "xlm-roberta or bert (default: from the tokenizer)")
+      ("architecture", po::value(&o.architecture),
+       "xlm-roberta or bert (default: from the tokenizer), or elmo (a word-level dataset; needs --options)")
+      ("options", po::value(&o.elmo_options),
+       "elmo: bilm-tf's options.json (data/elmo/options-small.json, options-paper.json): the model's sizes, "
+       "dropout, windows per batch, unroll steps, negative samples, softmax words, clipping")
       ("layers", po::value(&o.layers)->default_value(4), "encoder layers (random init)")
       ("hidden", po::value(&o.hidden)->default_value(256), "hidden size (random init)")
       ("heads", po::value(&o.heads)->default_value(4), "attention heads (random init)")
@@ -220,7 +227,7 @@ int train_main(int argc, char** argv) {
       ("batch", po::value(&o.batch), "sequences per micro-batch (default 32; when resuming, the checkpoint's)")
       ("accumulate", po::value(&o.accumulate), "micro-batches per optimizer step (default 1)")
       ("steps", po::value(&o.steps)->default_value(1000), "optimizer steps in all (a resumed run counts from 0)")
-      ("lr", po::value(&o.optimizer.lr)->default_value(1e-4), "peak learning rate")
+      ("lr", po::value(&o.optimizer.lr)->default_value(1e-4), "peak learning rate (elmo: Adagrad's, default 0.2)")
       ("warmup", po::value(&o.optimizer.warmup_steps)->default_value(0), "linear warm-up steps")
       ("decay-steps", po::value(&o.optimizer.total_steps)->default_value(0),
        "the linear decay reaches 0 at this step (default: --steps)")
@@ -228,7 +235,8 @@ int train_main(int argc, char** argv) {
       ("beta1", po::value(&o.optimizer.beta1)->default_value(0.9), "AdamW β1")
       ("beta2", po::value(&o.optimizer.beta2)->default_value(0.999), "AdamW β2")
       ("adam-eps", po::value(&o.optimizer.eps)->default_value(1e-8), "AdamW ε")
-      ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0), "clip the global gradient norm (0: off)")
+      ("clip", po::value(&o.optimizer.max_grad_norm)->default_value(1.0),
+       "clip the global gradient norm (0: off; elmo: the options' all_clip_norm_val)")
       ("mask-prob", po::value(&o.masking.probability)->default_value(0.15),
        "mlm and knowledge: share of tokens to predict")
       ("objective", po::value(&objectives)->composing(), kObjectiveHelp)
@@ -281,6 +289,12 @@ int train_main(int argc, char** argv) {
     if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
   if (cli.values().count("accumulate") && o.accumulate < 1) throw UsageError("--accumulate must be at least 1");
   require_range("--bucket-mb", o.bucket_mb, 0, kInf, true);
+  if (o.architecture == "elmo") {  // Adagrad as bilm-tf: its learning rate, the options' clipping
+    if (cli.values()["lr"].defaulted()) o.optimizer.lr = 0.2;
+    if (cli.values()["clip"].defaulted()) o.optimizer.max_grad_norm = -1;
+  } else if (!o.elmo_options.empty()) {
+    throw UsageError("--options is ELMo's options.json: give --architecture elmo with it");
+  }
   o.device = nn::parse_device(device);
   if (save_dtype == "f32" || save_dtype == "fp32") {
     o.save_dtype = nn::DType::F32;

@@ -186,4 +186,47 @@ void make_directories(const std::string& dir) {
   if (ec) throw Error(location(dir) + "cannot create directory: " + ec.message());
 }
 
+void write_directory_atomically(const std::filesystem::path& given_dir, const std::string& what,
+                                const std::function<void(const std::filesystem::path&)>& write_files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // Through a symbolic link, the directory it points to is replaced and the link stays.
+  const fs::path dir = fs::is_symlink(given_dir, ec) ? fs::weakly_canonical(given_dir) : given_dir;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(dir.string() + ": is " + describe_file_type(dir.string()) + "; a " + what + " is needed");
+  remove_stale_temporaries(dir.string());
+  const fs::path tmp = temporary_name_for(dir.string());
+  register_temporary(tmp.string());
+  struct Unregister {
+    std::string path;
+    ~Unregister() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+      unregister_temporary(path);
+    }
+  } cleanup{tmp.string()};
+  fs::remove_all(tmp, ec);
+  try {
+    fs::create_directories(tmp);
+    write_files(tmp);
+    // Swap in with one atomic exchange, so DIR is always either the old or the new directory;
+    // the old one, now under the temporary name, is removed with it.
+    if (!fs::exists(dir)) {
+      fs::rename(tmp, dir);
+    } else if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+      if (errno != EINVAL && errno != ENOSYS)
+        throw fs::filesystem_error("renameat2", tmp, dir, std::error_code(errno, std::generic_category()));
+      // A file system without RENAME_EXCHANGE: move the old one aside first.
+      const fs::path old = dir.string() + ".tmp." + std::to_string(::getpid()) + ".old";
+      register_temporary(old.string());
+      fs::rename(dir, old);
+      fs::rename(tmp, dir);
+      fs::remove_all(old, ec);
+      unregister_temporary(old.string());
+    }
+  } catch (const fs::filesystem_error& e) {
+    throw Error(dir.string() + ": cannot write the " + what + ": " + e.code().message());
+  }
+}
+
 }  // namespace kglm

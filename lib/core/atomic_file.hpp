@@ -5,6 +5,8 @@
 // sockets and /dev/fd/N are never replaced: they receive the bytes as a stream.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <string>
 
 #include "core/output_target.hpp"
@@ -59,6 +61,12 @@ class AtomicOutputFd {
 
 // Writes all n bytes to fd, retrying short writes and EINTR. Throws Error naming `name`.
 void write_all(int fd, const void* data, size_t n, const std::string& name);
+
+// Writes DIR as a whole: `write_files(tmp)` fills DIR.tmp.<pid>, which then replaces DIR in one
+// atomic exchange, so DIR is always either the old or the new directory (through a symbolic link,
+// the directory it points to is replaced). `what` names it in errors ("model directory").
+void write_directory_atomically(const std::filesystem::path& dir, const std::string& what,
+                                const std::function<void(const std::filesystem::path&)>& write_files);
 
 // Creates the directory (and parents) if missing; throws Error on failure.
 void make_directories(const std::string& dir);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/output_target.hpp"
 #include "core/temporaries.hpp"
@@ -120,49 +121,13 @@ std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& par
   return out;
 }
 
-void write_model_dir(const std::filesystem::path& given_dir, const ParameterStore& params, DType dtype,
+void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params, DType dtype,
                      const std::vector<std::pair<std::string, std::string>>& metadata,
                      const std::function<void(const std::filesystem::path&)>& write_files) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // Through a symbolic link, the directory it points to is replaced and the link stays.
-  const fs::path dir = fs::is_symlink(given_dir, ec) ? fs::weakly_canonical(given_dir) : given_dir;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw Error(dir.string() + ": is " + describe_file_type(dir.string()) + "; a model directory is needed");
-  remove_stale_temporaries(dir.string());
-  const fs::path tmp = temporary_name_for(dir.string());
-  register_temporary(tmp.string());
-  struct Unregister {
-    std::string path;
-    ~Unregister() {
-      std::error_code ignored;
-      fs::remove_all(path, ignored);
-      unregister_temporary(path);
-    }
-  } cleanup{tmp.string()};
-  fs::remove_all(tmp, ec);
-  try {
-    fs::create_directories(tmp);
+  write_directory_atomically(dir, "model directory", [&](const std::filesystem::path& tmp) {
     write_safetensors(tmp / "model.safetensors", hf_tensors(params, dtype), metadata);
     write_files(tmp);
-    // Swap in with one atomic exchange, so DIR is always either the old or the new directory;
-    // the old one, now under the temporary name, is removed with it.
-    if (!fs::exists(dir)) {
-      fs::rename(tmp, dir);
-    } else if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
-      if (errno != EINVAL && errno != ENOSYS)
-        throw fs::filesystem_error("renameat2", tmp, dir, std::error_code(errno, std::generic_category()));
-      // A file system without RENAME_EXCHANGE: move the old one aside first.
-      const fs::path old = dir.string() + ".tmp." + std::to_string(::getpid()) + ".old";
-      register_temporary(old.string());
-      fs::rename(dir, old);
-      fs::rename(tmp, dir);
-      fs::remove_all(old, ec);
-      unregister_temporary(old.string());
-    }
-  } catch (const fs::filesystem_error& e) {
-    throw Error(dir.string() + ": cannot write the model directory: " + e.code().message());
-  }
+  });
 }
 
 }  // namespace kglm::nn

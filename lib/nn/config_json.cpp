@@ -2,8 +2,8 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "core/atomic_file.hpp"
@@ -132,10 +132,10 @@ void ConfigJsonWriter::field(std::string_view key, const std::string& json_value
 void ConfigJsonWriter::text(std::string_view key, std::string_view value) { field(key, json_string(value)); }
 
 void ConfigJsonWriter::number(std::string_view key, double value) {
-  std::ostringstream s;
-  s.precision(17);
-  s << value;
-  field(key, s.str());
+  // The shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  field(key, std::string(buf, end));
 }
 
 void ConfigJsonWriter::write(const std::filesystem::path& path) const {

@@ -125,6 +125,42 @@ void ElmoModel::reset_state(int64_t windows) {
   }
 }
 
+std::vector<Tensor> ElmoModel::carried_state() const {
+  std::vector<Tensor> state;
+  for (const auto& d : directions_)
+    if (d)
+      for (size_t l = 0; l < d->state_h.size(); ++l) {
+        state.push_back(d->state_h[l]);
+        state.push_back(d->state_c[l]);
+      }
+  return state;
+}
+
+void ElmoModel::restore_state(const std::vector<Tensor>& state) {
+  const int directions = options_.bidirectional ? 2 : 1;
+  if (state.size() != static_cast<size_t>(2 * directions * options_.layers))
+    throw Error("ELMo: the carried state has " + std::to_string(state.size()) + " tensors, the model " +
+                std::to_string(2 * directions * options_.layers));
+  const int64_t windows = state[0].shape().empty() ? 0 : state[0].dim(0);
+  const DType dtype = params_.compute_dtype(), wide = params_.values().dtype();
+  size_t i = 0;
+  for (auto& d : directions_) {
+    if (!d) continue;
+    d->state_h.assign(static_cast<size_t>(options_.layers), Tensor());
+    d->state_c.assign(static_cast<size_t>(options_.layers), Tensor());
+    for (int64_t l = 0; l < options_.layers; ++l) {
+      const Tensor& h = state[i++];
+      const Tensor& c = state[i++];
+      if (h.shape() != Shape{windows, options_.projection} || h.dtype() != dtype ||
+          c.shape() != Shape{windows, options_.cell} || c.dtype() != wide || h.device() != params_.device() ||
+          c.device() != params_.device())
+        throw Error("ELMo: a carried state tensor has the wrong shape, dtype or device");
+      d->state_h[l] = h;
+      d->state_c[l] = c;
+    }
+  }
+}
+
 void ElmoModel::encode_characters(Direction& d, const Tensor& characters) const {
   const int64_t rows = d.rows, chars = options_.max_characters, e = options_.char_embedding;
   const int64_t filters = options_.filter_total();

@@ -61,6 +61,12 @@ class ElmoModel {
 
   // Zeroes the carried LSTM state for `windows` windows (the start of training or of a new stream).
   void reset_state(int64_t windows);
+  // The carried state, for checkpoints and to set training's aside while evaluating: per direction
+  // and layer, h [windows, projection] (compute dtype) then c [windows, cell] (wide dtype). The
+  // tensors are never written in place, so the handles stay valid as the model runs on.
+  std::vector<Tensor> carried_state() const;
+  // Takes state as carried_state() gives it (the same shapes and dtypes, on the model's device).
+  void restore_state(const std::vector<Tensor>& state);
 
   // Both directions over a batch, from the carried state, which it then advances. With
   // samples[d] the direction's loss is the sampled softmax over those classes, else the full

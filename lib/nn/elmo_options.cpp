@@ -83,7 +83,7 @@ void write_elmo_options(const std::filesystem::path& options_json, const ElmoOpt
   char_cnn.text("activation", o.activation);
   char_cnn.field("filters", filters + "]");
   char_cnn.field("n_highway", o.highways);
-  char_cnn.field("embedding", embedding.object(4));
+  char_cnn.field("embedding", embedding.object(2));
   char_cnn.field("n_characters", o.characters);
   char_cnn.field("max_characters_per_token", o.max_characters);
   out.field("lstm", lstm.object(2));

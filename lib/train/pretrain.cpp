@@ -7,17 +7,20 @@
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
 #include "nn/threads.hpp"
+#include "train/elmo_trainer.hpp"
 #include "train/trainer.hpp"
 
 namespace kglm::train {
 
 namespace {
 
-// The schedule of a pre-training run; the Trainer does the work. Returns the exit status.
+// The schedule of a pre-training run; the trainer (the masked LM's or ELMo's) does the work.
+// Returns the exit status.
+template <typename AnyTrainer>
 int train(const PretrainOptions& o, const std::shared_ptr<dist::Communicator>& comm) {
-  Trainer trainer(o, comm);
+  AnyTrainer trainer(o, comm);
   while (!trainer.done()) {
-    const StepResult r = trainer.step();
+    const auto r = trainer.step();
     if (r.stop_requested) {
       // Slurm's warning before the time limit (or preemption), seen by every rank at this step.
       trainer.save();
@@ -50,7 +53,9 @@ int run_pretrain(const PretrainOptions& o) {
   if (o.batch < 0 || o.accumulate < 0 || o.steps < 1) throw UsageError("--batch, --accumulate and --steps must be ≥ 1");
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
-  return dist::run_on_every_rank(*comm, "pretrain", [&] { return train(o, comm); });
+  return dist::run_on_every_rank(*comm, "pretrain", [&] {
+    return o.architecture == "elmo" ? train<ElmoTrainer>(o, comm) : train<Trainer>(o, comm);
+  });
 }
 
 }  // namespace kglm::train

@@ -20,7 +20,8 @@ struct PretrainOptions {
   std::string log;         // metrics JSONL ("" = none)
 
   // Architecture of a randomly initialised model.
-  std::string architecture;  // "xlm-roberta" | "bert" | "" (from the tokenizer kind)
+  std::string architecture;  // "xlm-roberta" | "bert" | "elmo" | "" (from the tokenizer kind)
+  std::string elmo_options;  // elmo: bilm-tf's options.json (sizes, dropout, batch, unroll, negatives)
   int64_t layers = 4, hidden = 256, heads = 4, ffn = 1024;
   int64_t max_positions = 0;  // 0: the dataset's max_len (+ 2 for RoBERTa's offset)
   float dropout = 0.1f;

@@ -19,36 +19,20 @@
 #include "train/metrics_log.hpp"
 #include "train/token_shards.hpp"
 #include "train/train_layers.hpp"
+#include "train/trainer_support.hpp"
 
 namespace kglm::train {
 
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// JSON numbers of the metrics log keep 9 significant digits (enough to compare runs to 1e-8); the
-// progress lines on stderr 6, as they always had.
-std::string number(double v, int digits = 9) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-// Held-out sequences are chosen by a hash of their index alone, so every run on the same dataset
-// (any seed, resumed or not) evaluates on the same ones.
-bool held_out(uint32_t index, double fraction) {
-  return fraction > 0 && Rng(0x6576616c, index, 0).uniform() < fraction;
-}
+using Clock = TrainClock;
 
 nn::ModelConfig fresh_config(const PretrainOptions& o, const TokenDataset& data) {
   if (data.tokenizer_kind() == tok::TokenizerKind::Words)
     throw UsageError(
-        "the dataset is word-level (pretrain prepare --words, for ELMo); XLM-R and BERT train on a "
-        "subword dataset (pretrain prepare --tokenizer)");
+        "the dataset is word-level (pretrain prepare --words): train ELMo on it (--architecture elmo "
+        "--options options.json); XLM-R and BERT train on a subword dataset (pretrain prepare --tokenizer)");
   nn::Architecture arch;
   if (o.architecture == "xlm-roberta" || o.architecture == "roberta") {
     arch = nn::Architecture::XlmRoberta;
@@ -77,39 +61,9 @@ std::string term_numbers(const char* prefix, const TermLosses& t) {
   std::string s;
   for (size_t i = 0; i < kLossTermCount; ++i)
     s += std::string(", \"") + prefix + "loss_" + loss_term_name(static_cast<LossTerm>(i)) +
-         "\": " + number(t.loss[i]) + ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) +
+         "\": " + metric_number(t.loss[i]) + ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) +
          "\": " + std::to_string(t.masked[i]);
   return s;
-}
-
-// The compute dtype of --precision, checked against the device: mixed precision runs on CUDA, and
-// bf16 products need Ampere (sm_80) or newer.
-nn::DType compute_dtype(const std::string& precision, nn::Device device) {
-  if (precision == "fp32") return nn::DType::F32;
-  if (precision != "bf16" && precision != "fp16")
-    throw UsageError("--precision must be fp32, bf16 or fp16, not '" + precision + "'");
-  if (device != nn::Device::Cuda) throw UsageError("--precision " + precision + " needs --device cuda");
-  if (precision == "bf16" && nn::cuda::compute_capability() < 80)
-    throw Error("--precision bf16 needs an Ampere or newer GPU (sm_80+); " + nn::cuda::device_description() +
-                " has sm_" + std::to_string(nn::cuda::compute_capability()) + ": use --precision fp16");
-  return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
-}
-
-// The options, once their device is known to be usable: checked before the dataset is read.
-const PretrainOptions& on_usable_device(const PretrainOptions& o) {
-  nn::require_device(o.device);
-  return o;
-}
-
-uint64_t cache_bytes(double megabytes) {
-  if (!(megabytes > 0)) throw UsageError("--cache-mb must be positive");
-  return megabytes >= 1e12 ? UINT64_MAX : static_cast<uint64_t>(megabytes * (1 << 20));
-}
-
-void check_same(bool explicit_value_differs, const char* option) {
-  if (explicit_value_differs)
-    throw UsageError(std::string("--resume: ") + option +
-                     " differs from the checkpoint's; a resumed run keeps the original settings");
 }
 
 }  // namespace
@@ -146,7 +100,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
              (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
              (state_.precision != "fp32" ? " in " + state_.precision : "") +
              (data_.streaming() ? "; streaming " + std::to_string(data_.total_tokens()) + " tokens through a " +
-                                      number(options_.cache_mb, 6) + " MB cache"
+                                      metric_number(options_.cache_mb, 6) + " MB cache"
                                 : "") +
              (comm_->size() > 1 ? "; " + std::to_string(comm_->size()) + " ranks (" + comm_->backend() + "), " +
                                       std::to_string(state_.batch / comm_->size()) + " sequences each per micro-batch"
@@ -394,7 +348,7 @@ StepResult Trainer::step() {
   if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
              (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
-             number(r.loss_scale, 6) + " → " + number(scaler_.scale(), 6));
+             metric_number(r.loss_scale, 6) + " → " + metric_number(scaler_.scale(), 6));
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
   r.terms = terms.summary();
   r.loss = terms.total();
@@ -403,17 +357,18 @@ StepResult Trainer::step() {
   r.step = ++state_.step;
   ++steps_run_;
   if (log_.is_open())
-    log_ << "{\"step\": " << r.step << ", \"loss\": " << number(r.loss) << term_numbers("", r.terms)
-         << ", \"lr\": " << number(r.report.lr) << ", \"grad_norm\": " << number(r.report.grad_norm)
-         << (scaler_.dynamic() ? ", \"loss_scale\": " + number(r.loss_scale) : std::string())
+    log_ << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss) << term_numbers("", r.terms)
+         << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
          << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
-         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << number(r.tokens / r.seconds)
-         << (comm_->size() > 1 ? ", \"comm_s\": " + number(r.comm_seconds) : std::string())
-         << ", \"elapsed_s\": " << number(seconds_since(start_)) << "}\n"
+         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
+         << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
+         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}\n"
          << std::flush;
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
-    log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " + number(r.loss, 6) +
-             " lr " + number(r.report.lr, 6) + " " + number(r.tokens / r.seconds, 6) + " tokens/s");
+    log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " +
+             metric_number(r.loss, 6) + " lr " + metric_number(r.report.lr, 6) + " " +
+             metric_number(r.tokens / r.seconds, 6) + " tokens/s");
   return r;
 }
 
@@ -480,12 +435,13 @@ EvalResult Trainer::evaluate() {
     r.accuracy = static_cast<double>(correct) / static_cast<double>(r.masked);
   }
   if (log_.is_open())
-    log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << number(r.loss)
-         << ", \"eval_ppl\": " << number(std::exp(r.loss)) << ", \"eval_accuracy\": " << number(r.accuracy)
-         << ", \"eval_masked\": " << r.masked << term_numbers("eval_", r.terms) << "}\n"
+    log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
+         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
+         << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
+         << term_numbers("eval_", r.terms) << "}\n"
          << std::flush;
   if (verbose())
-    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + number(std::exp(r.loss), 6));
+    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + metric_number(std::exp(r.loss), 6));
   return r;
 }
 

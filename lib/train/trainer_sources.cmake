@@ -12,6 +12,10 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/loss_terms.cpp
   train/metrics_log.cpp
   train/trainer_state.cpp
+  train/trainer_support.cpp
+  train/elmo_windows.cpp
+  train/elmo_trainer_state.cpp
+  train/elmo_trainer.cpp
   train/mask_dump.cpp
   train/train_layers.cpp
   train/trainer.cpp

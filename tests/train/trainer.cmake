@@ -22,3 +22,4 @@ set_tests_properties(cli_slurm_multinode PROPERTIES LABELS "cli;fixtures;mpi" TI
 add_test(NAME cli_padding_free COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/padding-free.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_padding_free PROPERTIES LABELS "cli;fixtures" TIMEOUT 600 SKIP_RETURN_CODE 77)
+add_kglm_test(elmo_windows_test SOURCES train/elmo_windows_test.cpp)

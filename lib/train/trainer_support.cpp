@@ -1,0 +1,52 @@
+#include "train/trainer_support.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "nn/cuda/runtime.hpp"
+
+namespace kglm::train {
+
+double seconds_since(TrainClock::time_point t) { return std::chrono::duration<double>(TrainClock::now() - t).count(); }
+
+std::string metric_number(double v, int digits) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+bool held_out(uint32_t index, double fraction) {
+  return fraction > 0 && Rng(0x6576616c, index, 0).uniform() < fraction;
+}
+
+nn::DType compute_dtype(const std::string& precision, nn::Device device) {
+  if (precision == "fp32") return nn::DType::F32;
+  if (precision != "bf16" && precision != "fp16")
+    throw UsageError("--precision must be fp32, bf16 or fp16, not '" + precision + "'");
+  if (device != nn::Device::Cuda) throw UsageError("--precision " + precision + " needs --device cuda");
+  if (precision == "bf16" && nn::cuda::compute_capability() < 80)
+    throw Error("--precision bf16 needs an Ampere or newer GPU (sm_80+); " + nn::cuda::device_description() +
+                " has sm_" + std::to_string(nn::cuda::compute_capability()) + ": use --precision fp16");
+  return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
+}
+
+const PretrainOptions& on_usable_device(const PretrainOptions& o) {
+  nn::require_device(o.device);
+  return o;
+}
+
+uint64_t cache_bytes(double megabytes) {
+  if (!(megabytes > 0)) throw UsageError("--cache-mb must be positive");
+  return megabytes >= 1e12 ? UINT64_MAX : static_cast<uint64_t>(megabytes * (1 << 20));
+}
+
+void check_same(bool explicit_value_differs, const char* option) {
+  if (explicit_value_differs)
+    throw UsageError(std::string("--resume: ") + option +
+                     " differs from the checkpoint's; a resumed run keeps the original settings");
+}
+
+}  // namespace kglm::train

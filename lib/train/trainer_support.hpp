@@ -1,0 +1,39 @@
+// What pretrain's two trainers (the masked LM's, train/trainer.hpp, and ELMo's,
+// train/elmo_trainer.hpp) share: how they check their settings, pick held-out sequences and
+// write numbers into the metrics log.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "nn/tensor.hpp"
+#include "train/pretrain.hpp"
+
+namespace kglm::train {
+
+using TrainClock = std::chrono::steady_clock;
+double seconds_since(TrainClock::time_point t);
+
+// A number of the metrics log: 9 significant digits (enough to compare runs to 1e-8), "null" when
+// not finite; progress lines on stderr use 6.
+std::string metric_number(double v, int digits = 9);
+
+// Held-out sequences are chosen by a hash of their index alone, so every run on the same dataset
+// (any seed, resumed or not) evaluates on the same ones.
+bool held_out(uint32_t index, double fraction);
+
+// The compute dtype of --precision, checked against the device: mixed precision runs on CUDA, and
+// bf16 products need Ampere (sm_80) or newer.
+nn::DType compute_dtype(const std::string& precision, nn::Device device);
+
+// The options, once their device is known to be usable: checked before the dataset is read.
+const PretrainOptions& on_usable_device(const PretrainOptions& o);
+
+// --cache-mb as bytes (UsageError unless positive).
+uint64_t cache_bytes(double megabytes);
+
+// --resume: a UsageError naming `option` when its explicit value differs from the checkpoint's.
+void check_same(bool explicit_value_differs, const char* option);
+
+}  // namespace kglm::train
