@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""compare_runs.py [--weights-within X] [--train-lines] A.jsonl B.jsonl [A_DIR B_DIR [FILE ...]]: two
-training runs' metrics logs have the same lines (steps and keys) and their numbers agree within 1e-6, relative
+"""compare_runs.py [--weights-within X] [--logs-within Y] [--train-lines] A.jsonl B.jsonl [A_DIR B_DIR [FILE ...]]:
+two training runs' metrics logs have the same lines (steps and keys) and their numbers agree within Y (1e-6), relative
 above 1 (losses, learning rates, gradient norms, counts, dev scores; the timing fields aside); the
 F32 tensors of FILE (default model.safetensors and optimizer.safetensors) in the two directories
 agree within X (default 1e-5). --train-lines compares the training steps' lines only (those with
@@ -33,10 +33,13 @@ def tensors(path):
     return out
 
 
-within, train_lines = 1e-5, False
+within, logs_within, train_lines = 1e-5, 1e-6, False
 while sys.argv[1].startswith("--"):
     if sys.argv[1] == "--weights-within":
         within = float(sys.argv[2])
+        del sys.argv[1:3]
+    elif sys.argv[1] == "--logs-within":
+        logs_within = float(sys.argv[2])
         del sys.argv[1:3]
     elif sys.argv[1] == "--train-lines":
         train_lines = True
@@ -54,7 +57,7 @@ for x, y in zip(a, b):
         if k in TIMING or not isinstance(x[k], (int, float)) or x[k] is None or y[k] is None:
             continue
         worst = max(worst, abs(x[k] - y[k]) / max(1.0, abs(x[k])))
-assert worst <= 1e-6, f"logs differ by {worst}: {a} {b}"
+assert worst <= logs_within, f"logs differ by {worst}: {a} {b}"
 if len(sys.argv) > 3:
     files = sys.argv[5:] or ["model.safetensors", "optimizer.safetensors"]
     for f in files:

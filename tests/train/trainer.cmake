@@ -23,3 +23,7 @@ add_test(NAME cli_padding_free COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/padding-f
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_padding_free PROPERTIES LABELS "cli;fixtures" TIMEOUT 600 SKIP_RETURN_CODE 77)
 add_kglm_test(elmo_windows_test SOURCES train/elmo_windows_test.cpp)
+add_test(NAME cli_elmo_train COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/elmo-train.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_elmo_train PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
+                     PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
