@@ -93,11 +93,14 @@ int vocab_main(int argc, char** argv) {
 
 int embed_main(int argc, char** argv) {
   ToolCli cli("pretrain embed",
-              "pretrain embed --model DIR [--pool mean|cls|max] [--layer L] [--normalize] -o embeddings.h5 TEXT...",
+              "pretrain embed --model DIR [--pool mean|cls|max] [--layer L] [--normalize] -o embeddings.h5 TEXT...\n"
+              "       pretrain embed --model ELMO_DIR [--layers all|average|top] -o vectors.hdf5 SENTENCES...",
               "Sentence embeddings of text files (one sentence a line) from an encoder: a kglm checkpoint, a\n"
               "transformers BERT / XLM-R directory or a sentence-transformers model (all-MiniLM-L6-v2). Each line is\n"
               "tokenised between the special tokens, one layer's states are pooled and optionally L2-normalised;\n"
-              "row i of the HDF5 dataset \"embeddings\" [lines, hidden] belongs to line i.");
+              "row i of the HDF5 dataset \"embeddings\" [lines, hidden] belongs to line i. An ELMo model directory\n"
+              "(options.json + weights) gives the word vectors of whitespace-separated sentences in the layout of\n"
+              "AllenNLP's elmo command: dataset \"<line>\" [layers, words, dim], and \"sentence_to_index\".");
   train::EmbedOptions o;
   std::string pool, device;
   cli.allow_input_option("text file, one sentence a line (repeatable; positional arguments too)");
@@ -111,6 +114,8 @@ int embed_main(int argc, char** argv) {
       ("max-len", po::value(&o.max_len)->default_value(0),
        "tokens per sentence with the special ones (default: sentence_bert_config.json's max_seq_length, else the "
        "model's positions); longer sentences are truncated")
+      ("layers", po::value(&o.elmo_layers)->default_value("all"),
+       "an ELMo model: all (the character layer and each LSTM layer), average (their mean) or top (the last)")
       ("batch", po::value(&o.batch)->default_value(64), "sentences run together")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)");
   // clang-format on

@@ -160,6 +160,22 @@ void write_float_array(const Group& g, std::string_view name, const float* data,
     check(H5Dwrite(array.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "H5Dwrite", g.where(name));
 }
 
+void write_string_array(const Group& g, std::string_view name, const std::vector<std::string>& values) {
+  const std::string n(name);
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  const hsize_t count = values.size();
+  Handle space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  Handle array(check(H5Dcreate2(g.id(), n.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     g.where(name) + "cannot create dataset"),
+               H5Dclose);
+  std::vector<const char*> pointers;
+  for (const std::string& v : values) pointers.push_back(v.c_str());
+  if (count > 0)
+    check(H5Dwrite(array.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dwrite", g.where(name));
+}
+
 FloatArray read_float_array(const Group& g, std::string_view name) {
   Handle array = dataset(g, name);
   Handle type(H5Dget_type(array.get()), H5Tclose);

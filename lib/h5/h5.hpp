@@ -220,6 +220,10 @@ struct FloatArray {
 };
 FloatArray read_float_array(const Group& g, std::string_view name);
 
+// A one-dimensional dataset of variable-length UTF-8 strings (what h5py writes for
+// special_dtype(vlen=str), and reads back as str).
+void write_string_array(const Group& g, std::string_view name, const std::vector<std::string>& values);
+
 // A string column: group NAME with `offsets` (uint64, n + 1 entries, first 0) and `blob`
 // (UTF-8 bytes); string i is blob[offsets[i], offsets[i+1]).
 class StringColumnWriter {

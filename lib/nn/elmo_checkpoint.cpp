@@ -3,6 +3,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "h5/h5.hpp"
+#include "nn/config_json.hpp"
 
 namespace kglm::nn {
 
@@ -183,6 +184,32 @@ void read_bilm_weights(const std::filesystem::path& hdf5, const ElmoOptions& opt
         return t;
       },
       options, with_softmax, params);
+}
+
+std::optional<ElmoModelFiles> find_elmo_model(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  const fs::path options = dir / "options.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(options, ec)) return std::nullopt;
+  {
+    const ConfigJsonReader json(options);
+    int64_t probe = 0;
+    try {
+      json.integer("/lstm/dim", probe, true);
+      json.integer("/char_cnn/max_characters_per_token", probe, true);
+    } catch (const Error&) {
+      return std::nullopt;  // another tool's options.json
+    }
+  }
+  for (const char* name : {"weights.hdf5", "model.hdf5"})
+    if (fs::is_regular_file(dir / name, ec)) return ElmoModelFiles{options, dir / name};
+  std::vector<fs::path> found;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".hdf5") found.push_back(e.path());
+  if (found.size() != 1)
+    throw Error(dir.string() + ": an ELMo model (options.json) needs weights.hdf5, model.hdf5 or one *.hdf5; " +
+                (found.empty() ? std::string("there is none") : std::to_string(found.size()) + " *.hdf5 files"));
+  return ElmoModelFiles{options, found.front()};
 }
 
 }  // namespace kglm::nn

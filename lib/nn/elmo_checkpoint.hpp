@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,5 +43,15 @@ void write_bilm_weights(const std::filesystem::path& hdf5, const ParameterStore&
                         bool with_softmax);
 void read_bilm_weights(const std::filesystem::path& hdf5, const ElmoOptions& options, bool with_softmax,
                        ParameterStore& params);
+
+// A model directory as AllenNLP, simple_elmo and kglm lay it out: options.json and the weights,
+// weights.hdf5 (kglm, bilm-tf), model.hdf5 (the NLPL archives simple_elmo reads) or the directory's
+// one *.hdf5 (the public AllenNLP models' elmo_*_weights.hdf5).
+struct ElmoModelFiles {
+  std::filesystem::path options, weights;
+};
+// nullopt when `dir` has no options.json with ELMo's "lstm" and "char_cnn" (another kind of model);
+// kglm::Error when it has but its weights cannot be told.
+std::optional<ElmoModelFiles> find_elmo_model(const std::filesystem::path& dir);
 
 }  // namespace kglm::nn

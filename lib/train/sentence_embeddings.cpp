@@ -21,6 +21,7 @@
 #include "nn/threads.hpp"
 #include "nn/torch_checkpoint.hpp"
 #include "tok/tokenizer.hpp"
+#include "train/elmo_embeddings.hpp"
 
 namespace kglm::train {
 
@@ -86,6 +87,7 @@ Stats run_embed(const EmbedOptions& o) {
   nn::require_device(o.device);
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   const fs::path dir(o.model);
+  if (const std::optional<nn::ElmoModelFiles> elmo = nn::find_elmo_model(dir)) return run_elmo_embed(o, *elmo);
   const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
   const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);
   if (tokenizer->special().bos < 0 || tokenizer->special().eos < 0)

@@ -5,7 +5,8 @@
 // tokens (special tokens included), the first token, or the maximum — and optionally L2-normalised.
 // With --pool mean --normalize and the model's max_seq_length this is what sentence-transformers'
 // encode() computes for all-MiniLM-L6-v2 (tests/references/embeddings_check.py compares the two).
-// Output: HDF5 with "embeddings" float32 [lines, hidden], row i for line i.
+// Output: HDF5 with "embeddings" float32 [lines, hidden], row i for line i. An ELMo model directory
+// gives word vectors instead (train/elmo_embeddings.hpp).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ struct EmbedOptions {
   bool normalize = false;  // L2-normalise each embedding
   int64_t max_len = 0;     // tokens with the special ones; 0: sentence_bert_config.json's, else the positions'
   int64_t batch = 64;
+  std::string elmo_layers = "all";  // an ELMo model (train/elmo_embeddings.hpp): all | average | top
   nn::Device device = nn::Device::Cpu;
   unsigned threads = 1;
   bool quiet = false;

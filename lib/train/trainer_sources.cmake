@@ -21,6 +21,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/trainer.cpp
   train/pretrain.cpp
   train/sentence_embeddings.cpp
+  train/elmo_embeddings.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
   train/tasks/example_readers.cpp

@@ -55,7 +55,7 @@ assert open(d + "/vocab.txt").read() == open(sys.argv[2]).read()
 PY
 "$bin/pretrain" "${elmo[@]}" --steps 30 --eval-fraction 0.9999 --eval-max 40 --log "$tmp/ref.jsonl" --out "$tmp/ref" \
   2> /dev/null
-$py "$src/tests/reference/elmo_perplexity.py" "$tmp/ref" "$tmp/words.h5" "$tmp/vocab.txt" --sentences 40 --rows 16 \
+$py "$src/tests/reference/elmo_reference.py" perplexity "$tmp/ref" "$tmp/words.h5" "$tmp/vocab.txt" --sentences 40 --rows 16 \
   > "$tmp/torch.json"
 $py - "$tmp/ref.jsonl" "$tmp/torch.json" <<'PY' || fail "torch perplexity"
 import json, sys
@@ -67,6 +67,37 @@ for key in ("eval_ppl", "eval_ppl_forward", "eval_ppl_backward"):
 print("kglm", kglm["eval_ppl"], "torch", torch["eval_ppl"])
 PY
 ok "AllenNLP's files; a torch model read from them alone has kglm's held-out perplexity"
+
+# pretrain embed: AllenNLP's elmo layout ("<i>" [layers, words, dim], sentence_to_index) for UD's
+# tokenised English (an empty line too), each word's vectors those of the torch model; average and
+# top are the mean and the last of all.
+awk -F'\t' '/^#/ { next } NF == 0 { if (s != "") print s; s = ""; next }
+            $1 ~ /^[0-9]+$/ { s = s == "" ? $2 : s " " $2 }' "$fx/ud/en_ewt-ud-dev.conllu" | sed -n 1,40p > "$tmp/sentences.txt"
+printf '\n' >> "$tmp/sentences.txt"
+for layers in all average top; do
+  "$bin/pretrain" embed --model "$tmp/ppl" --layers $layers -q --batch 8 -o "$tmp/$layers.hdf5" "$tmp/sentences.txt" \
+    --stats "$tmp/embed.json"
+done
+[ "$(stat_of "$tmp/embed.json" sentences)" = 41 ] && [ "$(stat_of "$tmp/embed.json" empty_sentences)" = 1 ] ||
+  fail "embed statistics"
+$py "$src/tests/reference/elmo_reference.py" embed "$tmp/ppl" "$tmp/sentences.txt" "$tmp/all.hdf5" || fail "ELMo vectors"
+$py - "$tmp"/{all,average,top}.hdf5 <<'PY' || fail "--layers average/top"
+import h5py, sys
+import numpy as np
+a, avg, top = (h5py.File(p, "r") for p in sys.argv[1:])
+for k in a:
+    if k == "sentence_to_index":
+        continue
+    assert a[k].shape[0] == 3 and a[k].shape[2] == 128, a[k].shape
+    assert np.allclose(avg[k][()], a[k][()].mean(0), atol=1e-6) and np.array_equal(top[k][()], a[k][()][-1]), k
+PY
+code=0; "$bin/pretrain" embed --model "$tmp/ppl" --layers middle -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" ||
+  code=$?
+[ $code -eq 2 ] && grep -q "all, average or top" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "--layers middle: $code"
+mkdir "$tmp/noweights" && cp "$tmp/ppl/options.json" "$tmp/noweights/"
+code=0; "$bin/pretrain" embed --model "$tmp/noweights" -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" || code=$?
+[ $code -eq 1 ] && grep -q "needs weights.hdf5" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "no weights: $code"
+ok "pretrain embed: AllenNLP's elmo layout, the torch model's vectors, --layers average and top, errors"
 
 # --resume: 10 steps + 10 more = 20 steps straight, bit for bit (accumulation 2, dropout 0.1).
 same_lines() { diff <(grep '"loss"' "$1" | sed 's/, "tokens_per_s.*//') <(grep '"loss"' "$2" | sed 's/, "tokens_per_s.*//'); }
