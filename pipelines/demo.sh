@@ -178,6 +178,39 @@ for name in sys.argv[1:]:
 " "$RUN/finetune-ner" "$RUN/finetune-relation" "$RUN/finetune-xlr"
 }
 
+stage_elmo() {
+  echo "== ELMo: a word vocabulary and dataset of the language-balanced KMLM corpora, a small multilingual ELMo"
+  echo "   (data/elmo/options-small.json) trained as bilm-tf trains one -> $RUN/elmo/ckpt/ (AllenNLP's layout)"
+  mkdir -p "$RUN/elmo"
+  "$bin/pretrain" vocab -o "$RUN/elmo/vocab.txt" --counts "$RUN/elmo/counts.tsv" --quiet "$RUN/kmlm-balanced"
+  "$bin/pretrain" prepare --words --vocab "$RUN/elmo/vocab.txt" --max-len 64 -o "$RUN/elmo/words.h5" --quiet \
+    "$RUN/kmlm-balanced"
+  "$bin/pretrain" --architecture elmo --options "$here/data/elmo/options-small.json" --data "$RUN/elmo/words.h5" \
+    --batch 16 --steps 200 --eval-fraction 0.05 --eval-every 100 --log "$RUN/elmo/metrics.jsonl" \
+    --out "$RUN/elmo/ckpt" --stats "$RUN/elmo/pretrain.stats.json" --quiet 2> /dev/null
+  head -3 "$RUN/kmlm-balanced"/en.jsonl | python3 -c "
+import json, sys
+for line in sys.stdin: print(json.loads(line)['text'])" > "$RUN/elmo/sentences.txt"
+  "$bin/pretrain" embed --model "$RUN/elmo/ckpt" -o "$RUN/elmo/vectors.hdf5" --stats "$RUN/elmo/embed.stats.json" \
+    --quiet "$RUN/elmo/sentences.txt"
+  python3 -c "
+import json, math, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+steps = [r for r in rows if 'loss' in r]
+evals = [r for r in rows if 'eval_ppl' in r]
+counts = [int(l.split('	')[1]) for l in list(open(sys.argv[2]))[1:]]
+n = sum(counts)
+unigram = math.exp(-sum(c * math.log(c / n) for c in counts) / n)
+print('   %d words (%d tokens); steps %d, sampled loss %.2f -> %.2f' % (len(counts), n, len(steps), steps[0]['loss'],
+      steps[-1]['loss']))
+print('   held-out perplexity %s (the corpus words\' unigram perplexity: %.1f)' % (
+      ' -> '.join('%.1f' % e['eval_ppl'] for e in evals), unigram))
+e = json.load(open(sys.argv[3]))
+print('   ELMo vectors of %d sentences (%d words): %d layers of %d -> %s' % (e['sentences'], e['words'], e['layers'],
+      e['dim'], sys.argv[4]))
+" "$RUN/elmo/metrics.jsonl" "$RUN/elmo/counts.tsv" "$RUN/elmo/embed.stats.json" "$RUN/elmo/vectors.hdf5"
+}
+
 pipeline_start "$@"
 data=$here/data
 stage wd-extract --in "$data/wikidata-sample.json" --out "$RUN/kg.h5" --out "$RUN/kg-tsv" -- stage_wd_extract
@@ -199,4 +232,5 @@ stage pretrain --after "cs-gen kg-cycles sample-lang" --out "$RUN/spm.model" --o
   --out "$RUN/ckpt" --out "$RUN/pretrain-metrics.jsonl" --out "$RUN/masks.jsonl" -- stage_pretrain
 stage finetune --after "pretrain kg-align kg-cycles" --requeue --out "$RUN/finetune-ner" --out "$RUN/finetune-relation" \
   --out "$RUN/finetune-xlr" -- stage_finetune
+stage elmo --after sample-lang --out "$RUN/elmo" -- stage_elmo
 pipeline_end

@@ -68,3 +68,46 @@ train_finetune() {
     checkpointing "$bin/finetune" "$@" -o "$dir"
   fi
 }
+
+# ELMo (pipelines/melmo.sh): call elmo_options before pipeline_start.
+elmo_options() {
+  pipeline_option elmo-options KGLM_ELMO_OPTIONS "$here/data/elmo/options-small.json" \
+    "ELMo's options.json (data/elmo/options-paper.json: the paper's model)"
+  pipeline_option words KGLM_WORDS icu "word segmentation: icu, or whitespace for pre-tokenised text (UDPipe's)"
+  pipeline_option max-len KGLM_MAX_LEN 400 "words per sequence (pretrain prepare --max-len; longer lines are split)"
+  pipeline_option steps KGLM_STEPS 10000 "optimizer steps"
+  pipeline_option save-every KGLM_SAVE_EVERY 500 "checkpoint every N steps (a requeued job resumes from the last)"
+  pipeline_option pretrain-args KGLM_PRETRAIN_ARGS "" "more pretrain options (--batch, --precision, ...)"
+}
+
+# elmo_words CORPUS...: TRAIN_DIR/vocab.txt (every word of the corpora, by frequency: the options'
+# n_tokens_vocab most frequent are the softmax's, the others are read through their characters)
+# and the word dataset TRAIN_DIR/tokens.h5.
+elmo_words() {
+  local out=${TRAIN_DIR:-$RUN} split=()
+  [[ $KGLM_WORDS == whitespace ]] && split=(--whitespace)
+  [[ $KGLM_WORDS == icu || $KGLM_WORDS == whitespace ]] || pipeline_fail 2 "--words must be icu or whitespace"
+  mkdir -p "$out"
+  echo "== pretrain vocab + prepare --words: $* -> $out/vocab.txt, $out/tokens.h5"
+  "$bin/pretrain" vocab "${split[@]}" -o "$out/vocab.txt" --counts "$out/vocab-counts.tsv" --quiet "$@"
+  "$bin/pretrain" prepare --words "${split[@]}" --vocab "$out/vocab.txt" --max-len "$KGLM_MAX_LEN" \
+    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" -o "$out/tokens.h5" --stats "$out/prepare.stats.json" --quiet "$@"
+}
+
+# elmo_pretrain: trains TRAIN_DIR/ckpt (AllenNLP's options.json + weights.hdf5 + vocab.txt) from
+# TRAIN_DIR/tokens.h5, resuming this stage's own checkpoint after a stop or requeue.
+elmo_pretrain() {
+  local start=() extra=() out=${TRAIN_DIR:-$RUN}
+  read -r -a extra <<< "$KGLM_PRETRAIN_ARGS"
+  if [[ ${STAGE_CONTINUES:-0} == 1 && -f "$out/ckpt/trainer_state.json" ]]; then
+    start=(--resume "$out/ckpt")
+    echo "== pretrain --architecture elmo: resuming $out/ckpt"
+  else
+    rm -rf "$out/ckpt" "$out/metrics.jsonl"
+    start=(--options "$KGLM_ELMO_OPTIONS")
+    echo "== pretrain --architecture elmo: $KGLM_STEPS steps ($KGLM_ELMO_OPTIONS) -> $out/ckpt"
+  fi
+  checkpointing "$bin/pretrain" --architecture elmo --data "$out/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
+    --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
+    --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
+}

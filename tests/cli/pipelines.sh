@@ -34,7 +34,8 @@ ok "entitycs: code-switched entity sentences in their languages, pre-training of
 for l in en de fr; do [ -s "$tmp/kelm/kelm/$l.jsonl" ] || fail "kelm: no $l text"; done
 ok "kelm: aligned statements, subgraphs, verbalized in en, de, fr"
 
-"$src/pipelines/melmo.sh" --corpora "$tmp/kelm/kelm" "${train[@]}" "$tmp/melmo" > "$tmp/melmo.out" 2>&1 ||
+"$src/pipelines/melmo.sh" --corpora "$tmp/kelm/kelm" --schemes "0.4 0.2 truncate mono:de" --steps 20 --save-every 10 \
+  --pretrain-args "--batch 4" "$tmp/melmo" > "$tmp/melmo.out" 2>&1 ||
   fail "melmo: $(tail "$tmp/melmo.out")"
 python3 - "$tmp/melmo" << 'PY' || fail "melmo plans"
 import sys
@@ -51,8 +52,13 @@ for i, alpha in ((0, 0.4), (1, 0.2)):
     for l, (lines, target) in p.items():  # q ∝ p^α, scaled to keep the smallest whole
         assert abs(target - p[s][0] * (lines / p[s][0]) ** alpha) <= 1, (l, lines, target)
 PY
-[ -f "$tmp/melmo/scheme-0002/ckpt/model.safetensors" ] || fail "melmo: no model of the third scheme"
-ok "melmo: α 0.4, α 0.2 and truncation plans follow q ∝ p^α; a model per scheme"
+for i in 0 1 2 3; do
+  d=$tmp/melmo/scheme-000$i
+  [ -f "$d/ckpt/weights.hdf5" ] && [ -f "$d/ckpt/options.json" ] && [ "$(grep -c '"loss"' "$d/metrics.jsonl")" = 20 ] ||
+    fail "melmo: no ELMo model of scheme $i"
+done
+[ "$(ls "$tmp/melmo/scheme-0003/corpus")" = de.jsonl ] || fail "mono:de: $(ls "$tmp/melmo/scheme-0003/corpus")"
+ok "melmo: α 0.4, α 0.2 and truncation plans follow q ∝ p^α; an ELMo model per scheme and a German one"
 
 "$src/pipelines/kmlm.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/kmlm" > "$tmp/again.out" 2>&1 || fail "rerun"
 [ "$(grep -c ': complete (.stages/.*), skipped' "$tmp/again.out")" = 7 ] || fail "rerun ran stages: $(cat "$tmp/again.out")"
