@@ -43,6 +43,7 @@ bench: build references
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/kg-align-ner.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/sample-lang.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/elmo-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/verbalize.py

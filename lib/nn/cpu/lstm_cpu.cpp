@@ -1,7 +1,8 @@
 // ELMo's projected LSTM (nn/ops/lstm.hpp) on the CPU: per step, the recurrent product and the
-// projection are OpenBLAS gemms split over the threads, and the cell is one loop over the
-// [streams, cell] elements. The backward pass keeps each step's projection gradient and the
-// memories, and does the two weight gradients as one gemm each over all the steps at the end.
+// projection are OpenBLAS gemms split over the threads, and the cell is one vectorised loop over
+// the [streams, cell] elements (exp_vec and tanh_vec: libm's are one call per element). The backward pass keeps each
+// step's projection gradient and the memories, and does the two weight gradients as one gemm each over all the steps at
+// the end.
 #include <cmath>
 #include <vector>
 
@@ -11,14 +12,12 @@ namespace kglm::nn::cpu {
 
 namespace {
 
-template <class T>
-T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-
+// By value, not std::min/max: their references become selects of addresses, which stop GCC
+// vectorising the cell loops.
 template <class T>
 T clip(T x, float limit) {
-  return limit > 0 ? std::min(std::max(x, T(-limit)), T(limit)) : x;
+  const T l = T(limit);
+  return limit > 0 ? (x < -l ? -l : (x > l ? l : x)) : x;
 }
 
 // The gradient through clip(x, ±limit): TensorFlow's clip_by_value passes it where x is inside
@@ -34,6 +33,8 @@ template <class T>
 void lstm_forward(const T* gates_x, const T* w_h, const T* w_proj, const T* h0, const T* c0, const LstmShape& s, T* h,
                   T* gates, T* memory, T* projected, T* cell, T* c_last) {
   const int64_t b = s.streams, d = s.cell, p = s.projection;
+  const float cell_clip = s.cell_clip;  // locals: loads through `s` would block vectorisation
+  const T forget_bias = T(s.forget_bias);
   check_blas_dims("lstm_forward", {b, 4 * d, p});
   for (int64_t t = 0; t < s.steps; ++t) {
     const int64_t row = t * b;
@@ -48,13 +49,14 @@ void lstm_forward(const T* gates_x, const T* w_h, const T* w_proj, const T* h0, 
       const T* c_prev = first ? c0 + r * d : cell + (row - b + r) * d;
       T* c_raw = cell + (row + r) * d;
       T* m = memory + (row + r) * d;
+#pragma omp simd
       for (int64_t k = 0; k < d; ++k) {
-        const T i = sigmoid(zr[k]), j = std::tanh(zr[d + k]), f = sigmoid(zr[2 * d + k] + T(s.forget_bias)),
-                o = sigmoid(zr[3 * d + k]);
+        const T i = sigmoid_of(zr[k]), j = tanh_of(zr[d + k]), f = sigmoid_of(zr[2 * d + k] + forget_bias),
+                o = sigmoid_of(zr[3 * d + k]);
         // The carried state is the clipped cell; the first step's c0 already is.
-        const T before = first ? c_prev[k] : clip(c_prev[k], s.cell_clip);
+        const T before = first ? c_prev[k] : clip(c_prev[k], cell_clip);
         c_raw[k] = f * before + i * j;
-        m[k] = o * std::tanh(clip(c_raw[k], s.cell_clip));
+        m[k] = o * tanh_of(clip(c_raw[k], cell_clip));
         zr[k] = i, zr[d + k] = j, zr[2 * d + k] = f, zr[3 * d + k] = o;
       }
     }
@@ -71,6 +73,7 @@ void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, cons
                    const T* memory, const T* projected, const T* cell, const LstmShape& s, T* dgates_x, T* dw_h,
                    T* dw_proj) {
   const int64_t b = s.streams, d = s.cell, p = s.projection, rows = s.steps * b;
+  const float cell_clip = s.cell_clip;
   check_blas_dims("lstm_backward", {rows, 4 * d, p});
   // Scratch, allocated before any parallel region: the projection gradients of every step, the
   // memory gradient of one step, the recurrent h gradient and the running cell gradient.
@@ -91,12 +94,13 @@ void lstm_backward(const T* dh, const T* w_h, const T* w_proj, const T* h0, cons
       const T* c_prev = first ? c0 + r * d : cell + (row - b + r) * d;
       T* dzr = dz + r * 4 * d;
       T* dc = dc_next.data() + r * d;
+#pragma omp simd
       for (int64_t k = 0; k < d; ++k) {
         const T i = g[k], j = g[d + k], f = g[2 * d + k], o = g[3 * d + k];
-        const T tc = std::tanh(clip(c_raw[k], s.cell_clip));
+        const T tc = tanh_of(clip(c_raw[k], cell_clip));
         const T dmk = dm[r * d + k];
-        const T dc_raw = (dc[k] + dmk * o * (T(1) - tc * tc)) * clip_gate(c_raw[k], s.cell_clip);
-        const T before = first ? c_prev[k] : clip(c_prev[k], s.cell_clip);
+        const T dc_raw = (dc[k] + dmk * o * (T(1) - tc * tc)) * clip_gate(c_raw[k], cell_clip);
+        const T before = first ? c_prev[k] : clip(c_prev[k], cell_clip);
         dzr[k] = dc_raw * j * i * (T(1) - i);
         dzr[d + k] = dc_raw * i * (T(1) - j * j);
         dzr[2 * d + k] = dc_raw * before * f * (T(1) - f);

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""bench/elmo-cpu: tokens/s and peak memory of `pretrain --architecture elmo` (the character CNN,
+projected LSTMs, sampled softmax, Adagrad: a whole training step) against the same model trained
+the same way in Debian's python3-torch (bench/reference/elmo_torch.py: nn.LSTM with proj_size per
+direction and layer, the residual by hand, TensorFlow's sampled softmax), in one run, on the same
+word dataset, at 1 and 2 threads.
+
+Data (built once under --work): the words (ICU) of the fixtures' real text — botchan.txt and the
+UD treebanks' English, Italian, Swedish and Chinese sentences — through `pretrain vocab` and
+`pretrain prepare --words`.
+
+Model (--size): "bench" (default) a mid-size ELMo: LSTM cells 1024 projected to 256, 2 layers,
+the character CNN's 7 widths with 1024 filters, 2 highways, 64 windows of 20 tokens, 2048
+negatives; "paper" data/elmo/options-paper.json (4096 negatives, 2048 cells; slow on a laptop).
+The softmax covers the dataset's vocabulary.
+
+Usage: bench/elmo-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
+                         [--steps 10] [--size bench|paper]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import arguments, root, run, torch_python  # noqa: E402
+
+TORCH_PYTHON = torch_python()
+PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "elmo_torch.py")
+BENCH_OPTIONS = {
+    "lstm": {"dim": 1024, "projection_dim": 256, "n_layers": 2, "cell_clip": 3, "proj_clip": 3,
+             "use_skip_connections": True},
+    "char_cnn": {"activation": "relu", "filters": [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 256], [7, 256]],
+                 "n_highway": 2, "embedding": {"dim": 16}, "n_characters": 261, "max_characters_per_token": 50},
+    "bidirectional": True, "dropout": 0.1, "all_clip_norm_val": 10.0, "n_epochs": 1, "n_train_tokens": 0,
+    "batch_size": 64, "n_tokens_vocab": 0, "unroll_steps": 20, "n_negative_samples_batch": 2048}
+
+
+def conllu_text(path, out):
+    sentence = []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if sentence:
+                out.write(" ".join(sentence) + "\n")
+            sentence = []
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                sentence.append(cols[1])
+
+
+def dataset(args):
+    work = os.path.join(args.work, "elmo-cpu")
+    words, vocab = os.path.join(work, "words.h5"), os.path.join(work, "vocab.txt")
+    if os.path.exists(words):
+        return work, words, vocab
+    os.makedirs(work, exist_ok=True)
+    inputs = ["en=" + os.path.join(args.fixtures, "tokenizer", "botchan.txt")]
+    for tb in ("en_ewt", "it_isdt", "sv_talbanken", "zh_gsd"):
+        src = os.path.join(args.fixtures, "ud", tb + "-ud-dev.conllu")
+        if not os.path.exists(src):
+            sys.exit("fixtures not found: " + src)
+        text = os.path.join(work, tb + ".txt")
+        with open(text, "w", encoding="utf-8") as out:
+            conllu_text(src, out)
+        inputs.append(tb[:2] + "=" + text)
+    pretrain = os.path.join(args.bin, "pretrain")
+    subprocess.run([pretrain, "vocab", "-o", vocab, "--quiet"] + inputs, check=True)
+    subprocess.run([pretrain, "prepare", "--words", "--vocab", vocab, "--max-len", "100", "-o", words + ".part",
+                    "--quiet"] + inputs, check=True)
+    os.replace(words + ".part", words)
+    return work, words, vocab
+
+
+def kglm(args, work, options, words, threads, warm=2):
+    ckpt, log = os.path.join(work, "ckpt"), os.path.join(work, "metrics.jsonl")
+    shutil.rmtree(ckpt, ignore_errors=True)
+    wall, cpu, peak = run([os.path.join(args.bin, "pretrain"), "--architecture", "elmo", "--options", options,
+                           "--data", words, "--steps", str(args.steps + warm), "--eval-fraction", "0",
+                           "--threads", str(threads), "--log", log, "--out", ckpt, "--quiet"])
+    steps = [json.loads(line) for line in open(log) if '"loss"' in line]
+    seconds = steps[-1]["elapsed_s"] - steps[warm - 1]["elapsed_s"]
+    return sum(s["tokens"] for s in steps[warm:]) / seconds, peak, steps[-1]["loss"]
+
+
+def torch_peer(args, work, options, words, vocab, batch, threads, warm=2):
+    out = os.path.join(work, "torch.json")
+    with open(out, "w") as fh:
+        p = subprocess.run([TORCH_PYTHON, PEER, options, words, vocab, "--batch", str(batch), "--steps",
+                            str(args.steps), "--warm", str(warm), "--threads", str(threads)], stdout=fh)
+    if p.returncode != 0:
+        sys.exit("the torch peer failed")
+    # Peak memory: run it again under run() (os.wait4 of that process alone).
+    _, _, peak = run([TORCH_PYTHON, PEER, options, words, vocab, "--batch", str(batch), "--steps", "1", "--warm",
+                      "1", "--threads", str(threads)])
+    r = json.load(open(out))
+    return r["tokens_per_s"], peak, r["loss"]
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--steps", type=int, default=10)
+        ap.add_argument("--size", choices=("bench", "paper"), default="bench")
+    args = arguments(extra)
+    if subprocess.run([TORCH_PYTHON, "-c", "import torch, h5py"], capture_output=True).returncode != 0:
+        sys.exit("the peer needs Debian's python3-torch and python3-h5py: apt-get install python3-torch python3-h5py")
+    work, words, vocab = dataset(args)
+    options = os.path.join(work, "options-%s.json" % args.size)
+    settings = dict(BENCH_OPTIONS) if args.size == "bench" else json.load(
+        open(os.path.join(root, "data", "elmo", "options-paper.json")))
+    settings["n_tokens_vocab"] = 0  # the dataset's whole vocabulary
+    json.dump(settings, open(options, "w"))
+    batch = settings["batch_size"]
+    words_count = sum(1 for _ in open(vocab, encoding="utf-8"))
+    print("elmo-cpu: %s model (cells %d -> %d, %d filters), %d windows x %d tokens, %d negatives, %d words, "
+          "%d timed steps" % (args.size, settings["lstm"]["dim"], settings["lstm"]["projection_dim"],
+                              sum(n for _, n in settings["char_cnn"]["filters"]), batch, settings["unroll_steps"],
+                              settings["n_negative_samples_batch"], words_count, args.steps))
+    print("%-28s %12s %10s %10s" % ("run", "tokens/s", "peak MB", "loss"))
+    for threads in (1, 2):
+        k = kglm(args, work, options, words, threads)
+        t = torch_peer(args, work, options, words, vocab, batch, threads)
+        print("%-28s %12.0f %10.0f %10.3f" % ("kglm --threads %d" % threads, k[0], k[1], k[2]))
+        print("%-28s %12.0f %10.0f %10.3f" % ("torch %d thread(s)" % threads, t[0], t[1], t[2]))
+        print("  ratio at %d thread(s): %.2fx the tokens/s, %.2fx the memory" % (threads, k[0] / t[0], k[1] / t[1]))
+
+
+if __name__ == "__main__":
+    main()
