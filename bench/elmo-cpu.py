@@ -3,7 +3,8 @@
 projected LSTMs, sampled softmax, Adagrad: a whole training step) against the same model trained
 the same way in Debian's python3-torch (bench/reference/elmo_torch.py: nn.LSTM with proj_size per
 direction and layer, the residual by hand, TensorFlow's sampled softmax), in one run, on the same
-word dataset, at 1 and 2 threads.
+word dataset, at 1 and 2 threads — or, with --device cuda (the GPU kit's stage bench), both on the
+GPU, the peer's LSTMs on cuDNN, with each one's peak GPU memory.
 
 Data (built once under --work): the words (ICU) of the fixtures' real text — botchan.txt and the
 UD treebanks' English, Italian, Swedish and Chinese sentences — through `pretrain vocab` and
@@ -15,7 +16,7 @@ negatives; "paper" data/elmo/options-paper.json (4096 negatives, 2048 cells; slo
 The softmax covers the dataset's vocabulary.
 
 Usage: bench/elmo-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
-                         [--steps 10] [--size bench|paper]
+                         [--steps 10] [--size bench|paper] [--device cpu|cuda]
 """
 import json
 import os
@@ -75,27 +76,33 @@ def dataset(args):
 
 
 def kglm(args, work, options, words, threads, warm=2):
-    ckpt, log = os.path.join(work, "ckpt"), os.path.join(work, "metrics.jsonl")
+    """tokens/s of the timed steps, peak memory (host RSS, or the GPU's with --device cuda), last loss."""
+    ckpt, log, stats = (os.path.join(work, n) for n in ("ckpt", "metrics.jsonl", "stats.json"))
     shutil.rmtree(ckpt, ignore_errors=True)
     wall, cpu, peak = run([os.path.join(args.bin, "pretrain"), "--architecture", "elmo", "--options", options,
                            "--data", words, "--steps", str(args.steps + warm), "--eval-fraction", "0",
-                           "--threads", str(threads), "--log", log, "--out", ckpt, "--quiet"])
+                           "--threads", str(threads), "--device", args.device, "--log", log, "--out", ckpt,
+                           "--stats", stats, "--quiet"])
     steps = [json.loads(line) for line in open(log) if '"loss"' in line]
     seconds = steps[-1]["elapsed_s"] - steps[warm - 1]["elapsed_s"]
+    if args.device == "cuda":
+        peak = json.load(open(stats))["gpu_peak_mb"]
     return sum(s["tokens"] for s in steps[warm:]) / seconds, peak, steps[-1]["loss"]
 
 
 def torch_peer(args, work, options, words, vocab, batch, threads, warm=2):
     out = os.path.join(work, "torch.json")
+    cmd = [TORCH_PYTHON, PEER, options, words, vocab, "--batch", str(batch), "--threads", str(threads), "--device",
+           args.device]
     with open(out, "w") as fh:
-        p = subprocess.run([TORCH_PYTHON, PEER, options, words, vocab, "--batch", str(batch), "--steps",
-                            str(args.steps), "--warm", str(warm), "--threads", str(threads)], stdout=fh)
+        p = subprocess.run(cmd + ["--steps", str(args.steps), "--warm", str(warm)], stdout=fh)
     if p.returncode != 0:
         sys.exit("the torch peer failed")
-    # Peak memory: run it again under run() (os.wait4 of that process alone).
-    _, _, peak = run([TORCH_PYTHON, PEER, options, words, vocab, "--batch", str(batch), "--steps", "1", "--warm",
-                      "1", "--threads", str(threads)])
     r = json.load(open(out))
+    if args.device == "cuda":
+        peak = r["gpu_peak_mb"]
+    else:  # run it again under run(): os.wait4 of that process alone
+        _, _, peak = run(cmd + ["--steps", "1", "--warm", "1"])
     return r["tokens_per_s"], peak, r["loss"]
 
 
@@ -103,6 +110,7 @@ def main():
     def extra(ap):
         ap.add_argument("--steps", type=int, default=10)
         ap.add_argument("--size", choices=("bench", "paper"), default="bench")
+        ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch, h5py"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch and python3-h5py: apt-get install python3-torch python3-h5py")
@@ -118,13 +126,15 @@ def main():
           "%d timed steps" % (args.size, settings["lstm"]["dim"], settings["lstm"]["projection_dim"],
                               sum(n for _, n in settings["char_cnn"]["filters"]), batch, settings["unroll_steps"],
                               settings["n_negative_samples_batch"], words_count, args.steps))
-    print("%-28s %12s %10s %10s" % ("run", "tokens/s", "peak MB", "loss"))
-    for threads in (1, 2):
+    print("%-28s %12s %10s %10s" % ("run", "tokens/s", "GPU MB" if args.device == "cuda" else "peak MB", "loss"))
+    for threads in (1, 2) if args.device == "cpu" else (2,):
         k = kglm(args, work, options, words, threads)
         t = torch_peer(args, work, options, words, vocab, batch, threads)
-        print("%-28s %12.0f %10.0f %10.3f" % ("kglm --threads %d" % threads, k[0], k[1], k[2]))
-        print("%-28s %12.0f %10.0f %10.3f" % ("torch %d thread(s)" % threads, t[0], t[1], t[2]))
-        print("  ratio at %d thread(s): %.2fx the tokens/s, %.2fx the memory" % (threads, k[0] / t[0], k[1] / t[1]))
+        where = "the GPU" if args.device == "cuda" else "%d thread(s)" % threads
+        print("%-28s %12.0f %10.0f %10.3f" % ("kglm, " + where, k[0], k[1], k[2]))
+        print("%-28s %12.0f %10.0f %10.3f" % ("torch%s, %s" % (" (cuDNN)" if args.device == "cuda" else "", where),
+                                              t[0], t[1], t[2]))
+        print("  ratio on %s: %.2fx the tokens/s, %.2fx the memory" % (where, k[0] / t[0], k[1] / t[1]))
 
 
 if __name__ == "__main__":

@@ -172,8 +172,9 @@ def main():
     if device.type == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
+    peak = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else 0
     print(json.dumps({"tokens_per_s": a.steps * a.batch * unroll / seconds, "seconds": seconds,
-                      "loss": losses[-1][0], "losses_and_gradient_norms": losses}))
+                      "loss": losses[-1][0], "losses_and_gradient_norms": losses, "gpu_peak_mb": peak}))
 
 
 if __name__ == "__main__":

@@ -86,8 +86,8 @@ fi
 
 # Scripts and data the stages read.
 copy_src() { local p; for p in "$@"; do mkdir -p "$kit/src/$(dirname "$p")"; cp -R "$src/$p" "$kit/src/$p"; done; }
-copy_src tests/gpu bench data/wikidata-sample.json data/enwiki-sample.xml data/templates tests/reference/data \
-  tests/cli/losses_match.py tests/cli/compare_runs.py tests/cli/metrics_match.py tests/cli/same_records.py \
+copy_src tests/gpu bench data/wikidata-sample.json data/enwiki-sample.xml data/templates data/elmo \
+  tests/reference/data tests/cli/losses_match.py tests/cli/compare_runs.py tests/cli/metrics_match.py tests/cli/same_records.py \
   tests/cli/make_tiny_mlm.py
 find "$kit/src" -name __pycache__ -prune -exec rm -rf {} +
 copy_fixture() { local p; for p in "$@"; do
@@ -95,7 +95,8 @@ copy_fixture() { local p; for p in "$@"; do
   mkdir -p "$kit/fixtures/$(dirname "$p")"; cp -R "$fixtures/$p" "$kit/fixtures/$p"
 done; }
 copy_fixture tokenizer/spm-test-vocab1000.model tokenizer/botchan.txt panx/dev-en.tsv xfactr/alias xfactr/facts \
-  xfactr/templates xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2
+  xfactr/templates xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 ud/en_ewt-ud-dev.conllu \
+  ud/it_isdt-ud-dev.conllu ud/sv_talbanken-ud-dev.conllu ud/zh_gsd-ud-dev.conllu
 
 commit=$(git -C "$src" describe --always --dirty 2> /dev/null || echo unknown)
 {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Stage tools: pretrain, finetune, probe and verbalize with --device cuda against --device cpu on
+# Stage tools: pretrain (the masked LM and ELMo), finetune, probe and verbalize with --device cuda against --device cpu on
 # the kit's fixture data (the GPU branches of tests/cli/*.sh, in one place), pretrain's bit-identical
 # GPU reruns and --resume, bf16 and fp16, SIGUSR1 checkpoint-and-resume on the GPU, NCCL with one
 # rank (nccl_test and pretrain under mpirun -np 1 against one process), pretrain comm-bench --device
-# cuda. The five groups run side by side, each in its own scratch directory.
+# cuda. The six groups run side by side, each in its own scratch directory.
 source "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 py=python3
@@ -115,6 +115,48 @@ probe_group() {
       token_ids,num_mask,correct 0.98
 }
 
+# ELMo (pretrain --architecture elmo, data/elmo/options-small.json) on botchan's words: the GPU's 12
+# steps against the CPU's (the LSTM, character CNN, highway and sampled-softmax CUDA kernels, the
+# same negatives), a bit-identical rerun and 6 + --resume 6 on the GPU (the carried LSTM state and
+# Adagrad's accumulators in elmo_state.safetensors), bf16 and fp16, pretrain embed on the GPU.
+elmo_group() {
+  local w=$WORK
+  cpu elmo-vocab "$bin/pretrain" vocab -q "en=$text" -o "$w/vocab.txt" &&
+    cpu elmo-words "$bin/pretrain" prepare --words --vocab "$w/vocab.txt" --max-len 64 -q "en=$text" \
+      -o "$w/words.h5" || return
+  local e=(--architecture elmo --options "$src/data/elmo/options-small.json" --data "$w/words.h5" --batch 16
+    --eval-fraction 0.05 --eval-every 6 --threads 2 --quiet)
+  cpu elmo-cpu "$bin/pretrain" "${e[@]}" --steps 12 --log "$w/cpu.jsonl" --out "$w/cpu" || return
+  on_device elmo-cuda "$bin/pretrain" "${e[@]}" --steps 12 --device cuda --log "$w/cuda.jsonl" --out "$w/cuda"
+  compared && check "$(labelled "pretrain --architecture elmo --device cuda: 12 steps within 1e-3 of the CPU's losses")" \
+    $py "$src/tests/cli/losses_match.py" "$w/cpu.jsonl" "$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl")" 12 1e-3
+  local ref ref_dir
+  ref=$(gpu_or_cpu "$w/cuda.jsonl" "$w/cpu.jsonl") ref_dir=$(gpu_or_cpu "$w/cuda" "$w/cpu")
+  on_device elmo-rerun "$bin/pretrain" "${e[@]}" --steps 12 --device cuda --log "$w/rerun.jsonl" --out "$w/rerun"
+  compared && check "$(labelled "ELMo --device cuda: a rerun is bit-identical (losses, softmax, Adagrad, LSTM state)")" \
+    elmo_same "$ref" "$(gpu_or_cpu "$w/rerun.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/rerun" "$ref_dir")"
+  on_device elmo-first "$bin/pretrain" "${e[@]}" --steps 6 --device cuda --log "$w/first.jsonl" --out "$w/first" &&
+    on_device elmo-resume "$bin/pretrain" --architecture elmo --data "$w/words.h5" --resume "$w/first" --steps 12 \
+      --eval-every 6 --threads 2 --quiet --device cuda --log "$w/first.jsonl" --out "$w/resumed"
+  compared && check "$(labelled "ELMo --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
+    elmo_same "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
+  for precision in bf16 fp16; do
+    on_device "elmo-$precision" "$bin/pretrain" "${e[@]}" --steps 12 --device cuda --precision $precision \
+      --log "$w/$precision.jsonl" --out "$w/$precision"
+    compared && check "$(labelled "ELMo --precision $precision: 12 steps within 5e-2 of fp32 on the GPU")" \
+      $py "$src/tests/cli/losses_match.py" "$ref" "$(gpu_or_cpu "$w/$precision.jsonl" "$ref")" 12 5e-2
+  done
+  awk 'NF > 3' "$text" | sed -n 1,50p > "$w/sentences.txt"
+  cpu elmo-embed "$bin/pretrain" embed --model "$w/cpu" -q -o "$w/vectors-cpu.hdf5" "$w/sentences.txt" &&
+    on_device elmo-embed-cuda "$bin/pretrain" embed --model "$w/cpu" -q --device cuda -o "$w/vectors-cuda.hdf5" \
+      "$w/sentences.txt" && ok "$(labelled "pretrain embed --model ELMO_DIR --device cuda: 50 sentences' vectors")"
+}
+
+# The same training steps and ELMo state (softmax, accumulators, carried LSTM state) byte for byte.
+elmo_same() {
+  $py "$src/tests/cli/compare_runs.py" --train-lines "$1" "$2" && cmp "$3/elmo_state.safetensors" "$4/elmo_state.safetensors"
+}
+
 # A T5 SentencePiece model as verbalize needs it (pad 0, </s> 1, <unk> 2), by the kit's spm_train.
 train_spm() {
   spm_train --input="$1" --model_prefix="$2" --vocab_size=400 --hard_vocab_limit=false --pad_id=0 --eos_id=1 \
@@ -166,7 +208,7 @@ data=$WORK/data.h5 reference=$WORK/cpu
 cpu prepare "$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$data" --quiet "en=$text" &&
   cpu pretrain "$bin/pretrain" --data "$data" "${model[@]}" --steps 12 --log "$reference.jsonl" --out "$reference" ||
   exit 0  # the FAIL line is out; the groups have nothing to start from
-groups=(pretrain mpi finetune probe verbalize)
+groups=(pretrain elmo mpi finetune probe verbalize)
 for g in "${groups[@]}"; do
   ( WORK=$WORK/$g; mkdir -p "$WORK"; "${g}_group" > "$WORK.lines" 2>&1 ) &
 done
