@@ -1,7 +1,5 @@
 #include "train/elmo_trainer.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -204,15 +202,8 @@ void ElmoTrainer::split_data() {
 }
 
 void ElmoTrainer::open_log() {
-  const PretrainOptions& o = options_;
-  if (o.log.empty() || comm_->rank() != 0) return;
-  if (!o.resume.empty()) {
-    if (uint64_t dropped = truncate_metrics_log(o.log, state_.step); dropped > 0)
-      log_info(o.log + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(state_.step) +
-               ", the checkpoint's");
-  }
-  log_.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
-  if (!log_) throw Error(o.log + ": cannot open the metrics log");
+  if (!options_.log.empty() && comm_->rank() == 0)
+    open_metrics_log(log_, options_.log, !options_.resume.empty(), state_.step);
 }
 
 void ElmoTrainer::fill_stream(const int32_t* ids, int64_t windows, int64_t steps, size_t width,
@@ -413,14 +404,8 @@ Stats ElmoTrainer::stats() const {
   stats.set("ranks", comm_->size());
   stats.set("data_files", static_cast<int64_t>(data_.files()));
   stats.set("data_streaming", data_.streaming() ? 1 : 0);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  stats.set("peak_rss_mb", static_cast<int64_t>(usage.ru_maxrss >> 10));  // Linux: kilobytes
+  add_memory_stats(stats, options_.device);
   if (comm_->size() > 1) stats.set("comm_milliseconds", static_cast<int64_t>(comm_seconds_ * 1000));
-  if (options_.device == nn::Device::Cuda) {
-    stats.set("gpu_peak_mb", static_cast<int64_t>(nn::cuda::memory_stats().peak >> 20));
-    stats.set("gpu_reserved_mb", static_cast<int64_t>(nn::cuda::memory_stats().reserved >> 20));
-  }
   stats.set("milliseconds", static_cast<int64_t>(seconds_since(start_) * 1000));
   return stats;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/output_stream.hpp"
 
 namespace kglm::train {
@@ -46,6 +47,16 @@ uint64_t truncate_metrics_log(const std::string& path, int64_t step) {
   out.write(kept);
   out.close();
   return dropped;
+}
+
+void open_metrics_log(std::ofstream& log, const std::string& path, bool resuming, int64_t step) {
+  if (resuming) {
+    if (uint64_t dropped = truncate_metrics_log(path, step); dropped > 0)
+      log_info(path + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(step) +
+               ", the checkpoint's");
+  }
+  log.open(path, resuming ? std::ios::app : std::ios::trunc);
+  if (!log) throw Error(path + ": cannot open the metrics log");
 }
 
 }  // namespace kglm::train

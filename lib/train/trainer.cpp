@@ -1,7 +1,5 @@
 #include "train/trainer.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -278,15 +276,8 @@ void Trainer::split_data() {
 }
 
 void Trainer::open_log() {
-  const PretrainOptions& o = options_;
-  if (o.log.empty() || comm_->rank() != 0) return;
-  if (!o.resume.empty()) {
-    if (uint64_t dropped = truncate_metrics_log(o.log, state_.step); dropped > 0)
-      log_info(o.log + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(state_.step) +
-               ", the checkpoint's");
-  }
-  log_.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
-  if (!log_) throw Error(o.log + ": cannot open the metrics log");
+  if (!options_.log.empty() && comm_->rank() == 0)
+    open_metrics_log(log_, options_.log, !options_.resume.empty(), state_.step);
 }
 
 StepResult Trainer::step() {
@@ -483,9 +474,7 @@ Stats Trainer::stats() const {
   stats.set("data_streaming", data_.streaming() ? 1 : 0);
   stats.set("token_cache_peak_mb", static_cast<int64_t>(cache.peak_bytes >> 20));
   stats.set("token_read_mb", static_cast<int64_t>(cache.bytes_read >> 20));
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  stats.set("peak_rss_mb", static_cast<int64_t>(usage.ru_maxrss >> 10));  // Linux: kilobytes
+  add_memory_stats(stats, options_.device);
   if (comm_->size() > 1) stats.set("comm_milliseconds", static_cast<int64_t>(comm_seconds_ * 1000));
   // The masking tally of every rank's rows (a collective: every rank calls stats()).
   std::array<int64_t, kSequenceKindCount * kMaskCategoryCount> tally{};
@@ -501,11 +490,6 @@ Stats Trainer::stats() const {
       stats.set(std::string("masked.") + sequence_kind_name(static_cast<SequenceKind>(k)) + "." +
                     mask_category_name(static_cast<MaskCategory>(c)),
                 static_cast<int64_t>(counts[c]));
-  }
-  if (options_.device == nn::Device::Cuda) {
-    // The caching allocator's high-water mark: every tensor the run held at once on the GPU.
-    stats.set("gpu_peak_mb", static_cast<int64_t>(nn::cuda::memory_stats().peak >> 20));
-    stats.set("gpu_reserved_mb", static_cast<int64_t>(nn::cuda::memory_stats().reserved >> 20));
   }
   stats.set("milliseconds", static_cast<int64_t>(seconds_since(start_) * 1000));
   return stats;

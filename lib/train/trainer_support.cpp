@@ -1,5 +1,7 @@
 #include "train/trainer_support.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstdio>
 
@@ -41,6 +43,17 @@ const PretrainOptions& on_usable_device(const PretrainOptions& o) {
 uint64_t cache_bytes(double megabytes) {
   if (!(megabytes > 0)) throw UsageError("--cache-mb must be positive");
   return megabytes >= 1e12 ? UINT64_MAX : static_cast<uint64_t>(megabytes * (1 << 20));
+}
+
+void add_memory_stats(Stats& stats, nn::Device device) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  stats.set("peak_rss_mb", static_cast<int64_t>(usage.ru_maxrss >> 10));  // Linux: kilobytes
+  if (device == nn::Device::Cuda) {
+    // Every tensor the run held at once on the GPU.
+    stats.set("gpu_peak_mb", static_cast<int64_t>(nn::cuda::memory_stats().peak >> 20));
+    stats.set("gpu_reserved_mb", static_cast<int64_t>(nn::cuda::memory_stats().reserved >> 20));
+  }
 }
 
 void check_same(bool explicit_value_differs, const char* option) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/stats.hpp"
 #include "nn/tensor.hpp"
 #include "train/pretrain.hpp"
 
@@ -32,6 +33,10 @@ const PretrainOptions& on_usable_device(const PretrainOptions& o);
 
 // --cache-mb as bytes (UsageError unless positive).
 uint64_t cache_bytes(double megabytes);
+
+// The process's peak resident memory (peak_rss_mb) and, on CUDA, the caching allocator's high-water
+// mark and reservation (gpu_peak_mb, gpu_reserved_mb).
+void add_memory_stats(Stats& stats, nn::Device device);
 
 // --resume: a UsageError naming `option` when its explicit value differs from the checkpoint's.
 void check_same(bool explicit_value_differs, const char* option);

@@ -38,19 +38,15 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from safetensors_min import read_safetensors  # noqa: E402
 
+# bilm-tf's character ids, as the benchmark's torch peer writes them (training's 261 ids).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "reference"))
+from elmo_torch import characters as bilm_characters  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 
 
 def characters(word, max_chars):
-    ids = [260] * max_chars
-    if word in ("<S>", "</S>"):
-        ids[0:3] = [258, 256 if word == "<S>" else 257, 259]
-    else:
-        raw = list(word.encode("utf-8"))[: max_chars - 2]
-        ids[0] = 258
-        ids[1:1 + len(raw)] = raw
-        ids[1 + len(raw)] = 259
-    return [i + 1 for i in ids]  # 262 characters: 0 is the mask
+    return [i + 1 for i in bilm_characters(word, max_chars)]  # 262 characters: 0 is the mask
 
 
 class Elmo:
