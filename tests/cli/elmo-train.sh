@@ -91,13 +91,17 @@ for k in a:
     assert a[k].shape[0] == 3 and a[k].shape[2] == 128, a[k].shape
     assert np.allclose(avg[k][()], a[k][()].mean(0), atol=1e-6) and np.array_equal(top[k][()], a[k][()][-1]), k
 PY
+# A model written as bilm-tf's dump_weights writes one (h5py, 261 characters: the parity fixture).
+"$bin/pretrain" embed --model "$src/tests/reference/data/elmo-tiny" -q -o "$tmp/tiny.hdf5" "$tmp/sentences.txt"
+$py "$src/tests/reference/elmo_reference.py" embed "$src/tests/reference/data/elmo-tiny" "$tmp/sentences.txt" \
+  "$tmp/tiny.hdf5" || fail "ELMo vectors of the h5py-written model"
 code=0; "$bin/pretrain" embed --model "$tmp/ppl" --layers middle -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" ||
   code=$?
 [ $code -eq 2 ] && grep -q "all, average or top" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "--layers middle: $code"
 mkdir "$tmp/noweights" && cp "$tmp/ppl/options.json" "$tmp/noweights/"
 code=0; "$bin/pretrain" embed --model "$tmp/noweights" -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" || code=$?
 [ $code -eq 1 ] && grep -q "needs weights.hdf5" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "no weights: $code"
-ok "pretrain embed: AllenNLP's elmo layout, the torch model's vectors, --layers average and top, errors"
+ok "pretrain embed: AllenNLP's elmo layout, the torch model's vectors (kglm's model and an h5py-written one), --layers average and top, errors"
 
 # --resume: 10 steps + 10 more = 20 steps straight, bit for bit (accumulation 2, dropout 0.1).
 same_lines() { diff <(grep '"loss"' "$1" | sed 's/, "tokens_per_s.*//') <(grep '"loss"' "$2" | sed 's/, "tokens_per_s.*//'); }

@@ -6,7 +6,7 @@
 
 The model is read the way AllenNLP's documentation lays the files out, independently of kglm's code:
 options.json (n_characters 262: a zero row goes in front of char_embed and every character id is
-shifted by one), weights.hdf5 (char_embed; CNN/W_cnn_i [1, w, e, F] and b_cnn_i; CNN_high_k/W_carry,
+shifted by one; 261, a model still training: as they are), weights.hdf5 (char_embed; CNN/W_cnn_i [1, w, e, F] and b_cnn_i; CNN_high_k/W_carry,
 W_transform, b_carry, b_transform used as x·W; CNN_proj/W_proj [F, p], b_proj; per direction d and
 layer l RNN_d/RNN/MultiRNNCell/Cell<l>/LSTMCell/W_0 [in + p, 4c] over [x; h] with gates i, j, f, o
 and the forget bias +1 added at run time, B, W_P_0 [c, p]; cell and projection clipping), the
@@ -45,8 +45,8 @@ from elmo_torch import characters as bilm_characters  # noqa: E402
 torch.set_default_dtype(torch.float64)
 
 
-def characters(word, max_chars):
-    return [i + 1 for i in bilm_characters(word, max_chars)]  # 262 characters: 0 is the mask
+def characters(word, max_chars, shift):
+    return [i + shift for i in bilm_characters(word, max_chars)]
 
 
 class Elmo:
@@ -55,17 +55,20 @@ class Elmo:
     def __init__(self, model_dir):
         self.dir = model_dir
         opt = json.load(open(os.path.join(model_dir, "options.json")))
-        assert opt["char_cnn"]["n_characters"] == 262, "a finished model has 262 characters"
         self.lstm_options, self.cnn = opt["lstm"], opt["char_cnn"]
         self.h5 = h5py.File(os.path.join(model_dir, "weights.hdf5"), "r")
-        self.char_embed = torch.cat([torch.zeros(1, self.cnn["embedding"]["dim"]), self.w("char_embed")])
+        # 262 characters (a finished model): ids + 1 and a zero row in front, 0 the mask; 261: as they are.
+        self.shift = 1 if self.cnn["n_characters"] == 262 else 0
+        self.char_embed = self.w("char_embed")
+        if self.shift:
+            self.char_embed = torch.cat([torch.zeros(1, self.cnn["embedding"]["dim"]), self.char_embed])
 
     def w(self, name):
         return torch.tensor(np.array(self.h5[name]), dtype=torch.float64)
 
     def encode(self, words):
         cnn = self.cnn
-        chars = torch.tensor([characters(word, cnn["max_characters_per_token"]) for word in words])
+        chars = torch.tensor([characters(word, cnn["max_characters_per_token"], self.shift) for word in words])
         x = self.char_embed[chars]
         pooled = []
         for k, _ in enumerate(cnn["filters"]):
