@@ -3,7 +3,8 @@
 .stages/ and .pipeline/) is in B and the reverse; the files are byte-equal once A's path is written as
 B's (give the two runs directories whose paths have the same length: a model stores its
 tokenizer's path), except for what differs between any two runs: timings and peak memory in JSON statistics and metrics logs, and
-the creation time of HDF5 stores (compared through h5dump without their "created" attribute).
+the creation time of HDF5 stores and the object times of HDF5 files (compared through h5dump, which
+prints no object times, without the stores' "created" attribute).
 same_outputs.py --store A.h5 B.h5: two HDF5 stores hold the same data, whatever their provenance
 (tool, command line, inputs, creation time): a merged store against one written in one run."""
 import json
@@ -54,7 +55,7 @@ def same(rel, a, b):
     if rel.endswith(".jsonl"):
         la, lb = da.splitlines(), db.splitlines()
         return len(la) == len(lb) and all(untimed(json.loads(x)) == untimed(json.loads(y)) for x, y in zip(la, lb))
-    if rel.endswith(".h5"):
+    if rel.endswith((".h5", ".hdf5")):
         return h5_text(pa, a, b) == h5_text(pb, b, b)
     return False
 
