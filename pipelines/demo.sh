@@ -186,7 +186,7 @@ stage_elmo() {
   "$bin/pretrain" prepare --words --vocab "$RUN/elmo/vocab.txt" --max-len 64 -o "$RUN/elmo/words.h5" --quiet \
     "$RUN/kmlm-balanced"
   "$bin/pretrain" --architecture elmo --options "$here/data/elmo/options-small.json" --data "$RUN/elmo/words.h5" \
-    --batch 16 --steps 200 --eval-fraction 0.05 --eval-every 100 --log "$RUN/elmo/metrics.jsonl" \
+    --batch 16 --steps 120 --eval-fraction 0.05 --eval-every 60 --log "$RUN/elmo/metrics.jsonl" \
     --out "$RUN/elmo/ckpt" --stats "$RUN/elmo/pretrain.stats.json" --quiet 2> /dev/null
   head -3 "$RUN/kmlm-balanced"/en.jsonl | python3 -c "
 import json, sys
