@@ -61,6 +61,10 @@ nn::Tensor host_f32(const nn::Tensor& t) {
 
 Stats run_elmo_embed(const EmbedOptions& o, const nn::ElmoModelFiles& files) {
   const ElmoLayers mode = parse_elmo_layers(o.elmo_layers);
+  if (o.pooling != SentencePooling::mean || o.layer >= 0 || o.normalize || o.max_len > 0)
+    throw UsageError(o.model +
+                     " is an ELMo model: its vectors are per word (--layers all|average|top); --pool, "
+                     "--layer, --normalize and --max-len are for sentence embeddings of encoders");
   nn::ElmoOptions options = nn::read_elmo_options(files.options);
   if (!options.bidirectional) throw Error(files.options.string() + ": ELMo vectors need a bidirectional model");
   options.dropout = 0;

@@ -198,6 +198,11 @@ void ElmoTrainer::split_data() {
     }
   }
   windows_ = std::make_unique<ElmoWindows>(data_, std::move(training), static_cast<size_t>(state_.batch), state_.seed);
+  for (uint32_t i : eval_) {  // read once: every evaluation runs on the same streams
+    const Sequence s = data_.sequence(i);
+    eval_streams_[0].insert(eval_streams_[0].end(), s.ids.begin(), s.ids.end());
+    eval_streams_[1].insert(eval_streams_[1].end(), s.ids.rbegin(), s.ids.rend());
+  }
   if (!options_.resume.empty()) windows_->restore(state_.cursors);
 }
 
@@ -295,12 +300,8 @@ ElmoStepResult ElmoTrainer::step() {
 ElmoEvalResult ElmoTrainer::evaluate() {
   ElmoEvalResult r;
   if (eval_.empty()) return r;
-  std::vector<int32_t> forward, backward;
-  for (uint32_t i : eval_) {
-    const Sequence s = data_.sequence(i);
-    forward.insert(forward.end(), s.ids.begin(), s.ids.end());
-    backward.insert(backward.end(), s.ids.rbegin(), s.ids.rend());
-  }
+  const std::vector<int32_t>& forward = eval_streams_[0];
+  const std::vector<int32_t>& backward = eval_streams_[1];
   const auto predictions = static_cast<int64_t>(forward.size()) - 1;
   const int64_t rows = std::min(state_.batch, predictions), length = predictions / rows;
   const int64_t ranks = comm_->size(), rank = comm_->rank();

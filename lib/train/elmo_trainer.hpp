@@ -91,6 +91,7 @@ class ElmoTrainer {
   nn::LossScaler scaler_;
   std::vector<std::string> words_;  // the dataset's vocabulary, for the characters of each id
   std::vector<uint32_t> eval_;
+  std::array<std::vector<int32_t>, 2> eval_streams_;  // the held-out sentences end to end; each reversed
   std::unique_ptr<ElmoWindows> windows_;
   size_t first_row_ = 0, rows_ = 0;  // this rank's rows of each window
   std::ofstream log_;

@@ -109,10 +109,12 @@ $py "$src/tests/reference/elmo_reference.py" embed "$src/tests/reference/data/el
 code=0; "$bin/pretrain" embed --model "$tmp/ppl" --layers middle -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" ||
   code=$?
 [ $code -eq 2 ] && grep -q "all, average or top" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "--layers middle: $code"
+code=0; "$bin/pretrain" embed --model "$tmp/ppl" --pool max -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" || code=$?
+[ $code -eq 2 ] && grep -q "per word" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "--pool with ELMo: $code"
 mkdir "$tmp/noweights" && cp "$tmp/ppl/options.json" "$tmp/noweights/"
 code=0; "$bin/pretrain" embed --model "$tmp/noweights" -o "$tmp/x.hdf5" "$tmp/sentences.txt" 2> "$tmp/err" || code=$?
 [ $code -eq 1 ] && grep -q "needs weights.hdf5" "$tmp/err" && [ ! -e "$tmp/x.hdf5" ] || fail "no weights: $code"
-ok "pretrain embed: AllenNLP's elmo layout, the torch model's vectors (kglm's model and an h5py-written one), --layers average and top, errors"
+ok "pretrain embed: AllenNLP's elmo layout, the torch model's vectors (kglm's model and an h5py-written one), --layers average and top, errors (--pool with ELMo)"
 
 # --resume: 10 steps + 10 more = 20 steps straight, bit for bit (accumulation 2, dropout 0.1).
 same_lines() { diff <(grep '"loss"' "$1" | sed 's/, "tokens_per_s.*//') <(grep '"loss"' "$2" | sed 's/, "tokens_per_s.*//'); }
