@@ -87,7 +87,8 @@ int train_main(int argc, char** argv) {
   add_common(cli, o, device);
   // clang-format off
   cli.add()
-      ("task", po::value(&o.task), "token, sequence, relation or choice")
+      ("task", po::value(&o.task), "token, sequence, relation or choice (the encoder fine-tuned); pos or parse "
+       "(CoNLL-U; the encoder frozen)")
       ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
       ("train", po::value(&o.train), "training file: PATH or LANG=PATH")
       ("dev", po::value(&o.dev), "dev file (PATH or LANG=PATH): evaluated during training, the best model kept")
@@ -120,13 +121,34 @@ int train_main(int argc, char** argv) {
       ("log-every", po::value(&o.log_every)->default_value(10), "progress line on stderr every N steps")
       ("stop-after", po::value(&o.stop_after)->default_value(0),
        "checkpoint and stop (exit 75) after N steps of this invocation, as on SIGUSR1; --resume continues")
-      ("resume", po::bool_switch(&o.resume), "continue the run in --out: finished seeds are kept, a stopped one resumes");
+      ("resume", po::bool_switch(&o.resume), "continue the run in --out: finished seeds are kept, a stopped one resumes")
+      ("frozen", po::bool_switch(&o.frozen), "pos, parse: the encoder (ELMo or a transformer) runs without gradients "
+       "and only the head learns (what these tasks always do)")
+      ("layer", po::value(&o.layer)->default_value(-1),
+       "pos, parse: the one layer of the frozen encoder the head reads (0: ELMo's character layer or the "
+       "embeddings); default: a learned scalar mix of every layer")
+      ("mlp-size", po::value(&o.mlp_size)->default_value(256), "pos: the MLP's hidden layer")
+      ("arc-size", po::value(&o.arc_size)->default_value(500), "parse: the arc MLPs' size")
+      ("label-size", po::value(&o.label_size)->default_value(100), "parse: the label MLPs' size");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   fill_common(cli, device, o);
   if (o.out.empty()) o.out = cli.common().output;
   if (o.task.empty()) throw UsageError("--task is required");
   check_tag_scheme(o.tag_scheme);
+  if (o.task == "pos" || o.task == "parse") {
+    // A head on frozen features: Dozat & Manning's optimiser settings where none were given
+    // (Adam, lr 2e-3, β2 0.9, clip 5), dropout 0.33 (the default of --dropout -1).
+    const po::variables_map& given = cli.values();
+    if (given["lr"].defaulted()) o.optimizer.lr = 2e-3;
+    if (given["clip"].defaulted()) o.optimizer.max_grad_norm = 5.0;
+    o.optimizer.beta2 = 0.9;
+    for (auto [name, value] : {std::pair<const char*, int64_t>{"--mlp-size", o.mlp_size},
+                               {"--arc-size", o.arc_size},
+                               {"--label-size", o.label_size}})
+      if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
+    if (o.layer < -1) throw UsageError("--layer must be a layer number (≥ 0), or -1 for the mix");
+  }
   o.seeds = parse_seeds(seeds);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   require_range("--lr", o.optimizer.lr, 0, kInf, true);

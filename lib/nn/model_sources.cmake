@@ -13,6 +13,7 @@ set(KGLM_NN_MODEL_SOURCES
   nn/t5.cpp
   nn/t5_checkpoint.cpp
   nn/heads.cpp
+  nn/scalar_mix.cpp
   nn/checkpoint.cpp
   nn/optimizer.cpp
   nn/adagrad_optimizer.cpp

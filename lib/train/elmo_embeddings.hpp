@@ -18,6 +18,7 @@ namespace kglm::train {
 enum class ElmoLayers : uint8_t { all, average, top };
 ElmoLayers parse_elmo_layers(const std::string& name);  // all | average | top; UsageError otherwise
 
-Stats run_elmo_embed(const EmbedOptions& options, const nn::ElmoModelFiles& model);
+// `options.model` is an ELMo model directory (nn::find_elmo_model).
+Stats run_elmo_embed(const EmbedOptions& options);
 
 }  // namespace kglm::train

@@ -15,6 +15,7 @@
 #include "nn/threads.hpp"
 #include "nn/torch_checkpoint.hpp"
 #include "sample/corpus.hpp"
+#include "train/frozen/frozen_run.hpp"
 #include "train/pretrain.hpp"
 #include "train/tasks/finetuner.hpp"
 
@@ -90,6 +91,14 @@ TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const t
   f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report);
   if (verbose) warn_encoding(where.path, task, f.data.size(), report, false);
   return f;
+}
+
+// Whether a run directory holds frozen-feature models (seed-*/best/frozen.json).
+bool has_frozen_seed(const std::string& run) {
+  if (!fs::is_directory(run)) return false;
+  for (const fs::directory_entry& e : fs::directory_iterator(run))
+    if (e.path().filename().string().starts_with("seed-") && frozen::is_frozen_model(e.path() / "best")) return true;
+  return false;
 }
 
 void finish_stats(const FinetuneCommon& o, Stats& stats, int rank) {
@@ -221,6 +230,14 @@ int run_finetune(const FinetuneOptions& o) {
   if (o.seeds.empty()) throw UsageError("--seeds names no seed");
   if (o.epochs < 1 || o.batch < 1 || o.max_len < 8) throw UsageError("--epochs and --batch must be ≥ 1, --max-len ≥ 8");
   nn::require_device(o.device);
+  if (frozen::is_frozen_task(o.task)) {
+    const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
+    if (comm->size() > 1)
+      throw UsageError("--task " + o.task + " trains a small head on cached features: run it as one process");
+    return frozen::run_frozen_finetune(o);
+  }
+  if (o.frozen)
+    throw UsageError("--frozen is for the tasks pos and parse (the encoder of --task " + o.task + " is fine-tuned)");
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
   return dist::run_on_every_rank(*comm, "finetune", [&] { return finetune(o, comm); });
@@ -244,6 +261,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
   if (o.tests.empty()) throw UsageError("--test LANG=FILE is required");
+  if (frozen::is_frozen_model(o.model) || has_frozen_seed(o.model)) return frozen::run_frozen_evaluate(o);
   const tasks::EntityRules rules = tasks::entity_rules(o.tag_scheme);
   std::vector<tasks::SeedResult> results;
   ErrorCounter errors(o.max_errors);
@@ -276,6 +294,7 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
   nn::require_device(o.device);
   if (o.input.empty()) throw UsageError("a file to label is required");
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");
+  if (frozen::is_frozen_model(o.model)) return frozen::run_frozen_predict(o);
   LoadedModel m = load_finetuned_model(o.model, o.device);
   ErrorCounter errors(o.max_errors);
   const LangPath where = split_lang_path(o.input, false, "the input");

@@ -54,6 +54,10 @@ struct FinetuneOptions : FinetuneCommon {
   int64_t eval_every = 0, save_every = 0, log_every = 10;
   int64_t stop_after = 0;  // > 0: checkpoint and stop after this many steps of this invocation
   bool resume = false;
+  bool frozen = false;  // --frozen: said explicitly (pos and parse always run on frozen features)
+  // The frozen-feature tasks (pos, parse; train/frozen/frozen_run.hpp):
+  int64_t layer = -1;                                        // the one layer the head reads; -1: a scalar mix of all
+  int64_t mlp_size = 256, arc_size = 500, label_size = 100;  // pos MLP; the parser's arc and label MLPs
 };
 
 struct FinetuneEvaluateOptions : FinetuneCommon {

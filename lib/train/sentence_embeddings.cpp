@@ -87,7 +87,7 @@ Stats run_embed(const EmbedOptions& o) {
   nn::require_device(o.device);
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   const fs::path dir(o.model);
-  if (const std::optional<nn::ElmoModelFiles> elmo = nn::find_elmo_model(dir)) return run_elmo_embed(o, *elmo);
+  if (nn::find_elmo_model(dir)) return run_elmo_embed(o);
   if (o.elmo_layers != "all") throw UsageError("--layers is for ELMo models; " + o.model + " is an encoder");
   const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
   const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);

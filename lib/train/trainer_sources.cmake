@@ -21,9 +21,19 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/trainer.cpp
   train/pretrain.cpp
   train/sentence_embeddings.cpp
+  train/frozen/frozen_encoder.cpp
+  train/frozen/feature_cache.cpp
+  train/frozen/feed_forward.cpp
+  train/frozen/treebank.cpp
+  train/frozen/spanning_tree.cpp
+  train/frozen/frozen_head.cpp
+  train/frozen/pos_head.cpp
+  train/frozen/parser_head.cpp
+  train/frozen/frozen_run.cpp
   train/elmo_embeddings.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
+  train/tasks/conllu.cpp
   train/tasks/example_readers.cpp
   train/tasks/jsonl_readers.cpp
   train/tasks/task_data.cpp

@@ -6,6 +6,13 @@ if(KGLM_FUZZ)
   target_link_libraries(fuzz_tagged_reader PRIVATE kglm)
   target_link_options(fuzz_tagged_reader PRIVATE -fsanitize=fuzzer)
 endif()
+add_kglm_test(tasks_conllu_test SOURCES train/tasks/conllu_test.cpp)
+add_kglm_test(frozen_spanning_tree_test SOURCES train/frozen/spanning_tree_test.cpp)
+if(KGLM_FUZZ)
+  add_executable(fuzz_conllu fuzz/fuzz_conllu.cpp)
+  target_link_libraries(fuzz_conllu PRIVATE kglm)
+  target_link_options(fuzz_conllu PRIVATE -fsanitize=fuzzer)
+endif()
 add_kglm_test(tasks_example_readers_test SOURCES train/tasks/example_readers_test.cpp)
 add_test(NAME cli_finetune COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/finetune.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
@@ -14,3 +21,6 @@ add_test(NAME cli_finetune_mpi COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/finetune-
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_finetune_mpi PROPERTIES LABELS "cli;fixtures;mpi" TIMEOUT 900 SKIP_RETURN_CODE 77
                      PROCESSORS 2 ENVIRONMENT "${KGLM_MPI_TEST_ASAN}")
+add_test(NAME cli_frozen COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/frozen.sh ${PROJECT_BINARY_DIR}/bin
+         ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_frozen PROPERTIES LABELS "cli;fixtures" TIMEOUT 900 SKIP_RETURN_CODE 77 PROCESSORS 2)

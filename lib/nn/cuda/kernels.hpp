@@ -143,6 +143,26 @@ void highway_forward(const T* x, const T* pre, T* y, int64_t n, int64_t h);
 template <class T>
 void highway_backward(const T* dy, const T* x, const T* pre, T* dx, T* dpre, int64_t n, int64_t h, bool accumulate);
 
+// --- block_scores_cuda.cu (nn/ops/block_scores.hpp): q, k [m, a], scores [m, t] ----------------------
+template <class T>
+void block_scores_forward(const T* q, const T* k, const T* bias, const int32_t* starts, const int32_t* lengths,
+                          T* scores, int64_t m, int64_t a, int64_t t);
+template <class T>
+void block_scores_backward(const T* dscores, const T* q, const T* k, const int32_t* starts, const int32_t* lengths,
+                           T* dq, T* dk, T* dbias, int64_t m, int64_t a, int64_t t);
+
+// --- outer_product_cuda.cu (nn/ops/outer_product.hpp): a [n, p], b [n, q], z [n, p·q] ----------------
+template <class T>
+void outer_product_forward(const T* a, const T* b, T* z, int64_t n, int64_t p, int64_t q);
+template <class T>
+void outer_product_backward(const T* dz, const T* a, const T* b, T* da, T* db, int64_t n, int64_t p, int64_t q);
+
+// --- scalar_mix_cuda.cu (nn/ops/scalar_mix.hpp): x [layers, n] ----------------------------------------
+template <class T>
+void scalar_mix_forward(const T* x, const float* coefficients, T* y, int64_t layers, int64_t n);
+template <class T>
+void scalar_mix_dots(const T* dy, const T* x, int64_t layers, int64_t n, double* dots);
+
 // --- lstm_cuda.cu (nn/ops/lstm.hpp): the cell state (c0, cell, c_last) and the weight gradients in
 // fp32 whatever T is ---------------------------------------------------------------------------------
 template <class T>

@@ -13,6 +13,7 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/adamw_cuda.cu
     nn/cuda/attention_cuda.cu
     nn/cuda/biased_attention_cuda.cu
+    nn/cuda/block_scores_cuda.cu
     nn/cuda/char_convolution_cuda.cu
     nn/cuda/cross_entropy_cuda.cu
     nn/cuda/dropout_cuda.cu
@@ -22,8 +23,10 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/layer_norm_cuda.cu
     nn/cuda/linear_cuda.cu
     nn/cuda/lstm_cuda.cu
+    nn/cuda/outer_product_cuda.cu
     nn/cuda/rms_norm_cuda.cu
     nn/cuda/sampled_softmax_cuda.cu
+    nn/cuda/scalar_mix_cuda.cu
   )
 else()
   set(KGLM_NN_CUDA_SOURCES nn/cuda/runtime_none.cpp)

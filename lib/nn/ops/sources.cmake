@@ -5,6 +5,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/adamw.cpp
   nn/ops/attention.cpp
   nn/ops/biased_attention.cpp
+  nn/ops/block_scores.cpp
   nn/ops/char_convolution.cpp
   nn/ops/cross_entropy.cpp
   nn/ops/dropout.cpp
@@ -15,13 +16,16 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/linear.cpp
   nn/ops/lstm.cpp
   nn/ops/op_times.cpp
+  nn/ops/outer_product.cpp
   nn/ops/rms_norm.cpp
   nn/ops/sampled_softmax.cpp
+  nn/ops/scalar_mix.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adagrad_cpu.cpp
   nn/cpu/adamw_cpu.cpp
   nn/cpu/attention_cpu.cpp
   nn/cpu/biased_attention_cpu.cpp
+  nn/cpu/block_scores_cpu.cpp
   nn/cpu/char_convolution_cpu.cpp
   nn/cpu/cross_entropy_cpu.cpp
   nn/cpu/dropout_cpu.cpp
@@ -31,8 +35,10 @@ set(KGLM_NN_OPS_SOURCES
   nn/cpu/layer_norm_cpu.cpp
   nn/cpu/linear_cpu.cpp
   nn/cpu/lstm_cpu.cpp
+  nn/cpu/outer_product_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp
   nn/cpu/sampled_softmax_cpu.cpp
+  nn/cpu/scalar_mix_cpu.cpp
 )
 # The CPU kernels never read floating-point exception flags or errno. Without these two flags GCC
 # must keep branches around clamps and selects (and errno checks around sqrt), which stops it
@@ -45,7 +51,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 endif()
 set_source_files_properties(
   nn/cpu/activation_cpu.cpp nn/cpu/adagrad_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp
-  nn/cpu/biased_attention_cpu.cpp
+  nn/cpu/biased_attention_cpu.cpp nn/cpu/block_scores_cpu.cpp nn/cpu/outer_product_cpu.cpp nn/cpu/scalar_mix_cpu.cpp
   nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp nn/cpu/highway_cpu.cpp nn/cpu/layer_norm_cpu.cpp nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp nn/cpu/sampled_softmax_cpu.cpp

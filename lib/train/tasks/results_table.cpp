@@ -57,7 +57,11 @@ double sample_std(const std::vector<double>& values) {
 }
 
 std::string write_results(const std::string& prefix, TaskKind kind, const std::vector<SeedResult>& seeds) {
-  const std::string metric = task_metric(kind);
+  return write_results(prefix, task_name(kind), task_metric(kind), seeds);
+}
+
+std::string write_results(const std::string& prefix, const std::string& task, const std::string& metric,
+                          const std::vector<SeedResult>& seeds) {
   // The languages in --test order; each seed has the same tests.
   std::vector<std::string> langs;
   if (!seeds.empty())
@@ -83,16 +87,16 @@ std::string write_results(const std::string& prefix, TaskKind kind, const std::v
   for (const SeedResult& s : seeds)
     if (s.dev) dev.values.push_back(*s.dev);
 
-  std::string tsv = "# task " + std::string(task_name(kind)) + ", " + metric + " ×100, mean and std over " +
-                    std::to_string(seeds.size()) + " seeds\nlang\tmean\tstd";
+  std::string tsv = "# task " + task + ", " + metric + " ×100, mean and std over " + std::to_string(seeds.size()) +
+                    " seeds\nlang\tmean\tstd";
   for (const SeedResult& s : seeds) tsv += "\tseed=" + std::to_string(s.seed);
   tsv += "\n";
   for (const Row& r : rows) tsv += tsv_row(r);
   if (!zero_shot.values.empty()) tsv += tsv_row(zero_shot);
   if (dev.values.size() == seeds.size() && !seeds.empty()) tsv += tsv_row(dev);
 
-  std::string j = "{\n  \"task\": " + json_string(task_name(kind)) + ",\n  \"metric\": " + json_string(metric) +
-                  ",\n  \"seeds\": [";
+  std::string j =
+      "{\n  \"task\": " + json_string(task) + ",\n  \"metric\": " + json_string(metric) + ",\n  \"seeds\": [";
   for (size_t i = 0; i < seeds.size(); ++i) j += (i ? ", " : "") + std::to_string(seeds[i].seed);
   j += "],\n  \"languages\": {";
   for (size_t l = 0; l < langs.size(); ++l) {

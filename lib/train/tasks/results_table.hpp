@@ -25,5 +25,8 @@ double sample_std(const std::vector<double>& values);
 
 // Writes PREFIX.tsv and PREFIX.json; returns the TSV text.
 std::string write_results(const std::string& prefix, TaskKind kind, const std::vector<SeedResult>& seeds);
+// The same for any task: its name and its headline metric's.
+std::string write_results(const std::string& prefix, const std::string& task, const std::string& metric,
+                          const std::vector<SeedResult>& seeds);
 
 }  // namespace kglm::train::tasks
