@@ -10,6 +10,7 @@
 #include "core/comma_list.hpp"
 #include "core/error.hpp"
 #include "train/finetune.hpp"
+#include "train/frozen/retrieval.hpp"
 #include "train/tasks/scores.hpp"
 
 using namespace kglm;
@@ -78,7 +79,8 @@ int train_main(int argc, char** argv) {
               "finetune --task token|sequence|relation|choice --init MODEL_DIR --train FILE [--dev FILE]\n"
               "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
               "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
-              "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT",
+              "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT\n"
+              "       finetune retrieve --model MODEL_DIR --pairs LANG=XX_FILE,EN_FILE ... -o PREFIX",
               "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
               "single or pair classification; relation: two marked entities; choice: multiple choice) for each seed,\n"
               "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
@@ -206,11 +208,38 @@ int predict_main(int argc, char** argv) {
   return train::run_finetune_predict(o);
 }
 
+int retrieve_main(int argc, char** argv) {
+  ToolCli cli("finetune retrieve", "finetune retrieve --model MODEL_DIR --pairs LANG=XX_FILE,EN_FILE ... -o PREFIX",
+              "Parallel sentence retrieval (Tatoeba) with no training: each English sentence finds its nearest\n"
+              "neighbour by cosine among the other language's sentence embeddings (the mean of one layer, L2-\n"
+              "normalised); accuracy per language and in the reverse direction, in PREFIX.tsv and PREFIX.json.");
+  train::frozen::RetrieveOptions o;
+  std::string device;
+  add_common(cli, o, device);
+  // clang-format off
+  cli.add()
+      ("model", po::value(&o.model), "an ELMo or a transformer model directory")
+      ("pairs", po::value(&o.pairs)->composing(),
+       "LANG=XX_FILE,EN_FILE, repeatable: line i of XX_FILE translates line i of EN_FILE")
+      ("layer", po::value(&o.layer)->default_value(-1),
+       "the layer pooled (0: embeddings or ELMo's character layer); default: L/2 + 1 of a transformer's L "
+       "(XTREME's), ELMo's top layer")
+      ("whitespace", po::bool_switch(&o.whitespace), "ELMo: words split at white space, not by ICU word breaks");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  fill_common(cli, device, o);
+  o.output = cli.common().output;
+  if (o.layer < -1) throw UsageError("--layer must be a layer number (≥ 0)");
+  return train::frozen::run_retrieve(o);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
     return run_tool("finetune evaluate", [&] { return evaluate_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::strcmp(argv[1], "retrieve") == 0)
+    return run_tool("finetune retrieve", [&] { return retrieve_main(argc - 1, argv + 1); });
   if (argc > 1 && std::strcmp(argv[1], "predict") == 0)
     return run_tool("finetune predict", [&] { return predict_main(argc - 1, argv + 1); });
   return run_tool("finetune", [&] { return train_main(argc, argv); });

@@ -57,51 +57,51 @@ int64_t sequence_limit(const EmbedOptions& o, const nn::ModelConfig& config) {
   return limit;
 }
 
-// Every line of the inputs, in order, as token ids between the special tokens.
-std::vector<std::vector<int32_t>> read_sentences(const EmbedOptions& o, const tok::Tokenizer& tokenizer, int64_t limit,
-                                                 Stats& stats) {
+// Each line as token ids between the special tokens, truncated to the limit.
+std::vector<std::vector<int32_t>> tokenize_lines(const std::vector<std::string>& lines, const tok::Tokenizer& tokenizer,
+                                                 int64_t limit, Stats& stats) {
   std::vector<std::vector<int32_t>> sentences;
   tok::Encoding encoding;
   const tok::SpecialTokens& special = tokenizer.special();
-  for (const std::string& path : o.inputs) {
-    InputStream in(path);
-    require_text_input(in, "sentences, one a line");
-    for_each_line(in, [&](uint64_t, std::string_view line) {
-      tokenizer.encode(line, encoding);
-      std::vector<int32_t> ids;
-      ids.push_back(special.bos);
-      const size_t room = static_cast<size_t>(limit - 2);
-      if (encoding.ids.size() > room) stats.add("truncated_sentences");
-      ids.insert(ids.end(), encoding.ids.begin(), encoding.ids.begin() + std::min(room, encoding.ids.size()));
-      ids.push_back(special.eos);
-      sentences.push_back(std::move(ids));
-    });
+  for (const std::string& line : lines) {
+    tokenizer.encode(line, encoding);
+    std::vector<int32_t> ids;
+    ids.push_back(special.bos);
+    const size_t room = static_cast<size_t>(limit - 2);
+    if (encoding.ids.size() > room) stats.add("truncated_sentences");
+    ids.insert(ids.end(), encoding.ids.begin(), encoding.ids.begin() + std::min(room, encoding.ids.size()));
+    ids.push_back(special.eos);
+    sentences.push_back(std::move(ids));
   }
   return sentences;
 }
 
 }  // namespace
 
-Stats run_embed(const EmbedOptions& o) {
-  nn::set_compute_threads(static_cast<int>(o.threads));
-  nn::require_device(o.device);
+static std::vector<std::string> read_lines(const std::vector<std::string>& paths) {
+  std::vector<std::string> lines;
+  for (const std::string& path : paths) {
+    InputStream in(path);
+    require_text_input(in, "sentences, one a line");
+    for_each_line(in, [&](uint64_t, std::string_view line) { lines.emplace_back(line); });
+  }
+  return lines;
+}
+
+SentenceEmbeddings embed_lines(const EmbedOptions& o, const std::vector<std::string>& lines, Stats& stats) {
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   const fs::path dir(o.model);
-  if (nn::find_elmo_model(dir)) return run_elmo_embed(o);
-  if (o.elmo_layers != "all") throw UsageError("--layers is for ELMo models; " + o.model + " is an encoder");
   const nn::ModelConfig config = nn::read_model_config(dir / "config.json");
   const std::unique_ptr<tok::Tokenizer> tokenizer = tok::load_tokenizer(dir);
   if (tokenizer->special().bos < 0 || tokenizer->special().eos < 0)
     throw Error(o.model + ": the tokenizer has no [CLS]/<s> and [SEP]/</s> tokens");
-  const int64_t layer = o.layer < 0 ? config.layers : o.layer;
-  if (layer > config.layers)
+  SentenceEmbeddings result;
+  result.layer = o.layer < 0 ? config.layers : o.layer;
+  if (result.layer > config.layers)
     throw UsageError("--layer " + std::to_string(o.layer) + ": the model has layers 0 (embeddings) to " +
                      std::to_string(config.layers));
-  const int64_t limit = sequence_limit(o, config);
-
-  Stats stats;
-  const std::vector<std::vector<int32_t>> sentences = read_sentences(o, *tokenizer, limit, stats);
-  if (sentences.empty()) throw Error("no sentences to embed in " + o.inputs.front());
+  result.max_len = sequence_limit(o, config);
+  const std::vector<std::vector<int32_t>> sentences = tokenize_lines(lines, *tokenizer, result.max_len, stats);
 
   // The encoder alone: an MLM or task head in the file is left unread, a missing encoder weight is an error.
   nn::ParameterStore params(o.device);
@@ -111,7 +111,10 @@ Stats run_embed(const EmbedOptions& o) {
   params.refresh_compute();
 
   const auto hidden = static_cast<size_t>(config.hidden);
-  std::vector<float> embeddings(sentences.size() * hidden);
+  result.hidden = config.hidden;
+  std::vector<float>& embeddings = result.vectors;
+  embeddings.assign(sentences.size() * hidden, 0.0f);
+  const int64_t layer = result.layer;
   // Longest first: batches of similar lengths.
   std::vector<size_t> order(sentences.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -155,7 +158,23 @@ Stats run_embed(const EmbedOptions& o) {
     progress.update(first + count, first + count);
   }
   progress.finish();
+  return result;
+}
 
+Stats run_embed(const EmbedOptions& o) {
+  nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::require_device(o.device);
+  if (o.batch < 1) throw UsageError("--batch must be at least 1");
+  if (nn::find_elmo_model(o.model)) return run_elmo_embed(o);
+  if (o.elmo_layers != "all") throw UsageError("--layers is for ELMo models; " + o.model + " is an encoder");
+  Stats stats;
+  const std::vector<std::string> lines = read_lines(o.inputs);
+  if (lines.empty()) throw Error("no sentences to embed in " + o.inputs.front());
+  const SentenceEmbeddings e = embed_lines(o, lines, stats);
+  const std::vector<float>& embeddings = e.vectors;
+  const auto hidden = static_cast<size_t>(e.hidden);
+  const std::vector<std::string>& sentences = lines;
+  const int64_t layer = e.layer, limit = e.max_len;
   AtomicPath atomic(o.output);
   h5::File file = h5::File::create(atomic.temp());
   const h5::Group& root = file.root();
@@ -171,7 +190,7 @@ Stats run_embed(const EmbedOptions& o) {
   file.close();
   atomic.commit();
   stats.set("sentences", static_cast<int64_t>(sentences.size()));
-  stats.set("hidden", config.hidden);
+  stats.set("hidden", e.hidden);
   stats.set("layer", layer);
   return stats;
 }

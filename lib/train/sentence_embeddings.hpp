@@ -39,4 +39,12 @@ struct EmbedOptions {
 
 Stats run_embed(const EmbedOptions& options);
 
+// The embeddings of `lines` (one sentence each) from the encoder in options.model, pooled and
+// normalised as options say (the inputs and output are not read): what run_embed writes.
+struct SentenceEmbeddings {
+  std::vector<float> vectors;  // [lines, hidden]
+  int64_t hidden = 0, layer = 0, max_len = 0;
+};
+SentenceEmbeddings embed_lines(const EmbedOptions& options, const std::vector<std::string>& lines, Stats& stats);
+
 }  // namespace kglm::train

@@ -30,6 +30,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/frozen/pos_head.cpp
   train/frozen/parser_head.cpp
   train/frozen/frozen_run.cpp
+  train/frozen/retrieval.cpp
   train/elmo_embeddings.cpp
   train/tasks/scores.cpp
   train/tasks/tagged_reader.cpp
