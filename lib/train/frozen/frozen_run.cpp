@@ -373,14 +373,18 @@ int run_frozen_finetune(const FinetuneOptions& o) {
   fs::create_directories(o.out);
   std::vector<tasks::SeedResult> results;
   using Clock = std::chrono::steady_clock;
-  double train_seconds = 0;
+  double train_seconds = 0, test_seconds = 0;  // the training loops (dev evaluations included); the tests
   for (uint64_t seed : o.seeds) {
     SeedRun run(o, task, train, dev ? &*dev : nullptr, seed);
     const auto begin = Clock::now();
     run.train();
-    train_seconds += std::chrono::duration<double>(Clock::now() - begin).count();
+    const auto trained = Clock::now();
     results.push_back(run.test(tests));
+    train_seconds += std::chrono::duration<double>(trained - begin).count();
+    test_seconds += std::chrono::duration<double>(Clock::now() - trained).count();
   }
+  int64_t test_sentences = 0;
+  for (const Treebank& t : tests) test_sentences += static_cast<int64_t>(t.sentences.size());
   if (dev || !tests.empty()) {
     const std::string table = tasks::write_results((fs::path(o.out) / "results").string(), frozen_task_name(task.task),
                                                    task.task == FrozenTask::pos ? "accuracy" : "las", results);
@@ -395,6 +399,8 @@ int run_frozen_finetune(const FinetuneOptions& o) {
   stats.set("cut_words", static_cast<int64_t>(encoder->cut_words()));
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
   stats.set("train_milliseconds", static_cast<int64_t>(1000 * train_seconds));
+  stats.set("test_milliseconds", static_cast<int64_t>(1000 * test_seconds));
+  stats.set("test_sentences", test_sentences);
   stats.set("milliseconds",
             static_cast<int64_t>(std::chrono::duration<double, std::milli>(Clock::now() - start).count()));
   finish_stats(o, stats);
