@@ -26,19 +26,6 @@ using tasks::TaskFile;
 
 namespace {
 
-struct LangPath {
-  std::string lang, path;
-};
-
-// "LANG=PATH" (LANG a language code), or a plain PATH when the language may be left out.
-LangPath split_lang_path(const std::string& arg, bool lang_required, const char* option) {
-  const size_t eq = arg.find('=');
-  if (eq != std::string::npos && sample::valid_language(std::string_view(arg).substr(0, eq)))
-    return {arg.substr(0, eq), arg.substr(eq + 1)};
-  if (lang_required) throw UsageError(std::string(option) + " takes LANG=PATH, not '" + arg + "'");
-  return {"", arg};
-}
-
 // --labels: "A,B,C" or @FILE with one label a line.
 std::vector<std::string> parse_labels(const std::string& spec) {
   std::vector<std::string> labels;
@@ -199,6 +186,14 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
 }
 
 }  // namespace
+
+LangPath split_lang_path(const std::string& arg, bool lang_required, const char* option) {
+  const size_t eq = arg.find('=');
+  if (eq != std::string::npos && sample::valid_language(std::string_view(arg).substr(0, eq)))
+    return {arg.substr(0, eq), arg.substr(eq + 1)};
+  if (lang_required) throw UsageError(std::string(option) + " takes LANG=PATH, not '" + arg + "'");
+  return {"", arg};
+}
 
 std::vector<std::pair<uint64_t, fs::path>> finetuned_model_dirs(const std::string& model) {
   if (fs::exists(fs::path(model) / "finetune.json") && fs::exists(fs::path(model) / "config.json")) return {{0, model}};

@@ -84,6 +84,13 @@ struct LoadedModel {
 };
 LoadedModel load_finetuned_model(const std::filesystem::path& dir, nn::Device device);
 
+// "LANG=PATH" (LANG a language code), or a plain PATH when the language may be left out (UsageError
+// naming `option` when it may not).
+struct LangPath {
+  std::string lang, path;
+};
+LangPath split_lang_path(const std::string& arg, bool lang_required, const char* option);
+
 // The models of MODEL: one fine-tuned model directory (finetune.json and config.json, or a transformers
 // task model's config.json), as seed 0, or a run directory's seed-*/best, by seed; kglm::Error when there is none.
 std::vector<std::pair<uint64_t, std::filesystem::path>> finetuned_model_dirs(const std::string& model);

@@ -7,14 +7,23 @@ namespace kglm::nn {
 
 using namespace detail;
 
-void outer_product_forward(const Tensor& a, const Tensor& b, Tensor& z) {
-  constexpr std::string_view op = "outer_product_forward";
+namespace {
+
+// a [N, P] and b [N, Q] on one device; z (or dz) [N, P·Q].
+void check_factors(const Tensor& a, const Tensor& b, const Tensor& z, std::string_view op, const char* z_name) {
   check_floating(a, op, "a");
   check_rank(a, 2, op, "a");
   check_rank(b, 2, op, "b");
+  check_like(b, a, {a.dim(0), b.dim(1)}, op, "b");
+  check_like(z, a, {a.dim(0), a.dim(1) * b.dim(1)}, op, z_name);
+}
+
+}  // namespace
+
+void outer_product_forward(const Tensor& a, const Tensor& b, Tensor& z) {
+  constexpr std::string_view op = "outer_product_forward";
+  check_factors(a, b, z, op, "z");
   const int64_t n = a.dim(0), p = a.dim(1), q = b.dim(1);
-  check_like(b, a, {n, q}, op, "b");
-  check_like(z, a, {n, p * q}, op, "z");
   check_disjoint(op, {{z, "z"}}, {{a, "a"}, {b, "b"}});
   on_device(
       a, op,
@@ -32,12 +41,8 @@ void outer_product_forward(const Tensor& a, const Tensor& b, Tensor& z) {
 
 void outer_product_backward(const Tensor& dz, const Tensor& a, const Tensor& b, Tensor& da, Tensor& db) {
   constexpr std::string_view op = "outer_product_backward";
-  check_floating(a, op, "a");
-  check_rank(a, 2, op, "a");
-  check_rank(b, 2, op, "b");
+  check_factors(a, b, dz, op, "dz");
   const int64_t n = a.dim(0), p = a.dim(1), q = b.dim(1);
-  check_like(b, a, {n, q}, op, "b");
-  check_like(dz, a, {n, p * q}, op, "dz");
   check_like(da, a, {n, p}, op, "da");
   check_like(db, a, {n, q}, op, "db");
   check_disjoint(op, {{da, "da"}, {db, "db"}}, {{dz, "dz"}, {a, "a"}, {b, "b"}});

@@ -18,7 +18,6 @@
 #include "nn/optimizer.hpp"
 #include "nn/safetensors.hpp"
 #include "nn/threads.hpp"
-#include "sample/corpus.hpp"
 #include "train/frozen/frozen_head.hpp"
 #include "train/tasks/results_table.hpp"
 
@@ -97,18 +96,6 @@ SavedTask read_saved_task(const fs::path& path) {
   t.shape.tags = static_cast<int64_t>(t.tags.size());
   t.shape.deprels = static_cast<int64_t>(t.deprels.size());
   return t;
-}
-
-struct LangPath {
-  std::string lang, path;
-};
-
-LangPath split_lang_path(const std::string& arg, bool lang_required, const char* option) {
-  const size_t eq = arg.find('=');
-  if (eq != std::string::npos && sample::valid_language(std::string_view(arg).substr(0, eq)))
-    return {arg.substr(0, eq), arg.substr(eq + 1)};
-  if (lang_required) throw UsageError(std::string(option) + " takes LANG=PATH, not '" + arg + "'");
-  return {"", arg};
 }
 
 // Every prediction of a treebank, batch by batch (in file order: the features are cached).
