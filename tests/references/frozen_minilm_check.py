@@ -62,9 +62,11 @@ with tempfile.TemporaryDirectory() as work:
         a = model.encode(lines(xx), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         b = model.encode(lines(en), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         for name, value in (("accuracy", accuracy(b, a)), ("accuracy_to_english", accuracy(a, b))):
-            # A near-tie may fall either way between two implementations: one sentence in 500 at most.
+            # A near-tie may fall either way between two implementations' roundings: MiniLM is English-only,
+            # so its Korean ranking is near-random and full of near-ties (another batching of the same
+            # sentences in kglm alone flipped 2 of 500). Three sentences in 500 at most; 0 seen here.
             report.check(f"retrieve {lang} {name} = sentence-transformers' ({value:.3f})", f"{len(a)} pairs",
-                         abs(mine[lang][name]["per_seed"][0] - value), 0.0021)
+                         abs(mine[lang][name]["per_seed"][0] - value), 0.0061)
 
     # PoS on the frozen encoder, against a randomly initialised one of the same shape.
     import gzip
