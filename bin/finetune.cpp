@@ -28,7 +28,9 @@ void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
       ("format", po::value(&o.read.format)->default_value("auto"), kFormatHelp)
       ("tag-column", po::value(&o.read.tag_column)->default_value(-1),
        "conll: the label's column, 0-based or negative from the end")
-      ("text-column", po::value(&o.read.columns.text)->default_value("sentence1"), "tsv: the text's column")
+      ("text-column", po::value(&o.read.columns.text)->default_value("sentence1"),
+       "tsv: the text's column: a name of the header line, or a number (1-based) for a file without one, as "
+       "XTREME's XNLI (--text-column 1 --pair-column 2 --label-column 3)")
       ("pair-column", po::value(&o.read.columns.pair)->default_value(""),
        "tsv: the second text's column (pair tasks: sentence2)")
       ("label-column", po::value(&o.read.columns.label)->default_value("label"), "tsv: the label's column")
@@ -90,7 +92,7 @@ int train_main(int argc, char** argv) {
   // clang-format off
   cli.add()
       ("task", po::value(&o.task), "token, sequence, relation or choice (the encoder fine-tuned); pos or parse "
-       "(CoNLL-U; the encoder frozen)")
+       "(CoNLL-U), nli (TSV pairs, ESIM) (the encoder frozen)")
       ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
       ("train", po::value(&o.train), "training file: PATH or LANG=PATH")
       ("dev", po::value(&o.dev), "dev file (PATH or LANG=PATH): evaluated during training, the best model kept")
@@ -124,12 +126,13 @@ int train_main(int argc, char** argv) {
       ("stop-after", po::value(&o.stop_after)->default_value(0),
        "checkpoint and stop (exit 75) after N steps of this invocation, as on SIGUSR1; --resume continues")
       ("resume", po::bool_switch(&o.resume), "continue the run in --out: finished seeds are kept, a stopped one resumes")
-      ("frozen", po::bool_switch(&o.frozen), "pos, parse: the encoder (ELMo or a transformer) runs without gradients "
+      ("frozen", po::bool_switch(&o.frozen), "pos, parse, nli: the encoder (ELMo or a transformer) runs without gradients "
        "and only the head learns (what these tasks always do)")
       ("layer", po::value(&o.layer)->default_value(-1),
-       "pos, parse: the one layer of the frozen encoder the head reads (0: ELMo's character layer or the "
+       "pos, parse, nli: the one layer of the frozen encoder the head reads (0: ELMo's character layer or the "
        "embeddings); default: a learned scalar mix of every layer")
-      ("mlp-size", po::value(&o.mlp_size)->default_value(256), "pos: the MLP's hidden layer")
+      ("mlp-size", po::value(&o.mlp_size)->default_value(0),
+       "pos: the MLP's hidden layer (default 256); nli: ESIM's hidden size (default 300)")
       ("arc-size", po::value(&o.arc_size)->default_value(500), "parse: the arc MLPs' size")
       ("label-size", po::value(&o.label_size)->default_value(100), "parse: the label MLPs' size");
   // clang-format on
@@ -145,7 +148,15 @@ int train_main(int argc, char** argv) {
     if (given["lr"].defaulted()) o.optimizer.lr = 2e-3;
     if (given["clip"].defaulted()) o.optimizer.max_grad_norm = 5.0;
     o.optimizer.beta2 = 0.9;
-    for (auto [name, value] : {std::pair<const char*, int64_t>{"--mlp-size", o.mlp_size},
+  } else if (o.task == "nli") {
+    // ESIM as allennlp-models' esim_elmo.jsonnet trains it: Adam, lr 4e-4, clip 10, dropout 0.5.
+    const po::variables_map& given = cli.values();
+    if (given["lr"].defaulted()) o.optimizer.lr = 4e-4;
+    if (given["clip"].defaulted()) o.optimizer.max_grad_norm = 10.0;
+    if (o.dropout < 0) o.dropout = 0.5f;
+  }
+  if (o.task == "pos" || o.task == "parse" || o.task == "nli") {
+    for (auto [name, value] : {std::pair<const char*, int64_t>{"--mlp-size", o.mlp_size == 0 ? 1 : o.mlp_size},
                                {"--arc-size", o.arc_size},
                                {"--label-size", o.label_size}})
       if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");

@@ -211,6 +211,27 @@ print('   ELMo vectors of %d sentences (%d words): %d layers of %d -> %s' % (e['
 " "$RUN/elmo/metrics.jsonl" "$RUN/elmo/counts.tsv" "$RUN/elmo/embed.stats.json" "$RUN/elmo/vectors.hdf5"
 }
 
+stage_frozen() {
+  echo "== frozen features: the demo ELMo frozen, a PoS tagger and a biaffine parser trained on data/ud/en-demo.conllu's"
+  echo "   first 24 sentences (a UD sample written for kglm), scored on its last 8 -> $RUN/frozen/{pos,parse}/"
+  mkdir -p "$RUN/frozen"
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 24' "$here/data/ud/en-demo.conllu" > "$RUN/frozen/train.conllu"
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } NR > 24' "$here/data/ud/en-demo.conllu" > "$RUN/frozen/test.conllu"
+  rm -rf "$RUN/frozen/pos" "$RUN/frozen/parse"
+  for task in pos parse; do
+    "$bin/finetune" --task $task --frozen --init "$RUN/elmo/ckpt" --train "en=$RUN/frozen/train.conllu" \
+      --test "en=$RUN/frozen/test.conllu" --epochs 8 --batch 8 --seeds 1 --out "$RUN/frozen/$task" --quiet
+  done
+  "$bin/finetune" predict --model "$RUN/frozen/parse/seed-1/best" "$RUN/frozen/test.conllu" \
+    -o "$RUN/frozen/test.parsed.conllu" --quiet
+  python3 -c "
+import json, sys
+pos, parse = (json.load(open(p))['languages']['en'] for p in sys.argv[1:3])
+print('   UPOS accuracy %.1f%%, UAS %.1f%%, LAS %.1f%% on 8 sentences (the predicted trees: %s)' % (
+      100 * pos['accuracy']['mean'], 100 * parse['uas']['mean'], 100 * parse['las']['mean'], sys.argv[3]))
+" "$RUN/frozen/pos/results.json" "$RUN/frozen/parse/results.json" "$RUN/frozen/test.parsed.conllu"
+}
+
 pipeline_start "$@"
 data=$here/data
 stage wd-extract --in "$data/wikidata-sample.json" --out "$RUN/kg.h5" --out "$RUN/kg-tsv" -- stage_wd_extract
@@ -233,4 +254,5 @@ stage pretrain --after "cs-gen kg-cycles sample-lang" --out "$RUN/spm.model" --o
 stage finetune --after "pretrain kg-align kg-cycles" --requeue --out "$RUN/finetune-ner" --out "$RUN/finetune-relation" \
   --out "$RUN/finetune-xlr" -- stage_finetune
 stage elmo --after sample-lang --out "$RUN/elmo" -- stage_elmo
+stage frozen --after elmo --in "$data/ud/en-demo.conllu" --out "$RUN/frozen" -- stage_frozen
 pipeline_end

@@ -5,7 +5,8 @@
 # then per scheme the word vocabulary, the word dataset and an ELMo model trained as bilm-tf trains
 # it (pretrain --architecture elmo; AllenNLP's options.json + weights.hdf5 + vocab.txt); then each
 # model is evaluated frozen on every task and language it has data for (§3.3: UD PoS and parsing
-# per language, PoS transfer from English, Tatoeba; finetune --task pos|parse, finetune retrieve),
+# per language, PoS transfer from English, XNLI with ESIM trained on English and tested on every
+# language, Tatoeba; finetune --task pos|parse|nli, finetune retrieve),
 # and RUN/table1.tsv (task averages per model) and RUN/table4.tsv (task × model × language) are
 # written in the paper's layout. Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
 #SBATCH --cpus-per-task=8
@@ -23,9 +24,13 @@ elmo_options
 pipeline_option ud-train KGLM_UD_TRAIN "" "UD training treebanks, LANG=FILE ... (CoNLL-U): PoS and parsing per language"
 pipeline_option ud-test KGLM_UD_TEST "" "UD test treebanks, LANG=FILE ...: each scored after LANG's training treebank"
 pipeline_option transfer-from KGLM_TRANSFER_FROM en "PoS transfer: trained on this language, tested on the others"
+pipeline_option xnli-train KGLM_XNLI_TRAIN "" "XNLI training pairs, LANG=FILE (TSV): ESIM, tested on every --xnli-test"
+pipeline_option xnli-test KGLM_XNLI_TEST "" "XNLI test pairs, LANG=FILE ... (zero-shot for the other languages)"
+pipeline_option xnli-columns KGLM_XNLI_COLUMNS "1 2 3" \
+  "the XNLI files' premise, hypothesis and label columns: numbers (no header, XTREME's files) or header names"
 pipeline_option tatoeba KGLM_TATOEBA "" "Tatoeba pairs, LANG=XX_FILE,EN_FILE ... (finetune retrieve)"
 pipeline_option eval-seeds KGLM_EVAL_SEEDS 1,2,3 "the runs of each trained task (the paper: three)"
-pipeline_option eval-args KGLM_EVAL_ARGS "" "more finetune options for PoS and parsing (--epochs, --batch, ...)"
+pipeline_option eval-args KGLM_EVAL_ARGS "" "more finetune options for PoS, parsing and XNLI (--epochs, --batch, ...)"
 
 # The scheme of array task TASK, and where its sample and model go.
 scheme_of_task() {
@@ -83,7 +88,7 @@ stage_scheme_evaluate() {
   model=$TRAIN_DIR/ckpt out=$TRAIN_DIR/eval
   read -r -a extra <<< "$KGLM_EVAL_ARGS"
   mkdir -p "$out"
-  rm -rf "${out:?}"/pos-* "$out"/parse-* "$out"/tatoeba.*
+  rm -rf "${out:?}"/pos-* "$out"/parse-* "$out"/xnli "$out"/tatoeba.*
   local frozen=("$bin/finetune" --init "$model" --seeds "$KGLM_EVAL_SEEDS" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}"
     --quiet "${extra[@]}")
   for item in $KGLM_UD_TRAIN; do
@@ -99,6 +104,14 @@ stage_scheme_evaluate() {
   if [[ -n $train && ${#tests[@]} -gt 0 ]]; then
     echo "== $scheme: PoS transfer from $KGLM_TRANSFER_FROM"
     "${frozen[@]}" --task pos --train "$KGLM_TRANSFER_FROM=$train" "${tests[@]}" --out "$out/pos-transfer"
+  fi
+  if [[ -n $KGLM_XNLI_TRAIN && -n $KGLM_XNLI_TEST ]]; then
+    local columns xnli_tests=()
+    read -r -a columns <<< "$KGLM_XNLI_COLUMNS"
+    for item in $KGLM_XNLI_TEST; do xnli_tests+=(--test "$item"); done
+    echo "== $scheme: XNLI (ESIM), trained on ${KGLM_XNLI_TRAIN%%=*}"
+    "${frozen[@]}" --task nli --train "$KGLM_XNLI_TRAIN" --text-column "${columns[0]}" --pair-column "${columns[1]}" \
+      --label-column "${columns[2]}" "${xnli_tests[@]}" --out "$out/xnli"
   fi
   for item in $KGLM_TATOEBA; do pairs+=(--pairs "$item"); done
   if [[ ${#pairs[@]} -gt 0 ]]; then
@@ -121,7 +134,7 @@ stage words --array "${#schemes[@]}" --after sample --out "$RUN/scheme-{task}/vo
   --out "$RUN/scheme-{task}/tokens.h5" -- stage_scheme_words
 stage pretrain --array "${#schemes[@]}" --after words --requeue --cpus 16 --time 24:00:00 \
   --out "$RUN/scheme-{task}/ckpt" --out "$RUN/scheme-{task}/metrics.jsonl" -- stage_scheme_pretrain
-if [[ -n "$KGLM_UD_TRAIN$KGLM_TATOEBA" ]]; then
+if [[ -n "$KGLM_UD_TRAIN$KGLM_TATOEBA$KGLM_XNLI_TRAIN" ]]; then
   stage evaluate --array "${#schemes[@]}" --after pretrain --cpus 8 --out "$RUN/scheme-{task}/eval" \
     -- stage_scheme_evaluate
   stage tables --after evaluate --out "$RUN/table1.tsv" --out "$RUN/table4.tsv" -- stage_tables

@@ -24,11 +24,13 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/frozen/frozen_encoder.cpp
   train/frozen/feature_cache.cpp
   train/frozen/feed_forward.cpp
-  train/frozen/treebank.cpp
+  train/frozen/frozen_data.cpp
+  train/frozen/bilstm.cpp
   train/frozen/spanning_tree.cpp
   train/frozen/frozen_head.cpp
   train/frozen/pos_head.cpp
   train/frozen/parser_head.cpp
+  train/frozen/esim_head.cpp
   train/frozen/frozen_run.cpp
   train/frozen/retrieval.cpp
   train/elmo_embeddings.cpp

@@ -75,7 +75,7 @@ for t in nn_model_test nn_elmo_test trainer_class_test verbalize_test; do
 done
 grep -q '^skip: \[mpi\] nccl_test ' "$tmp/out/tools.log" || fail "nccl_test did not run under the kit's mpirun"
 grep -q '^ok: \[mpi\] the kit.s mpirun starts a rank' "$tmp/out/tools.log" || fail "the kit's mpirun did not start a rank"
-for g in pretrain elmo finetune probe verbalize; do
+for g in pretrain elmo finetune frozen probe verbalize; do
   grep -q "^skip: \[$g\]" "$tmp/out/tools.log" || fail "the $g group skipped no --device cuda command"
 done
 # ELMo's checks ran on the CPU in the GPU's place: GPU against CPU, rerun, resume, bf16, fp16, embed.

@@ -96,7 +96,7 @@ copy_fixture() { local p; for p in "$@"; do
 done; }
 copy_fixture tokenizer/spm-test-vocab1000.model tokenizer/botchan.txt panx/dev-en.tsv xfactr/alias xfactr/facts \
   xfactr/templates xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 ud/en_ewt-ud-dev.conllu \
-  ud/it_isdt-ud-dev.conllu ud/sv_talbanken-ud-dev.conllu ud/zh_gsd-ud-dev.conllu
+  ud/it_isdt-ud-dev.conllu ud/sv_talbanken-ud-dev.conllu ud/zh_gsd-ud-dev.conllu xnli/dev-en.first600.tsv
 
 commit=$(git -C "$src" describe --always --dirty 2> /dev/null || echo unknown)
 {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Stage tools: pretrain (the masked LM and ELMo), finetune, probe and verbalize with --device cuda against --device cpu on
+# Stage tools: pretrain (the masked LM and ELMo), finetune (fine-tuned and frozen heads), probe and verbalize
+# with --device cuda against --device cpu on
 # the kit's fixture data (the GPU branches of tests/cli/*.sh, in one place), pretrain's bit-identical
 # GPU reruns and --resume, bf16 and fp16, SIGUSR1 checkpoint-and-resume on the GPU, NCCL with one
 # rank (nccl_test and pretrain under mpirun -np 1 against one process), pretrain comm-bench --device
-# cuda. The six groups run side by side, each in its own scratch directory.
+# cuda. The seven groups run side by side, each in its own scratch directory.
 source "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 py=python3
@@ -101,6 +102,33 @@ finetune_group() {
   compared && check "$(labelled "finetune --device cuda: PAN-X en losses and dev F1 within 1e-3 of the CPU's")" \
     $py "$src/tests/cli/metrics_match.py" "$w/cpu/seed-5/metrics.jsonl" \
       "$(gpu_or_cpu "$w/cuda/seed-5/metrics.jsonl" "$w/cpu/seed-5/metrics.jsonl")" 1e-3 loss dev_f1
+}
+
+# The frozen-feature heads (finetune --task pos|parse|nli --frozen) on the 12-step reference encoder,
+# no dropout: the GPU's losses and dev scores against the CPU's (the scalar mix, block scores, outer
+# product, soft alignment and segment pooling CUDA kernels, ESIM's BiLSTMs on the LSTM op).
+frozen_group() {
+  local w=$WORK task
+  awk -v RS= -v ORS='\n\n' 'NR <= 300' "$fixtures/ud/en_ewt-ud-dev.conllu" > "$w/train.conllu"
+  awk -v RS= -v ORS='\n\n' 'NR > 300 && NR <= 400' "$fixtures/ud/en_ewt-ud-dev.conllu" > "$w/dev.conllu"
+  head -n 90 "$fixtures/xnli/dev-en.first600.tsv" > "$w/train.tsv"
+  sed -n 91,150p "$fixtures/xnli/dev-en.first600.tsv" > "$w/dev.tsv"
+  for task in pos parse nli; do
+    local t=(--task "$task" --frozen --init "$reference" --seeds 3 --epochs 2 --batch 16 --dropout 0 --threads 2 --quiet)
+    if [ "$task" = nli ]; then
+      t+=(--train "en=$w/train.tsv" --dev "en=$w/dev.tsv" --text-column 1 --pair-column 2 --label-column 3
+        --mlp-size 32)
+    else
+      t+=(--train "en=$w/train.conllu" --dev "en=$w/dev.conllu")
+    fi
+    cpu "frozen-$task" "$bin/finetune" "${t[@]}" --out "$w/cpu-$task" || continue
+    on_device "frozen-$task-cuda" "$bin/finetune" "${t[@]}" --device cuda --out "$w/cuda-$task"
+    compared &&
+      check "$(labelled "finetune --task $task --frozen --device cuda: losses and dev scores within 1e-3 of the CPU's")" \
+        $py "$src/tests/cli/metrics_match.py" "$w/cpu-$task/seed-3/metrics.jsonl" \
+          "$(gpu_or_cpu "$w/cuda-$task/seed-3/metrics.jsonl" "$w/cpu-$task/seed-3/metrics.jsonl")" 1e-3 loss \
+          dev_accuracy dev_las
+  done
 }
 
 probe_group() {
@@ -208,7 +236,7 @@ data=$WORK/data.h5 reference=$WORK/cpu
 cpu prepare "$bin/pretrain" prepare --tokenizer "$spm" --max-len 48 -o "$data" --quiet "en=$text" &&
   cpu pretrain "$bin/pretrain" --data "$data" "${model[@]}" --steps 12 --log "$reference.jsonl" --out "$reference" ||
   exit 0  # the FAIL line is out; the groups have nothing to start from
-groups=(pretrain elmo mpi finetune probe verbalize)
+groups=(pretrain elmo mpi finetune frozen probe verbalize)
 for g in "${groups[@]}"; do
   ( WORK=$WORK/$g; mkdir -p "$WORK"; "${g}_group" > "$WORK.lines" 2>&1 ) &
 done

@@ -1,7 +1,8 @@
 // Tests of the frozen-feature heads' ops: the scalar mix (its weighted sum and dot products against
 // their definitions, and the ScalarMix layer's gradients of s and γ by finite differences), the
 // parser's block scores (against a direct loop, padding, finite differences) and the row-wise outer
-// product (finite differences); each F32 on every device against F64.
+// product (finite differences), ESIM's soft alignment (against its definition, finite differences)
+// and segment pooling (its mean and max, finite differences); each F32 on every device against F64.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,8 @@
 #include "nn/ops/block_scores.hpp"
 #include "nn/ops/outer_product.hpp"
 #include "nn/ops/scalar_mix.hpp"
+#include "nn/ops/segment_pool.hpp"
+#include "nn/ops/soft_align.hpp"
 #include "nn/scalar_mix.hpp"
 #include "ops_test_util.hpp"
 
@@ -184,6 +187,127 @@ TEST_P(OpsOnDevice, OuterProductF32MatchesF64) {
       [](auto& in, auto& out) {
         outer_product_forward(in[0], in[1], out[0]);
         outer_product_backward(in[2], in[0], in[1], out[1], out[2]);
+      });
+}
+
+// --- soft alignment --------------------------------------------------------------------------------
+
+// Three pairs of lengths (3, 2), (1, 4), (2, 2) and their layout.
+struct Pairs {
+  std::vector<int32_t> la{3, 1, 2}, lb{2, 4, 2};
+  int64_t m = 14, d = 5, w = 0;
+  Tensor layout = soft_align_layout(la, lb, w);
+};
+
+TEST(OpsSemantics, SoftAlignIsTheSoftmaxWeightedSumOfTheOtherSentence) {
+  const Pairs p;
+  EXPECT_EQ(p.w, 2 * (3 * 2 + 1 * 4 + 2 * 2));
+  const Tensor x = random({p.m, p.d}, 680);
+  Tensor weights = Tensor::empty({p.w}, DType::F64), aligned = Tensor::empty({p.m, p.d}, DType::F64);
+  soft_align_forward(x, p.layout, weights, aligned);
+  int64_t first = 0;
+  for (size_t k = 0; k < p.la.size(); ++k) {
+    const int64_t la = p.la[k], lb = p.lb[k];
+    // Row r of one side against the other side's rows: softmax of the dot products, then the sum.
+    auto check = [&](int64_t r, int64_t other, int64_t n) {
+      std::vector<double> e(static_cast<size_t>(n));
+      double top = -1e300, total = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t c = 0; c < p.d; ++c) s += get(x, r * p.d + c) * get(x, (other + j) * p.d + c);
+        e[static_cast<size_t>(j)] = s, top = std::max(top, s);
+      }
+      for (double& v : e) total += (v = std::exp(v - top));
+      for (int64_t c = 0; c < p.d; ++c) {
+        double want = 0;
+        for (int64_t j = 0; j < n; ++j) want += e[static_cast<size_t>(j)] / total * get(x, (other + j) * p.d + c);
+        EXPECT_NEAR(get(aligned, r * p.d + c), want, 1e-12) << "pair " << k << " row " << r;
+      }
+    };
+    for (int64_t i = 0; i < la; ++i) check(first + i, first + la, lb);
+    for (int64_t j = 0; j < lb; ++j) check(first + la + j, first, la);
+    first += la + lb;
+  }
+  int64_t size = 0;
+  EXPECT_THROW(soft_align_layout(std::vector<int32_t>{2}, std::vector<int32_t>{0}, size), Error);
+}
+
+TEST(OpsGradient, SoftAlign) {
+  const Pairs p;
+  Tensor x = random({p.m, p.d}, 690);
+  const Tensor wa = random({p.m, p.d}, 691);
+  Tensor weights = Tensor::empty({p.w}, DType::F64), aligned = Tensor::empty({p.m, p.d}, DType::F64);
+  auto objective = [&] {
+    soft_align_forward(x, p.layout, weights, aligned);
+    return dot(wa, aligned);
+  };
+  objective();
+  Tensor dweights = Tensor::empty({p.w}, DType::F64), dx = Tensor::empty({p.m, p.d}, DType::F64);
+  soft_align_backward(wa, x, p.layout, weights, dweights, dx);
+  expect_gradient("dx", x, dx, objective);
+}
+
+TEST_P(OpsOnDevice, SoftAlignF32MatchesF64) {
+  std::vector<int32_t> la, lb;
+  for (int32_t k = 0; k < 24; ++k) la.push_back(1 + (k * 7) % 31), lb.push_back(1 + (k * 5) % 17);
+  int64_t w = 0, m = 0;
+  const Tensor layout = soft_align_layout(la, lb, w);
+  for (size_t k = 0; k < la.size(); ++k) m += la[k] + lb[k];
+  const int64_t d = 40;
+  expect_f32_matches_f64(device(), "soft_align", {random({m, d}, 700, -0.5, 0.5), layout, random({m, d}, 701)},
+                         {Tensor::empty({w}, DType::F64), Tensor::empty({m, d}, DType::F64),
+                          Tensor::empty({w}, DType::F64), Tensor::empty({m, d}, DType::F64)},
+                         [](auto& in, auto& out) {
+                           soft_align_forward(in[0], in[1], out[0], out[1]);
+                           soft_align_backward(in[2], in[0], in[1], out[0], out[2], out[3]);
+                         });
+}
+
+// --- segment pooling -------------------------------------------------------------------------------
+
+TEST(OpsSemantics, SegmentPoolTakesEachSegmentsMeanAndMax) {
+  const Tensor x = Tensor::from({5, 2}, std::vector<double>{1, -4, 3, 2, -1, 0, 7, 7, 5, 8});
+  const Tensor segments = ids({2, 2}, {0, 3, 3, 2});
+  Tensor out = Tensor::empty({2, 4}, DType::F64), argmax = Tensor::empty({2, 2}, DType::I32);
+  segment_pool_forward(x, segments, out, argmax);
+  const std::vector<double> want{1, -2.0 / 3, 3, 2, 6, 7.5, 7, 8};
+  for (int64_t i = 0; i < 8; ++i) EXPECT_NEAR(get(out, i), want[static_cast<size_t>(i)], 1e-15) << i;
+  EXPECT_EQ(argmax.data<int32_t>()[0], 1);
+  EXPECT_EQ(argmax.data<int32_t>()[1], 1);
+  EXPECT_EQ(argmax.data<int32_t>()[2], 3);
+  EXPECT_EQ(argmax.data<int32_t>()[3], 4);
+}
+
+TEST(OpsGradient, SegmentPool) {
+  const int64_t n = 9, d = 3;
+  Tensor x = random({n, d}, 710);
+  const Tensor segments = ids({3, 2}, {0, 4, 4, 1, 5, 4}), wo = random({3, 2 * d}, 711);
+  Tensor out = Tensor::empty({3, 2 * d}, DType::F64), argmax = Tensor::empty({3, d}, DType::I32);
+  auto objective = [&] {
+    segment_pool_forward(x, segments, out, argmax);
+    return dot(wo, out);
+  };
+  objective();
+  Tensor dx = Tensor::empty({n, d}, DType::F64);
+  segment_pool_backward(wo, segments, argmax, dx);
+  expect_gradient("dx", x, dx, objective);
+}
+
+TEST_P(OpsOnDevice, SegmentPoolF32MatchesF64) {
+  std::vector<int32_t> segments;
+  int64_t n = 0;
+  for (int32_t k = 0; k < 40; ++k) {
+    const int32_t length = 1 + (k * 11) % 23;
+    segments.insert(segments.end(), {static_cast<int32_t>(n), length});
+    n += length;
+  }
+  const int64_t s = 40, d = 64;
+  expect_f32_matches_f64(
+      device(), "segment_pool", {random({n, d}, 720), ids({s, 2}, segments), random({s, 2 * d}, 721)},
+      {Tensor::empty({s, 2 * d}, DType::F64), Tensor::empty({s, d}, DType::I32), Tensor::empty({n, d}, DType::F64)},
+      [](auto& in, auto& out) {
+        segment_pool_forward(in[0], in[1], out[0], out[1]);
+        segment_pool_backward(in[2], in[1], out[1], out[2]);
       });
 }
 

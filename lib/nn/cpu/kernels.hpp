@@ -291,6 +291,21 @@ template <class T>
 void block_scores_backward(const T* dscores, const T* q, const T* k, const int32_t* starts, const int32_t* lengths,
                            T* dq, T* dk, T* dbias, int64_t m, int64_t a, int64_t t);
 
+// --- soft_align_cpu.cpp (nn/ops/soft_align.hpp): x [Σ la + lb, d], layout [pairs, 4] -------------------
+template <class T>
+void soft_align_forward(const T* x, const int32_t* layout, T* weights, T* aligned, int64_t pairs, int64_t d);
+template <class T>
+void soft_align_backward(const T* daligned, const T* x, const int32_t* layout, const T* weights, T* dweights, T* dx,
+                         int64_t pairs, int64_t d);
+
+// --- segment_pool_cpu.cpp (nn/ops/segment_pool.hpp): x [n, d], segments [s, 2], out [s, 2d] ----------
+template <class T>
+void segment_pool_forward(const T* x, const int32_t* segments, T* out, int32_t* argmax, int64_t n, int64_t s,
+                          int64_t d);
+template <class T>
+void segment_pool_backward(const T* dout, const int32_t* segments, const int32_t* argmax, T* dx, int64_t n, int64_t s,
+                           int64_t d);
+
 // --- outer_product_cpu.cpp (nn/ops/outer_product.hpp): a [n, p], b [n, q], z [n, p·q] ----------------
 template <class T>
 void outer_product_forward(const T* a, const T* b, T* z, int64_t n, int64_t p, int64_t q);

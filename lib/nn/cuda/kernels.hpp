@@ -157,6 +157,22 @@ void outer_product_forward(const T* a, const T* b, T* z, int64_t n, int64_t p, i
 template <class T>
 void outer_product_backward(const T* dz, const T* a, const T* b, T* da, T* db, int64_t n, int64_t p, int64_t q);
 
+// --- soft_align_cuda.cu (nn/ops/soft_align.hpp): x [m, d], layout [pairs, 4], weights [w] -----------
+template <class T>
+void soft_align_forward(const T* x, const int32_t* layout, T* weights, T* aligned, int64_t pairs, int64_t m, int64_t d,
+                        int64_t w);
+template <class T>
+void soft_align_backward(const T* daligned, const T* x, const int32_t* layout, const T* weights, T* dweights, T* dx,
+                         int64_t pairs, int64_t m, int64_t d, int64_t w);
+
+// --- segment_pool_cuda.cu (nn/ops/segment_pool.hpp): x [n, d], segments [s, 2], out [s, 2d] ----------
+template <class T>
+void segment_pool_forward(const T* x, const int32_t* segments, T* out, int32_t* argmax, int64_t n, int64_t s,
+                          int64_t d);
+template <class T>
+void segment_pool_backward(const T* dout, const int32_t* segments, const int32_t* argmax, T* dx, int64_t n, int64_t s,
+                           int64_t d);
+
 // --- scalar_mix_cuda.cu (nn/ops/scalar_mix.hpp): x [layers, n] ----------------------------------------
 template <class T>
 void scalar_mix_forward(const T* x, const float* coefficients, T* y, int64_t layers, int64_t n);

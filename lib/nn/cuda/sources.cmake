@@ -27,6 +27,8 @@ if(KGLM_HAVE_CUDA)
     nn/cuda/rms_norm_cuda.cu
     nn/cuda/sampled_softmax_cuda.cu
     nn/cuda/scalar_mix_cuda.cu
+    nn/cuda/segment_pool_cuda.cu
+    nn/cuda/soft_align_cuda.cu
   )
 else()
   set(KGLM_NN_CUDA_SOURCES nn/cuda/runtime_none.cpp)

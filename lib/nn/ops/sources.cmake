@@ -20,6 +20,8 @@ set(KGLM_NN_OPS_SOURCES
   nn/ops/rms_norm.cpp
   nn/ops/sampled_softmax.cpp
   nn/ops/scalar_mix.cpp
+  nn/ops/segment_pool.cpp
+  nn/ops/soft_align.cpp
   nn/cpu/activation_cpu.cpp
   nn/cpu/adagrad_cpu.cpp
   nn/cpu/adamw_cpu.cpp
@@ -39,6 +41,8 @@ set(KGLM_NN_OPS_SOURCES
   nn/cpu/rms_norm_cpu.cpp
   nn/cpu/sampled_softmax_cpu.cpp
   nn/cpu/scalar_mix_cpu.cpp
+  nn/cpu/segment_pool_cpu.cpp
+  nn/cpu/soft_align_cpu.cpp
 )
 # The CPU kernels never read floating-point exception flags or errno. Without these two flags GCC
 # must keep branches around clamps and selects (and errno checks around sqrt), which stops it
@@ -52,7 +56,7 @@ endif()
 set_source_files_properties(
   nn/cpu/activation_cpu.cpp nn/cpu/adagrad_cpu.cpp nn/cpu/adamw_cpu.cpp nn/cpu/attention_cpu.cpp
   nn/cpu/biased_attention_cpu.cpp nn/cpu/block_scores_cpu.cpp nn/cpu/outer_product_cpu.cpp nn/cpu/scalar_mix_cpu.cpp
-  nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
+  nn/cpu/segment_pool_cpu.cpp nn/cpu/soft_align_cpu.cpp nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp nn/cpu/highway_cpu.cpp nn/cpu/layer_norm_cpu.cpp nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp nn/cpu/sampled_softmax_cpu.cpp
   PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}")

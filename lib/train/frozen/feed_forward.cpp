@@ -51,8 +51,9 @@ LinearParams add_linear(nn::ParameterStore& params, const std::string& name, int
   return l;
 }
 
-FeedForward::FeedForward(nn::ParameterStore& params, const std::string& name, int64_t in, int64_t out, float dropout)
-    : params_(params), out_(out), p_(dropout) {
+FeedForward::FeedForward(nn::ParameterStore& params, const std::string& name, int64_t in, int64_t out, float dropout,
+                         Activation activation)
+    : params_(params), out_(out), p_(dropout), activation_(activation) {
   const LinearParams l = add_linear(params, name, in, out);
   w_ = l.weight, b_ = l.bias;
 }
@@ -63,7 +64,10 @@ const nn::Tensor& FeedForward::forward(const nn::Tensor& x, const nn::DropoutKey
   ensure(pre_, n, out_, device);
   ensure(act_, n, out_, device);
   nn::linear_forward(x, params_[w_].compute, params_[b_].compute, pre_);
-  nn::relu_forward(pre_, act_);
+  if (activation_ == Activation::relu)
+    nn::relu_forward(pre_, act_);
+  else
+    nn::tanh_forward(pre_, act_);
   x_ = &x;
   dropped_ = key != nullptr && p_ > 0;
   if (!dropped_) return act_;
@@ -79,7 +83,10 @@ void FeedForward::backward(const nn::Tensor& dy, nn::Tensor& dx) {
     nn::dropout_backward(dy, mask_, p_, dpre_);
   else
     dpre_.copy_from(dy);
-  nn::relu_backward(dpre_, act_, dpre_);
+  if (activation_ == Activation::relu)
+    nn::relu_backward(dpre_, act_, dpre_);
+  else
+    nn::tanh_backward(dpre_, act_, dpre_);
   nn::linear_backward(dpre_, *x_, params_[w_].compute, dx, params_[w_].grad, params_[b_].grad);
 }
 

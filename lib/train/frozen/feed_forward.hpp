@@ -27,10 +27,14 @@ class FeatureMix {
   nn::Tensor view_;
 };
 
-// y = dropout(relu(x · Wᵀ + b)); "<name>.weight" [out, in], "<name>.bias" [out].
+enum class Activation : uint8_t { relu, tanh };
+
+// y = dropout(act(x · Wᵀ + b)), act ReLU (the taggers' and parsers' MLPs) or tanh (ESIM's output
+// MLP); "<name>.weight" [out, in], "<name>.bias" [out].
 class FeedForward {
  public:
-  FeedForward(nn::ParameterStore& params, const std::string& name, int64_t in, int64_t out, float dropout);
+  FeedForward(nn::ParameterStore& params, const std::string& name, int64_t in, int64_t out, float dropout,
+              Activation activation = Activation::relu);
   // key: this site's dropout key when training, nullptr otherwise.
   const nn::Tensor& forward(const nn::Tensor& x, const nn::DropoutKey* key);
   // dx (overwritten; skipped when undefined) from dy of the last forward.
@@ -41,6 +45,7 @@ class FeedForward {
   size_t w_, b_;
   int64_t out_;
   float p_;
+  Activation activation_;
   const nn::Tensor* x_ = nullptr;
   nn::Tensor pre_, act_, y_, mask_, dpre_;
   bool dropped_ = false;

@@ -36,6 +36,7 @@ struct SavedTask {
   std::string encoder;  // the encoder's directory (absolute)
   int64_t layer = -1;   // -1: the mix of every layer
   TagColumn column = TagColumn::upos;
+  tasks::TsvColumns columns;  // nli: the TSV's columns
   std::vector<std::string> tags, deprels;
   HeadShape shape;
 };
@@ -56,14 +57,16 @@ std::string string_array(const std::vector<std::string>& items) {
 }
 
 void write_saved_task(const fs::path& path, const SavedTask& t) {
-  std::string j = "{\"format\": \"kglm-frozen-task\", \"task\": " + json_string(frozen_task_name(t.task)) +
-                  ",\n \"encoder\": " + json_string(t.encoder) + ", \"layer\": " + std::to_string(t.layer) +
-                  ", \"tag_column\": " + json_string(t.column == TagColumn::upos ? "upos" : "xpos") +
-                  ",\n \"layers\": " + std::to_string(t.shape.layers) +
-                  ", \"width\": " + std::to_string(t.shape.width) + ", \"mlp\": " + std::to_string(t.shape.mlp) +
-                  ", \"arc\": " + std::to_string(t.shape.arc) + ", \"label\": " + std::to_string(t.shape.label) +
-                  ", \"dropout\": " + number(t.shape.dropout) + ",\n \"tags\": " + string_array(t.tags) +
-                  ",\n \"deprels\": " + string_array(t.deprels) + "}\n";
+  std::string j =
+      "{\"format\": \"kglm-frozen-task\", \"task\": " + json_string(frozen_task_name(t.task)) +
+      ",\n \"encoder\": " + json_string(t.encoder) + ", \"layer\": " + std::to_string(t.layer) +
+      ", \"tag_column\": " + json_string(t.column == TagColumn::upos ? "upos" : "xpos") +
+      ",\n \"text_column\": " + json_string(t.columns.text) + ", \"pair_column\": " + json_string(t.columns.pair) +
+      ", \"label_column\": " + json_string(t.columns.label) + ",\n \"layers\": " + std::to_string(t.shape.layers) +
+      ", \"width\": " + std::to_string(t.shape.width) + ", \"mlp\": " + std::to_string(t.shape.mlp) +
+      ", \"arc\": " + std::to_string(t.shape.arc) + ", \"label\": " + std::to_string(t.shape.label) +
+      ", \"dropout\": " + number(t.shape.dropout) + ",\n \"tags\": " + string_array(t.tags) +
+      ",\n \"deprels\": " + string_array(t.deprels) + "}\n";
   OutputStream out(path.string());
   out.write(j);
   out.close();
@@ -85,6 +88,12 @@ SavedTask read_saved_task(const fs::path& path) {
     throw Error(path.string() + ": not a frozen-feature task file (kglm-frozen-task)");
   t.task = *parse_frozen_task(std::string(task));
   t.encoder = encoder;
+  // The TSV's columns (nli; absent from the files of the other tasks).
+  for (auto [key, to] : {std::pair{"text_column", &t.columns.text}, std::pair{"pair_column", &t.columns.pair},
+                         std::pair{"label_column", &t.columns.label}}) {
+    std::string_view value;
+    if (!root[key].get(value)) *to = value;
+  }
   t.column = column == "xpos" ? TagColumn::xpos : TagColumn::upos;
   t.shape.dropout = static_cast<float>(dropout);
   for (auto [from, to] : {std::pair{tags, &t.tags}, std::pair{deprels, &t.deprels}})
@@ -98,36 +107,52 @@ SavedTask read_saved_task(const fs::path& path) {
   return t;
 }
 
-// Every prediction of a treebank, batch by batch (in file order: the features are cached).
-WordPredictions predict_all(FrozenHead& head, const Treebank& t, int64_t batch) {
-  WordPredictions p;
+// The features of a batch of examples.
+nn::Tensor gather_features(const FrozenData& t, std::span<const uint32_t> examples, nn::Device device) {
+  return t.features->gather(t.feature_sentences(examples), device);
+}
+
+// Every prediction of the data, batch by batch (in file order: the features are cached).
+Predictions predict_all(FrozenHead& head, const FrozenData& t, int64_t batch) {
+  Predictions p;
   p.tags.assign(t.words(), 0);
   p.heads.assign(t.words(), 0);
   p.deprels.assign(t.words(), 0);
-  std::vector<uint32_t> all(t.sentences.size());
+  p.labels.assign(t.is_pairs() ? t.examples() : 0, 0);
+  std::vector<uint32_t> all(t.examples());
   std::iota(all.begin(), all.end(), 0u);
   for (size_t first = 0; first < all.size(); first += static_cast<size_t>(batch)) {
     const std::span<const uint32_t> b(all.data() + first, std::min(static_cast<size_t>(batch), all.size() - first));
-    head.predict(t, b, t.features->gather(b, head.params().device()), p);
+    head.predict(t, b, gather_features(t, b, head.params().device()), p);
   }
   return p;
 }
 
+tasks::TaskScore accuracy_score(int64_t correct, size_t total) {
+  tasks::TaskScore s;
+  s.metric = "accuracy";
+  s.value = total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
+  s.details = {{"accuracy", s.value}};
+  return s;
+}
+
 // The CoNLL 2018 evaluator's scores on identical tokenisations: every word counts; LAS needs the
 // head and the universal part of the relation.
-tasks::TaskScore score(const SavedTask& task, const Treebank& t, const WordPredictions& p) {
+// NLI: the share of pairs labelled right.
+tasks::TaskScore score(const SavedTask& task, const FrozenData& t, const Predictions& p) {
   tasks::TaskScore s;
-  s.examples = static_cast<int64_t>(t.sentences.size());
   const size_t n = t.words();
-  if (n == 0) return s;
-  if (task.task == FrozenTask::pos) {
+  if (task.task == FrozenTask::nli) {
+    int64_t correct = 0;
+    for (size_t i = 0; i < t.examples(); ++i) correct += t.labels[i] >= 0 && p.labels[i] == t.labels[i];
+    s = accuracy_score(correct, t.examples());
+  } else if (task.task == FrozenTask::pos) {
     int64_t correct = 0;
     for (size_t w = 0; w < n; ++w) correct += t.tags[w] >= 0 && p.tags[w] == t.tags[w];
-    s.metric = "accuracy";
-    s.value = static_cast<double>(correct) / static_cast<double>(n);
-    s.details = {{"accuracy", s.value}};
-    return s;
+    s = accuracy_score(correct, n);
   }
+  s.examples = static_cast<int64_t>(t.examples());
+  if (task.task != FrozenTask::parse || n == 0) return s;
   int64_t heads = 0, labelled = 0;
   for (size_t i = 0; i < t.sentences.size(); ++i)
     for (size_t k = 0; k < t.sentences[i].words.size(); ++k) {
@@ -160,13 +185,28 @@ void load_head(const fs::path& dir, FrozenHead& head) {
   nn::load_parameters(nn::SafetensorsFile::open(dir / "model.safetensors"), head.params(), false);
 }
 
+// Reads a file of the task (CoNLL-U, or TSV pairs for nli).
+FrozenData read_data(const LangPath& where, const SavedTask& task, ErrorCounter& errors) {
+  return task.task == FrozenTask::nli ? read_pairs(where.lang, where.path, task.columns, errors)
+                                      : read_treebank(where.lang, where.path, errors);
+}
+
+// Numbers the gold labels of a file and computes its features.
+void prepare_data(FrozenData& t, const SavedTask& task, const tasks::LabelSet& tags, const tasks::LabelSet& deprels,
+                  FrozenEncoder& encoder, uint64_t& unknown) {
+  if (task.task == FrozenTask::nli)
+    prepare_pairs(t, tags, encoder, task.layer, unknown);
+  else
+    prepare_treebank(t, tags, task.task == FrozenTask::parse ? deprels : tasks::LabelSet(), task.column, encoder,
+                     task.layer, unknown);
+}
+
 // Reads a file and computes its features.
-Treebank load_treebank(const LangPath& where, const SavedTask& task, const tasks::LabelSet& tags,
-                       const tasks::LabelSet& deprels, FrozenEncoder& encoder, ErrorCounter& errors, bool verbose) {
-  Treebank t = read_treebank(where.lang, where.path, errors);
+FrozenData load_data(const LangPath& where, const SavedTask& task, const tasks::LabelSet& tags,
+                     const tasks::LabelSet& deprels, FrozenEncoder& encoder, ErrorCounter& errors, bool verbose) {
+  FrozenData t = read_data(where, task, errors);
   uint64_t unknown = 0;
-  prepare_treebank(t, tags, task.task == FrozenTask::parse ? deprels : tasks::LabelSet(), task.column, encoder,
-                   task.layer, unknown);
+  prepare_data(t, task, tags, deprels, encoder, unknown);
   if (verbose && unknown > 0)
     log_warning(where.path + ": " + std::to_string(unknown) +
                 " gold labels are not among the model's (they count as errors)");
@@ -175,7 +215,8 @@ Treebank load_treebank(const LangPath& where, const SavedTask& task, const tasks
 
 class SeedRun {
  public:
-  SeedRun(const FinetuneOptions& o, const SavedTask& task, const Treebank& train, const Treebank* dev, uint64_t seed)
+  SeedRun(const FinetuneOptions& o, const SavedTask& task, const FrozenData& train, const FrozenData* dev,
+          uint64_t seed)
       : o_(o),
         task_(task),
         train_(train),
@@ -184,7 +225,7 @@ class SeedRun {
         dir_(fs::path(o.out) / ("seed-" + std::to_string(seed))) {
     head_ = build_head(task, o.device);
     head_->params().initialize(seed, 0.02);
-    const auto n = static_cast<int64_t>(train.sentences.size());
+    const auto n = static_cast<int64_t>(train.examples());
     steps_per_epoch_ = (n + o.batch - 1) / o.batch;
     schedule_ = o.optimizer;
     schedule_.total_steps = steps_per_epoch_ * o.epochs;
@@ -201,7 +242,7 @@ class SeedRun {
   }
 
   void train() {
-    std::vector<uint32_t> order(train_.sentences.size());
+    std::vector<uint32_t> order(train_.examples());
     const bool verbose = !o_.quiet;
     for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
       std::iota(order.begin(), order.end(), 0u);
@@ -212,14 +253,15 @@ class SeedRun {
         const std::span<const uint32_t> batch(order.data() + first,
                                               std::min(static_cast<size_t>(o_.batch), order.size() - first));
         int64_t counted = 0;
-        const double loss = head_->train_batch(train_, batch, train_.features->gather(batch, o_.device), seed_,
+        const double loss = head_->train_batch(train_, batch, gather_features(train_, batch, o_.device), seed_,
                                                static_cast<uint64_t>(step_), counted);
         const nn::StepReport report = optimizer_->step();
         head_->params().zero_grads();
         ++step_;
         log_ << "{\"step\": " << step_ << ", \"epoch\": " << number(static_cast<double>(step_) / steps_per_epoch_)
              << ", \"loss\": " << number(loss) << ", \"lr\": " << number(report.lr)
-             << ", \"grad_norm\": " << number(report.grad_norm) << ", \"words\": " << counted << "}\n";
+             << ", \"grad_norm\": " << number(report.grad_norm)
+             << (train_.is_pairs() ? ", \"pairs\": " : ", \"words\": ") << counted << "}\n";
         if (verbose && o_.log_every > 0 && step_ % o_.log_every == 0)
           log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" +
                    std::to_string(schedule_.total_steps) + " loss " + number(loss));
@@ -231,13 +273,13 @@ class SeedRun {
     log_.flush();
   }
 
-  tasks::SeedResult test(const std::vector<Treebank>& tests) {
+  tasks::SeedResult test(const std::vector<FrozenData>& tests) {
     tasks::SeedResult r;
     r.seed = seed_;
     if (dev_) r.dev = best_;
     if (tests.empty()) return r;
     load_head(dir_ / "best", *head_);
-    for (const Treebank& t : tests) r.tests.emplace_back(t.lang, score(task_, t, predict_all(*head_, t, o_.batch)));
+    for (const FrozenData& t : tests) r.tests.emplace_back(t.lang, score(task_, t, predict_all(*head_, t, o_.batch)));
     return r;
   }
 
@@ -261,8 +303,8 @@ class SeedRun {
 
   const FinetuneOptions& o_;
   const SavedTask& task_;
-  const Treebank& train_;
-  const Treebank* dev_;
+  const FrozenData& train_;
+  const FrozenData* dev_;
   uint64_t seed_;
   fs::path dir_;
   std::unique_ptr<FrozenHead> head_;
@@ -309,16 +351,23 @@ int run_frozen_finetune(const FinetuneOptions& o) {
   task.task = *parse_frozen_task(o.task);
   task.encoder = fs::absolute(o.init).lexically_normal().string();
   task.layer = o.layer;
-  task.column = conllu_tag_column(o.read.tag_column);
-  task.shape.mlp = o.mlp_size, task.shape.arc = o.arc_size, task.shape.label = o.label_size;
+  if (task.task == FrozenTask::nli) {
+    task.columns = o.read.columns;
+    if (task.columns.pair.empty()) task.columns.pair = "sentence2";
+  } else {
+    task.column = conllu_tag_column(o.read.tag_column);
+  }
+  task.shape.mlp = o.mlp_size > 0 ? o.mlp_size : task.task == FrozenTask::nli ? 300 : 256;
+  task.shape.arc = o.arc_size, task.shape.label = o.label_size;
   task.shape.dropout = o.dropout >= 0 ? o.dropout : 0.33f;
   const bool verbose = !o.quiet;
   const std::unique_ptr<FrozenEncoder> encoder = open_frozen_encoder(o.init, o.device, o.batch);
   ErrorCounter errors(o.max_errors);
   const LangPath train_at = split_lang_path(o.train, false, "--train");
-  Treebank train = read_treebank(train_at.lang, train_at.path, errors);
+  FrozenData train = read_data(train_at, task, errors);
   // The labels: the training data's, sorted.
   std::set<std::string> tag_names, deprel_names;
+  for (const tasks::SentenceExample& e : train.pairs) tag_names.insert(e.label);
   for (size_t s = 0; s < train.sentences.size(); ++s)
     for (size_t w = 0; w < train.sentences[s].words.size(); ++w) {
       tag_names.insert(train.tag(s, w, task.column));
@@ -331,28 +380,30 @@ int run_frozen_finetune(const FinetuneOptions& o) {
   task.tags.assign(tag_names.begin(), tag_names.end());
   if (task.task == FrozenTask::parse) task.deprels.assign(deprel_names.begin(), deprel_names.end());
   const tasks::LabelSet tags(task.tags), deprels(task.deprels);
-  if (task.task == FrozenTask::pos && tags.size() < 2) throw Error(train_at.path + ": fewer than two tags to learn");
+  if (task.task != FrozenTask::parse && tags.size() < 2)
+    throw Error(train_at.path + ": fewer than two " + (train.is_pairs() ? "labels" : "tags") + " to learn");
   uint64_t unknown = 0;
-  prepare_treebank(train, tags, deprels, task.column, *encoder, task.layer, unknown);
+  prepare_data(train, task, tags, deprels, *encoder, unknown);
   task.shape.layers = train.features->layers();
   task.shape.width = train.features->width();
   task.shape.tags = static_cast<int64_t>(tags.size());
   task.shape.deprels = static_cast<int64_t>(deprels.size());
-  std::optional<Treebank> dev;
+  std::optional<FrozenData> dev;
   if (!o.dev.empty())
-    dev = load_treebank(split_lang_path(o.dev, false, "--dev"), task, tags, deprels, *encoder, errors, verbose);
-  std::vector<Treebank> tests;
+    dev = load_data(split_lang_path(o.dev, false, "--dev"), task, tags, deprels, *encoder, errors, verbose);
+  std::vector<FrozenData> tests;
   for (const std::string& t : o.tests)
-    tests.push_back(load_treebank(split_lang_path(t, true, "--test"), task, tags, deprels, *encoder, errors, verbose));
+    tests.push_back(load_data(split_lang_path(t, true, "--test"), task, tags, deprels, *encoder, errors, verbose));
   size_t feature_bytes = train.features->bytes() + (dev ? dev->features->bytes() : 0);
-  for (const Treebank& t : tests) feature_bytes += t.features->bytes();
+  for (const FrozenData& t : tests) feature_bytes += t.features->bytes();
   if (verbose) {
     log_info(std::string(frozen_task_name(task.task)) + " on frozen " + encoder->kind() + " features (" +
              (task.layer < 0 ? "a scalar mix of " + std::to_string(encoder->layers()) + " layers"
                              : "layer " + std::to_string(task.layer)) +
-             ", width " + std::to_string(encoder->width()) + "): " + std::to_string(train.sentences.size()) +
-             " training sentences, " + std::to_string(train.words()) + " words; " + std::to_string(tags.size()) +
-             " tags" + (task.task == FrozenTask::parse ? ", " + std::to_string(deprels.size()) + " relations" : "") +
+             ", width " + std::to_string(encoder->width()) + "): " + std::to_string(train.examples()) +
+             (train.is_pairs() ? " training pairs, " : " training sentences, ") + std::to_string(train.words()) +
+             " words; " + std::to_string(tags.size()) + (train.is_pairs() ? " labels" : " tags") +
+             (task.task == FrozenTask::parse ? ", " + std::to_string(deprels.size()) + " relations" : "") +
              "; features cached: " + std::to_string(feature_bytes >> 20) + " MiB");
     if (encoder->cut_words() > 0)
       log_warning(std::to_string(encoder->cut_words()) + " words past the encoder's positions have zero features");
@@ -371,17 +422,17 @@ int run_frozen_finetune(const FinetuneOptions& o) {
     test_seconds += std::chrono::duration<double>(Clock::now() - trained).count();
   }
   int64_t test_sentences = 0;
-  for (const Treebank& t : tests) test_sentences += static_cast<int64_t>(t.sentences.size());
+  for (const FrozenData& t : tests) test_sentences += static_cast<int64_t>(t.examples());
   if (dev || !tests.empty()) {
     const std::string table = tasks::write_results((fs::path(o.out) / "results").string(), frozen_task_name(task.task),
-                                                   task.task == FrozenTask::pos ? "accuracy" : "las", results);
+                                                   task.task == FrozenTask::parse ? "las" : "accuracy", results);
     if (!o.quiet) std::fputs(table.c_str(), stderr);
   }
   Stats stats;
   stats.set("seeds", static_cast<int64_t>(o.seeds.size()));
-  stats.set("train_sentences", static_cast<int64_t>(train.sentences.size()));
+  stats.set(train.is_pairs() ? "train_pairs" : "train_sentences", static_cast<int64_t>(train.examples()));
   stats.set("train_words", static_cast<int64_t>(train.words()));
-  stats.set("labels", static_cast<int64_t>(task.task == FrozenTask::pos ? tags.size() : deprels.size()));
+  stats.set("labels", static_cast<int64_t>(task.task == FrozenTask::parse ? deprels.size() : tags.size()));
   stats.set("feature_bytes", static_cast<int64_t>(feature_bytes));
   stats.set("cut_words", static_cast<int64_t>(encoder->cut_words()));
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
@@ -401,7 +452,7 @@ int run_frozen_evaluate(const FinetuneEvaluateOptions& o) {
   std::vector<tasks::SeedResult> results;
   std::string encoder_dir;
   std::unique_ptr<FrozenEncoder> encoder;
-  std::vector<Treebank> tests;
+  std::vector<FrozenData> tests;
   SavedTask first;
   for (const auto& [seed, dir] : dirs) {
     const SavedTask task = read_saved_task(dir / kTaskFile);
@@ -410,8 +461,8 @@ int run_frozen_evaluate(const FinetuneEvaluateOptions& o) {
       first = task;
       encoder = open_frozen_encoder(task.encoder, o.device, o.batch);
       for (const std::string& t : o.tests)
-        tests.push_back(load_treebank(split_lang_path(t, true, "--test"), task, tasks::LabelSet(task.tags),
-                                      tasks::LabelSet(task.deprels), *encoder, errors, !o.quiet));
+        tests.push_back(load_data(split_lang_path(t, true, "--test"), task, tasks::LabelSet(task.tags),
+                                  tasks::LabelSet(task.deprels), *encoder, errors, !o.quiet));
     } else if (task.encoder != first.encoder || task.tags != first.tags || task.deprels != first.deprels ||
                task.layer != first.layer || task.task != first.task) {
       throw Error(dir.string() + ": another encoder, task or labels than " + dirs.front().second.string());
@@ -420,12 +471,12 @@ int run_frozen_evaluate(const FinetuneEvaluateOptions& o) {
     load_head(dir, *head);
     tasks::SeedResult r;
     r.seed = seed;
-    for (const Treebank& t : tests) r.tests.emplace_back(t.lang, score(task, t, predict_all(*head, t, o.batch)));
+    for (const FrozenData& t : tests) r.tests.emplace_back(t.lang, score(task, t, predict_all(*head, t, o.batch)));
     results.push_back(std::move(r));
   }
   const std::string prefix = !o.output.empty() ? o.output : (fs::path(o.model) / "evaluation").string();
   const std::string table = tasks::write_results(prefix, frozen_task_name(first.task),
-                                                 first.task == FrozenTask::pos ? "accuracy" : "las", results);
+                                                 first.task == FrozenTask::parse ? "las" : "accuracy", results);
   if (!o.quiet) std::fputs(table.c_str(), stderr);
   Stats stats;
   stats.set("models", static_cast<int64_t>(results.size()));
@@ -438,12 +489,18 @@ int run_frozen_predict(const FinetunePredictOptions& o) {
   const SavedTask task = read_saved_task(fs::path(o.model) / kTaskFile);
   const std::unique_ptr<FrozenEncoder> encoder = open_frozen_encoder(task.encoder, o.device, o.batch);
   ErrorCounter errors(o.max_errors);
-  const Treebank t = load_treebank(split_lang_path(o.input, false, "the input"), task, tasks::LabelSet(task.tags),
-                                   tasks::LabelSet(task.deprels), *encoder, errors, !o.quiet);
+  const FrozenData t = load_data(split_lang_path(o.input, false, "the input"), task, tasks::LabelSet(task.tags),
+                                 tasks::LabelSet(task.deprels), *encoder, errors, !o.quiet);
   std::unique_ptr<FrozenHead> head = build_head(task, o.device);
   load_head(o.model, *head);
-  const WordPredictions p = predict_all(*head, t, o.batch);
+  const Predictions p = predict_all(*head, t, o.batch);
   OutputStream out(o.output);
+  // nli: a JSON line per pair, as `finetune predict` writes for the sequence task.
+  for (size_t i = 0; i < t.pairs.size(); ++i) {
+    std::string line = "{\"line\": " + std::to_string(t.pairs[i].line) + ", \"label\": ";
+    append_json_string(line, task.tags[static_cast<size_t>(p.labels[i])]);
+    out.write(line + "}\n");
+  }
   tasks::ConlluReplacement r;
   for (size_t i = 0; i < t.sentences.size(); ++i) {
     r = {};
@@ -460,7 +517,7 @@ int run_frozen_predict(const FinetunePredictOptions& o) {
   }
   out.close();
   Stats stats;
-  stats.set("sentences", static_cast<int64_t>(t.sentences.size()));
+  stats.set(t.is_pairs() ? "pairs" : "sentences", static_cast<int64_t>(t.examples()));
   stats.set("words", static_cast<int64_t>(t.words()));
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
   finish_stats(o, stats);

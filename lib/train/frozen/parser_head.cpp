@@ -46,7 +46,7 @@ struct Layout {
   std::vector<int64_t> block_first;      // per sentence: its block's first row
 };
 
-Layout layout(const Treebank& t, std::span<const uint32_t> sentences) {
+Layout layout(const FrozenData& t, std::span<const uint32_t> sentences) {
   Layout l;
   for (uint32_t s : sentences) l.words += t.first[s + 1] - t.first[s];
   int32_t word = 0;
@@ -87,7 +87,7 @@ class ParserHead final : public FrozenHead {
     if (s.deprels < 1) throw Error("the parser needs at least one relation label");
   }
 
-  double train_batch(const Treebank& t, std::span<const uint32_t> sentences, const Tensor& x, uint64_t seed,
+  double train_batch(const FrozenData& t, std::span<const uint32_t> sentences, const Tensor& x, uint64_t seed,
                      uint64_t step, int64_t& counted) override {
     const nn::Device device = params_.device();
     const Layout l = layout(t, sentences);
@@ -145,7 +145,7 @@ class ParserHead final : public FrozenHead {
     return (arcs.loss_sum + labels.loss_sum) * scale;
   }
 
-  void predict(const Treebank& t, std::span<const uint32_t> sentences, const Tensor& x, WordPredictions& out) override {
+  void predict(const FrozenData& t, std::span<const uint32_t> sentences, const Tensor& x, Predictions& out) override {
     const nn::Device device = params_.device();
     const Layout l = layout(t, sentences);
     if (l.words == 0) return;

@@ -20,7 +20,7 @@ class PosHead final : public FrozenHead {
         out_(add_linear(params_, "tagger.output", s.mlp, s.tags)),
         tags_(s.tags) {}
 
-  double train_batch(const Treebank& t, std::span<const uint32_t> sentences, const nn::Tensor& x, uint64_t seed,
+  double train_batch(const FrozenData& t, std::span<const uint32_t> sentences, const nn::Tensor& x, uint64_t seed,
                      uint64_t step, int64_t& counted) override {
     const nn::Tensor targets = word_targets(t, sentences, t.tags).to(params_.device());
     const nn::DropoutKey key{seed, step * 16 + 1, 0};
@@ -41,8 +41,8 @@ class PosHead final : public FrozenHead {
     return probe.loss_sum / static_cast<double>(counted);
   }
 
-  void predict(const Treebank& t, std::span<const uint32_t> sentences, const nn::Tensor& x,
-               WordPredictions& out) override {
+  void predict(const FrozenData& t, std::span<const uint32_t> sentences, const nn::Tensor& x,
+               Predictions& out) override {
     const std::vector<int32_t> best = tasks::argmax_rows(forward(x, nullptr));
     size_t k = 0;
     for (uint32_t s : sentences)

@@ -31,6 +31,16 @@ void refuse_if_all_bad(const std::vector<T>& read, const ErrorCounter& errors, u
     throw Error(location(name) + "no valid record; every one was bad");
 }
 
+// "3" → 3 (a 1-based column number); nullopt for a name.
+std::optional<size_t> column_number(const std::string& column) {
+  if (column.empty() || column.size() > 4 ||
+      !std::all_of(column.begin(), column.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const size_t n = std::stoul(column);
+  if (n == 0) throw UsageError("TSV column numbers start at 1, not 0");
+  return n;
+}
+
 }  // namespace
 
 std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const TsvColumns& columns,
@@ -41,6 +51,17 @@ std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const Ts
   const uint64_t errors_before = errors.count();
   std::optional<size_t> text, pair, label;
   size_t width = 0;
+  // Columns given by number (1-based): a file without a header line (XTREME's XNLI and PAWS-X).
+  const std::optional<size_t> text_number = column_number(columns.text), label_number = column_number(columns.label),
+                              pair_number = column_number(columns.pair);
+  if (text_number || label_number || pair_number) {
+    if (!text_number || !label_number || (!columns.pair.empty() && !pair_number))
+      throw UsageError("TSV columns are all names (a header line) or all numbers (no header): " + columns.text + ", " +
+                       (columns.pair.empty() ? "" : columns.pair + ", ") + columns.label);
+    text = *text_number - 1, label = *label_number - 1;
+    if (pair_number) pair = *pair_number - 1;
+    width = std::max({*text, pair.value_or(0), *label}) + 1;
+  }
   for_each_line(in, [&](uint64_t n, std::string_view line) {
     if (blank(line)) return;
     const std::vector<std::string_view> fields = split_tabs(line);
@@ -59,8 +80,7 @@ std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const Ts
       return;
     }
     if (fields.size() < width) {
-      errors.record(in.name(), n,
-                    std::to_string(fields.size()) + " columns, the header names " + std::to_string(width));
+      errors.record(in.name(), n, std::to_string(fields.size()) + " columns, " + std::to_string(width) + " expected");
       return;
     }
     SentenceExample e{std::string(fields[*text]), pair ? std::string(fields[*pair]) : std::string(),
