@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the GPU kit: one archive (at most 48 MiB) that a lent GPU machine (Ubuntu, CUDA 13 driver and
+# Packs the GPU kit: one archive (at most 52 MiB) that a lent GPU machine (Ubuntu, CUDA 13 driver and
 # toolkit, PyTorch; none of Debian's HDF5, ICU, OpenBLAS, Boost, libxml2, sentencepiece, zstd or
 # OpenMPI; no network) runs every GPU check from: tests/gpu/run.sh unpacks it (README.md there).
 #
@@ -29,7 +29,8 @@ while [ $# -gt 0 ]; do
 done
 build=$(cd "$build" && pwd)
 archive=${archive:-$build/gpu-kit/kglm-gpu-kit.tar.xz}
-limit=$((48 << 20))
+# A device call carries 64 MiB in all: the kit and the working tree (9 MiB, data/ most of it).
+limit=$((52 << 20))
 die() { echo "pack.sh: $*" >&2; exit 1; }
 [ -d "$fixtures/tokenizer" ] || die "fixtures not found at $fixtures (--fixtures DIR)"
 
@@ -64,6 +65,8 @@ done
 # tokenizer with it, and the GPU machine has none.
 cp -L "$(command -v spm_train)" "$kit/helpers/" || die "spm_train not installed (apt-get install sentencepiece)"
 bundle_libraries "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/*
+# Symbol tables are not needed to run (backtraces still name the dynamic symbols): 7% less.
+strip --strip-unneeded "$kit"/bin/* "$kit"/tests/*
 
 # OpenMPI: mpirun (orterun) and, under the same relative paths as below its installed prefix, its
 # components (dlopened) and help files; OPAL_PREFIX points it at the kit.

@@ -38,6 +38,27 @@ TEST(SentenceTsv, NamedColumnsAndPairs) {
   EXPECT_THROW(read_sentence_tsv(dir.write("bad.tsv", "sentence1\tlabel\nonly\n"), {}, errors), Error);
 }
 
+TEST(SentenceTsv, NumberedColumnsReadAFileWithoutHeader) {
+  ScratchDir dir;
+  const std::string path = dir.write("xnli.tsv",
+                                     "A man sleeps.\tNobody sleeps.\tcontradiction\n"
+                                     "Short\n"
+                                     "Two dogs.\tDogs.\tentailment\textra\n");
+  ErrorCounter errors(ErrorLimit{});
+  const std::vector<SentenceExample> pairs = read_sentence_tsv(path, {"1", "2", "3"}, errors);
+  ASSERT_EQ(pairs.size(), 2u);  // the first line is a record, not a header
+  EXPECT_EQ(pairs[0].text, "A man sleeps.");
+  EXPECT_EQ(pairs[0].pair, "Nobody sleeps.");
+  EXPECT_EQ(pairs[0].label, "contradiction");
+  EXPECT_EQ(pairs[0].line, 1u);
+  EXPECT_EQ(pairs[1].line, 3u);
+  EXPECT_EQ(errors.count(), 1u);  // line 2: one column, 3 expected
+  const std::vector<SentenceExample> swapped = read_sentence_tsv(path, {"2", "1", "3"}, errors);
+  EXPECT_EQ(swapped[1].text, "Dogs.");
+  EXPECT_THROW(read_sentence_tsv(path, {"1", "sentence2", "3"}, errors), UsageError);
+  EXPECT_THROW(read_sentence_tsv(path, {"0", "2", "3"}, errors), UsageError);
+}
+
 TEST(MarkedSentence, MarkersComeOutAndSpansPointAtTheEntities) {
   RelationExample r = parse_marked_sentence(
       "\"The <e1> Sacramento Heatwave </e1> is a team based in Sacramento <e2> California </e2>.\"");
