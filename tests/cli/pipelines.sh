@@ -48,7 +48,8 @@ if [ -d "$ud" ] && [ -d "$tatoeba" ] && [ -d "$xnli" ]; then
   tail -60 "$xnli/dev-de.first600.tsv" > "$tmp/xnli-de.tsv"
   evaluation=(--ud-train "en=$tmp/en-train.conllu" --ud-test "en=$tmp/en-test.conllu sv=$tmp/sv-test.conllu it=$tmp/it-test.conllu"
     --xnli-train "en=$tmp/xnli-train.tsv" --xnli-test "en=$tmp/xnli-en.tsv de=$tmp/xnli-de.tsv"
-    --tatoeba "sv=$tmp/swe,$tmp/eng" --eval-seeds 1 --eval-args "--epochs 1 --batch 16")
+    --tatoeba "sv=$tmp/swe,$tmp/eng" --eval-seeds 1
+    --eval-args "--epochs 1 --batch 16 --mlp-size 32 --arc-size 64 --label-size 32")
 fi
 "$src/pipelines/melmo.sh" --corpora "$tmp/kelm/kelm" --schemes "0.4 0.2 truncate mono:de" --steps 20 --save-every 10 \
   --pretrain-args "--batch 4" "${evaluation[@]}" "$tmp/melmo" > "$tmp/melmo.out" 2>&1 ||

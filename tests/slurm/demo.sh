@@ -12,7 +12,7 @@ export KGLM_BIN=$bin
 "$src/pipelines/demo.sh" --submit --sbatch-args "--mem=1G" "$tmp/slurm" > "$tmp/submit.out" 2>&1 ||
   fail "--submit: $(cat "$tmp/submit.out")"
 stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
-[ "$stages" = 11 ] || fail "expected 11 jobs: $(cat "$tmp/submit.out")"
+[ "$stages" = 12 ] || fail "expected 12 jobs: $(cat "$tmp/submit.out")"
 grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
 jobs=$(run_jobs "$tmp/slurm")
 "$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
@@ -24,7 +24,7 @@ wait_jobs 600 $jobs
 expect_completed $jobs
 ok "demo --submit: $stages jobs chained by afterok, all completed"
 
-for stage in wd-extract kg-align pretrain finetune elmo; do
+for stage in wd-extract kg-align pretrain finetune elmo frozen; do
   grep -q "stage $stage: done" "$tmp/slurm/logs/$stage.log" || fail "log of $stage: $(cat "$tmp/slurm/logs/$stage.log")"
 done
 grep -q "token     f1 en" "$tmp/slurm/logs/finetune.log" || fail "the finetune stage's report is not in its log"
@@ -34,6 +34,6 @@ python3 "$src/tests/slurm/same_outputs.py" "$tmp/local" "$tmp/slurm" || fail "th
 ok "the outputs under Slurm equal the local run's"
 
 "$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/again.out" 2>&1 || fail "second --submit: $(cat "$tmp/again.out")"
-[ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 11 ] || fail "resubmitted: $(cat "$tmp/again.out")"
+[ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 12 ] || fail "resubmitted: $(cat "$tmp/again.out")"
 ok "a second --submit finds every stage complete by its record and submits nothing"
 echo "$pass checks passed"
