@@ -232,7 +232,8 @@ int run_finetune(const FinetuneOptions& o) {
     return frozen::run_frozen_finetune(o);
   }
   if (o.frozen)
-    throw UsageError("--frozen is for the tasks pos, parse and nli (the encoder of --task " + o.task + " is fine-tuned)");
+    throw UsageError("--frozen is for the tasks pos, parse and nli (the encoder of --task " + o.task +
+                     " is fine-tuned)");
   defer_signal(SIGUSR1);  // checkpoint and stop, rather than be killed
   const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
   return dist::run_on_every_rank(*comm, "finetune", [&] { return finetune(o, comm); });
