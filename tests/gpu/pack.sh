@@ -65,7 +65,7 @@ done
 # tokenizer with it, and the GPU machine has none.
 cp -L "$(command -v spm_train)" "$kit/helpers/" || die "spm_train not installed (apt-get install sentencepiece)"
 bundle_libraries "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/*
-# Symbol tables are not needed to run (backtraces still name the dynamic symbols): 7% less.
+# Symbol tables are not needed to run (backtraces still name the dynamic symbols): about 6% less.
 strip --strip-unneeded "$kit"/bin/* "$kit"/tests/*
 
 # OpenMPI: mpirun (orterun) and, under the same relative paths as below its installed prefix, its
