@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kFormatHelp =
     "input format: auto (sniffed), or token: panx, conll; sequence: tsv; relation: relx, jsonl (annotated text); "
-    "choice: xlr";
+    "choice: xlr; qa: squad (SQuAD v1.1 JSON)";
 
 // The options every command reads files and runs the model with.
 void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
@@ -78,20 +78,21 @@ void check_tag_scheme(const std::string& scheme) {
 
 int train_main(int argc, char** argv) {
   ToolCli cli("finetune",
-              "finetune --task token|sequence|relation|choice --init MODEL_DIR --train FILE [--dev FILE]\n"
+              "finetune --task token|sequence|relation|choice|qa --init MODEL_DIR --train FILE [--dev FILE]\n"
               "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
               "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
               "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT\n"
               "       finetune retrieve --model MODEL_DIR --pairs LANG=XX_FILE,EN_FILE ... -o PREFIX",
               "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
-              "single or pair classification; relation: two marked entities; choice: multiple choice) for each seed,\n"
+              "single or pair classification; relation: two marked entities; choice: multiple choice; qa: extractive\n"
+              "question answering) for each seed,\n"
               "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
   train::FinetuneOptions o;
   std::string device, seeds;
   add_common(cli, o, device);
   // clang-format off
   cli.add()
-      ("task", po::value(&o.task), "token, sequence, relation or choice (the encoder fine-tuned); pos or parse "
+      ("task", po::value(&o.task), "token, sequence, relation, choice or qa (the encoder fine-tuned); pos or parse "
        "(CoNLL-U), nli (TSV pairs, ESIM) (the encoder frozen)")
       ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
       ("train", po::value(&o.train), "training file: PATH or LANG=PATH")
@@ -103,7 +104,14 @@ int train_main(int argc, char** argv) {
       ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),
        "training batches of at most N tokens (length-sorted buckets in a seeded order, as fairseq's "
        "--max-tokens) instead of --batch examples; 0: --batch")
-      ("max-len", po::value(&o.max_len)->default_value(128), "tokens per sequence, special tokens included")
+      ("max-len", po::value(&o.max_len)->default_value(128),
+       "tokens per sequence, special tokens included (qa: per window, default 384)")
+      ("doc-stride", po::value(&o.qa_windows.doc_stride)->default_value(128),
+       "qa: tokens that consecutive windows of a long context share")
+      ("max-query-len", po::value(&o.qa_windows.max_query_len)->default_value(64), "qa: question tokens kept")
+      ("max-answer-len", po::value(&o.qa_decode.max_answer_len)->default_value(30), "qa: the longest answer, in tokens")
+      ("n-best", po::value(&o.qa_decode.n_best)->default_value(20),
+       "qa: the start and end scores of each window that decoding pairs")
       ("lr", po::value(&o.optimizer.lr)->default_value(2e-5), "peak learning rate")
       ("warmup", po::value(&o.warmup_steps)->default_value(-1), "linear warm-up steps (default: --warmup-ratio)")
       ("warmup-ratio", po::value(&o.warmup_ratio)->default_value(0.1), "linear warm-up share of the run's steps")
@@ -141,6 +149,17 @@ int train_main(int argc, char** argv) {
   if (o.out.empty()) o.out = cli.common().output;
   if (o.task.empty()) throw UsageError("--task is required");
   check_tag_scheme(o.tag_scheme);
+  if (o.task == "qa") {
+    // run_qa's window and XTREME's learning rate for question answering.
+    const po::variables_map& given = cli.values();
+    if (given["max-len"].defaulted()) o.max_len = 384;
+    if (given["lr"].defaulted()) o.optimizer.lr = 3e-5;
+  }
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"--doc-stride", o.qa_windows.doc_stride},
+                             {"--max-query-len", o.qa_windows.max_query_len},
+                             {"--max-answer-len", o.qa_decode.max_answer_len},
+                             {"--n-best", o.qa_decode.n_best}})
+    if (value < 1) throw UsageError(std::string(name) + " must be ≥ 1");
   if (o.task == "pos" || o.task == "parse") {
     // A head on frozen features: Dozat & Manning's optimiser settings where none were given
     // (Adam, lr 2e-3, β2 0.9, clip 5), dropout 0.33 (the default of --dropout -1).
@@ -204,7 +223,8 @@ int predict_main(int argc, char** argv) {
   ToolCli cli(
       "finetune predict", "finetune predict --model MODEL_DIR [-i] FILE -o OUTPUT",
       "Labels a file with a fine-tuned model: the token task writes the words with their predicted tags (PAN-X\n"
-      "lines when the words have a language, else WORD<TAB>TAG), the others one JSON line per example.");
+      "lines when the words have a language, else WORD<TAB>TAG), qa one JSON object {id: answer} (what the SQuAD\n"
+      "and MLQA evaluation scripts read), the others one JSON line per example.");
   train::FinetunePredictOptions o;
   std::string device;
   add_common(cli, o, device);

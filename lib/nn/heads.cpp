@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "nn/ops/activation.hpp"
+#include "nn/ops/block_scores.hpp"
 #include "nn/ops/dropout.hpp"
 #include "nn/ops/elementwise.hpp"
 #include "nn/ops/layer_norm.hpp"
@@ -248,6 +249,58 @@ void TokenClassificationHead::backward(Tensor& dhidden) {
   linear_backward(dlogits_, dropped_, params_[w_].compute, ddropped_, params_[w_].grad, params_[b_].grad);
   dropout_backward(ddropped_, mask_, p_, ddropped_);
   scatter_add_rows(ddropped_, rows_, dhidden);
+}
+
+QuestionAnsweringHead::QuestionAnsweringHead(const ModelConfig& config, ParameterStore& params)
+    : config_(config), params_(params) {
+  workspace_ = Workspace(params.device());
+  w_ = params.add("qa_outputs.weight", {2, config.hidden}, Init::Normal, true);
+  b_ = params.add("qa_outputs.bias", {2}, Init::Zeros, false);
+}
+
+const Tensor& QuestionAnsweringHead::forward(const Tensor& hidden, const PackedSequences& seqs) {
+  const OpClassScope scope("head");
+  const int64_t n = hidden.dim(0), batch = seqs.sequences(), t = std::max<int64_t>(seqs.max_len, 1);
+  if (seqs.offsets != offsets_ || !scores_.defined() || scores_.dim(0) != n + 1) {
+    offsets_ = seqs.offsets;
+    const DType a = params_.compute_dtype();
+    workspace_.begin();
+    scores_ = workspace_.buffer({n + 1, 2}, a);
+    dscores_ = workspace_.buffer({n + 1, 2}, a);
+    logits_ = workspace_.buffer({2 * batch, t}, a);
+    dlogits_ = workspace_.buffer({2 * batch, t}, a);
+    // The padding positions read the extra row, which holds kNoScore (in the compute dtype).
+    Tensor fill = Tensor::from<float>({1, 2}, std::vector<float>{kNoScore, kNoScore});
+    if (a != DType::F32) {
+      Tensor converted = Tensor::empty({1, 2}, a);
+      convert(fill, converted);
+      fill = converted;
+    }
+    scores_.rows(n, n + 1).copy_from(fill);
+    std::vector<int32_t> index(static_cast<size_t>(2 * batch * t));
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t p = 0; p < t; ++p)
+        for (int64_t k = 0; k < 2; ++k)
+          index[static_cast<size_t>((k * batch + b) * t + p)] =
+              static_cast<int32_t>(2 * (p < seqs.length(b) ? seqs.offsets[static_cast<size_t>(b)] + p : n) + k);
+    index_ = Tensor::from<int32_t>({2 * batch * t}, index).to(params_.device());
+  }
+  hidden_ = hidden;
+  Tensor token_scores = scores_.rows(0, n);
+  linear_forward(hidden, params_[w_].compute, params_[b_].compute, token_scores);
+  Tensor flat_logits = logits_.view({logits_.numel(), 1});
+  gather_rows(scores_.view({2 * (n + 1), 1}), index_, flat_logits);
+  return logits_;
+}
+
+void QuestionAnsweringHead::backward(Tensor& dhidden) {
+  const OpClassScope scope("head");
+  const int64_t n = hidden_.dim(0);
+  dscores_.zero();
+  Tensor flat = dscores_.view({2 * (n + 1), 1});
+  scatter_add_rows(dlogits_.view({dlogits_.numel(), 1}), index_, flat);
+  linear_backward(dscores_.rows(0, n), hidden_, params_[w_].compute, dhidden, params_[w_].grad, params_[b_].grad,
+                  GradMode::Accumulate);
 }
 
 }  // namespace kglm::nn

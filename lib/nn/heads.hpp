@@ -4,7 +4,8 @@
 // - SequenceClassificationHead: on each sequence's first token (XLM-R: dense, tanh, out_proj;
 //   BERT: pooler dense + tanh, classifier); with one label and groups, multiple choice;
 // - EntityPairClassificationHead: relations, on the two entities' first tokens;
-// - TokenClassificationHead: a linear classifier on the rows that carry labels.
+// - TokenClassificationHead: a linear classifier on the rows that carry labels;
+// - QuestionAnsweringHead: a start and an end score on every row (extractive QA).
 // Hidden states are the encoder's packed rows; each head gathers the rows it reads.
 // The MLM head's forward computes its loss (predict() its logits only); the classification heads' forward computes
 // logits only, and loss() the loss sum (and, when training, the logits' gradient scaled by grad_scale). backward() then
@@ -127,6 +128,28 @@ class TokenClassificationHead : public ClassifierLogits {
   float p_ = 0;
   Workspace workspace_;
   Tensor rows_, numbers_, gathered_, dropped_, mask_, ddropped_;
+};
+
+// Extractive QA (transformers' *ForQuestionAnswering): qa_outputs.weight [2, H] scores every row
+// as an answer's start and end, with no dropout. The logits are laid out per sequence for a
+// softmax over its positions: row b holds sequence b's start scores, row B + b its end scores,
+// [2B, T] with T the longest sequence and kNoScore past each sequence's end; the targets of
+// loss() are then [starts of the B sequences; their ends], and the loss sum / 2B is
+// transformers' (start loss + end loss) / 2.
+class QuestionAnsweringHead : public ClassifierLogits {
+ public:
+  QuestionAnsweringHead(const ModelConfig& config, ParameterStore& params);
+
+  const Tensor& forward(const Tensor& hidden, const PackedSequences& seqs);
+  void backward(Tensor& dhidden);
+
+ private:
+  ModelConfig config_;
+  ParameterStore& params_;
+  size_t w_, b_;
+  std::vector<int32_t> offsets_;  // of the last forward's sequences
+  Workspace workspace_;
+  Tensor hidden_, index_, scores_, dscores_;  // scores_ [N + 1, 2]: every row's, then kNoScore twice
 };
 
 }  // namespace kglm::nn

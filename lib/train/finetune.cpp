@@ -56,6 +56,9 @@ int64_t usable_length(const nn::ModelConfig& c, int64_t wanted) {
 // left out of the loss; in a dev or test file it counts as the model's error.
 void warn_encoding(const std::string& path, const tasks::TaskConfig& task, size_t examples,
                    const tasks::EncodeReport& report, bool training) {
+  if (task.kind == tasks::TaskKind::qa)
+    log_info(path + ": " + std::to_string(examples) + " questions in " + std::to_string(report.windows) +
+             " windows of at most " + std::to_string(task.max_len) + " tokens");
   if (report.truncated > 0)
     log_warning(path + ": " + std::to_string(report.truncated) + " of " + std::to_string(examples) +
                 " examples longer than --max-len " + std::to_string(task.max_len) + " were cut" +
@@ -63,6 +66,10 @@ void warn_encoding(const std::string& path, const tasks::TaskConfig& task, size_
   if (report.entities_cut > 0)
     log_warning(path + ": " + std::to_string(report.entities_cut) +
                 " entities past --max-len stand at the last kept token");
+  if (report.questions_cut > 0)
+    log_warning(path + ": " + std::to_string(report.questions_cut) + " of " + std::to_string(examples) +
+                " questions longer than --max-query-len " + std::to_string(task.qa_windows.max_query_len) +
+                " were cut");
   if (report.unknown_labels > 0)
     log_warning(path + ": " + std::to_string(report.unknown_labels) +
                 " gold labels are not among the model's labels (" +
@@ -75,7 +82,7 @@ TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const t
                    ErrorCounter& errors, bool verbose) {
   TaskFile f{where.lang, tasks::read_task_data(task.kind, where.path, where.lang, o.read, errors), {}};
   tasks::EncodeReport report;
-  f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report);
+  f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report, task.qa_windows);
   if (verbose) warn_encoding(where.path, task, f.data.size(), report, false);
   return f;
 }
@@ -104,13 +111,16 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   if (o.dropout >= 0) setup.config.hidden_dropout = setup.config.attention_dropout = o.dropout;
   setup.tokenizer = tok::load_tokenizer(o.init);
   setup.task.max_len = usable_length(setup.config, o.max_len);
+  setup.task.qa_windows = o.qa_windows;
+  setup.task.qa_decode = o.qa_decode;
   ErrorCounter errors(o.max_errors);
   const LangPath train_at = split_lang_path(o.train, false, "--train");
   // The labels: --labels, else the training data's; a resumed run must number them as before.
   TaskFile train{
       train_at.lang, tasks::read_task_data(setup.task.kind, train_at.path, train_at.lang, o.read, errors), {}};
   setup.labels = !o.labels.empty() ? tasks::LabelSet(parse_labels(o.labels)) : tasks::LabelSet::from_data(train.data);
-  if (setup.task.kind != tasks::TaskKind::choice && setup.labels.size() < 2) {
+  const bool labelled = setup.task.kind != tasks::TaskKind::choice && setup.task.kind != tasks::TaskKind::qa;
+  if (labelled && setup.labels.size() < 2) {
     if (!o.labels.empty()) throw UsageError("--labels names fewer than two labels");
     throw Error(train_at.path + ": the training data has fewer than two labels");
   }
@@ -119,12 +129,16 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   if (o.resume && fs::exists(run_task)) {
     const tasks::TaskConfig before = tasks::read_task_config(run_task);
     if (before.kind != setup.task.kind || before.labels != setup.task.labels || before.max_len != setup.task.max_len ||
-        before.pooling != setup.task.pooling)
-      throw UsageError("--resume: the task, labels, --max-len or --pooling differ from the run in " + o.out);
+        before.pooling != setup.task.pooling || before.qa_windows.doc_stride != setup.task.qa_windows.doc_stride ||
+        before.qa_windows.max_query_len != setup.task.qa_windows.max_query_len)
+      throw UsageError(
+          "--resume: the task, labels, --max-len, --pooling, --doc-stride or --max-query-len differ from "
+          "the run in " +
+          o.out);
   }
   tasks::EncodeReport report;
-  train.encoded =
-      tasks::encode_task_data(train.data, setup.labels, *setup.tokenizer, setup.config, setup.task.max_len, report);
+  train.encoded = tasks::encode_task_data(train.data, setup.labels, *setup.tokenizer, setup.config, setup.task.max_len,
+                                          report, setup.task.qa_windows);
   if (verbose) warn_encoding(train_at.path, setup.task, train.data.size(), report, true);
   setup.train = std::move(train);
   if (!o.dev.empty())
@@ -270,8 +284,10 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
     for (const std::string& t : o.tests) {
       const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, *m.tokenizer, m.config, o,
                                    errors, !o.quiet && results.empty());
-      r.tests.emplace_back(f.lang, tasks::score(f.data, m.labels,
-                                                tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch), rules));
+      r.tests.emplace_back(
+          f.lang,
+          tasks::score(f.data, m.labels,
+                       tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode), rules));
     }
     results.push_back(std::move(r));
   }
@@ -295,10 +311,21 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
   ErrorCounter errors(o.max_errors);
   const LangPath where = split_lang_path(o.input, false, "the input");
   const TaskFile f = load_file(m.task, where, m.labels, *m.tokenizer, m.config, o, errors, !o.quiet);
-  const tasks::TaskPredictions p = tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch);
+  const tasks::TaskPredictions p = tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode);
   OutputStream out(o.output);
   std::string text;
-  for (size_t i = 0; i < f.data.size(); ++i) {
+  if (m.task.kind == tasks::TaskKind::qa) {
+    // {id: answer}, the predictions file the SQuAD and MLQA evaluation scripts read.
+    text = "{";
+    for (size_t i = 0; i < f.data.size(); ++i) {
+      text += i ? ",\n " : "\n ";
+      append_json_string(text, f.data.qa[i].id);
+      text += ": ";
+      append_json_string(text, p.answers[i]);
+    }
+    out.write(text + "\n}\n");
+  }
+  for (size_t i = 0; i < f.data.size() && m.task.kind != tasks::TaskKind::qa; ++i) {
     text.clear();
     if (m.task.kind == tasks::TaskKind::token) {
       // The input's words with the predicted tags: PAN-X lines when the words have a language.

@@ -36,13 +36,15 @@ struct FinetuneCommon {
 };
 
 struct FinetuneOptions : FinetuneCommon {
-  std::string task;                // token, sequence, relation or choice
+  std::string task;                // token, sequence, relation, choice or qa
   std::string init;                // Hugging Face model directory (pretrain's checkpoints are)
   std::string train, dev;          // PATH or LANG=PATH; dev optional
   std::vector<std::string> tests;  // LANG=PATH
   std::string out;                 // the run directory
   std::vector<uint64_t> seeds{11};
   int64_t epochs = 3, max_len = 128;
+  tasks::QaWindowOptions qa_windows;  // qa: --doc-stride, --max-query-len
+  tasks::QaDecodeOptions qa_decode;   // qa: --max-answer-len, --n-best
   nn::OptimizerOptions optimizer;
   double warmup_ratio = 0.1;  // of the run's steps, unless warmup_steps ≥ 0
   int64_t warmup_steps = -1;

@@ -39,6 +39,9 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/tasks/conllu.cpp
   train/tasks/example_readers.cpp
   train/tasks/jsonl_readers.cpp
+  train/tasks/squad_reader.cpp
+  train/tasks/qa_windows.cpp
+  train/tasks/qa_scores.cpp
   train/tasks/task_data.cpp
   train/tasks/task_model.cpp
   train/tasks/task_config.cpp

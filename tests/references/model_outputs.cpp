@@ -3,7 +3,8 @@
 //   model_outputs encoder DIR IN OUT   hidden_states.0..L [B,T,H]: a BERT / XLM-R encoder (any head ignored)
 //   model_outputs mlm DIR IN OUT       the same and mlm_logits [B,T,V] (the model's MLM head)
 //   model_outputs task DIR IN OUT      logits of a finetune model: token [B,T,labels], sequence and
-//                                      relation by [CLS] [B,labels], choice [B,C] (IN's ids [B,C,T])
+//                                      relation by [CLS] [B,labels], choice [B,C] (IN's ids [B,C,T]);
+//                                      qa start_logits and end_logits [B,T] (zeros at padding)
 //   model_outputs t5 DIR IN OUT        logits [B,T,V] teacher-forced on IN's decoder_input_ids, and the
 //                                      greedy and beam-4 outputs (greedy / beam4: I32 [B,max_len], -1 after
 //                                      the end) for at most IN's max_new_tokens (I64 [1]) tokens
@@ -110,6 +111,19 @@ Outputs task_outputs(const fs::path& dir, const nn::SafetensorsFile& in) {
   }
   const nn::Tensor& logits = m.model->forward(batch, nn::DropoutContext{});
   if (m.task.kind == train::tasks::TaskKind::token) return {{"logits", inputs.padded(logits)}};
+  if (m.task.kind == train::tasks::TaskKind::qa) {
+    // [2B, T'] (starts, then ends; kNoScore past each sequence) to two [B, T] with zeros at padding.
+    const nn::Tensor host = train::tasks::host_logits(logits);
+    const int64_t width = host.dim(1);
+    nn::Tensor start = nn::Tensor::zeros({inputs.batch, inputs.seq}),
+               end = nn::Tensor::zeros({inputs.batch, inputs.seq});
+    for (int64_t b = 0; b < inputs.batch; ++b)
+      for (int64_t t = 0; t < inputs.packed.sequences.length(b); ++t) {
+        start.data<float>()[b * inputs.seq + t] = host.data<float>()[b * width + t];
+        end.data<float>()[b * inputs.seq + t] = host.data<float>()[(inputs.batch + b) * width + t];
+      }
+    return {{"start_logits", start}, {"end_logits", end}};
+  }
   return {{"logits", logits.clone()}};
 }
 

@@ -6,6 +6,8 @@
 //                                                 "error MESSAGE" where kglm refuses its tags
 //   score_tags labels FILE                        FILE: "GOLD PREDICTED" integers a line, "#" after each
 //                                                 corpus; prints "accuracy macro-F1" per corpus
+//   score_tags answers LANG FILE                  FILE: "PREDICTION<TAB>GOLD" a line; prints the QA
+//                                                 "exact-match F1" of each line by LANG's rules
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "train/tasks/qa_scores.hpp"
 #include "train/tasks/scores.hpp"
 
 using namespace kglm::train::tasks;
@@ -77,16 +80,31 @@ int labels_main(const std::string& path) {
   return 0;
 }
 
+int answers_main(const std::string& lang, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw kglm::Error("cannot read " + path);
+  const QaRules rules = qa_rules_for(lang);
+  for (std::string line; std::getline(in, line);) {
+    const size_t tab = line.find('\t');
+    const std::string prediction = line.substr(0, tab), gold = tab == std::string::npos ? "" : line.substr(tab + 1);
+    std::printf("%.17g %.17g\n", answer_exact_match(prediction, gold, rules, lang),
+                answer_f1(prediction, gold, rules, lang));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.size() == 2 && args[0] == "labels") return labels_main(args[1]);
+    if (args.size() == 3 && args[0] == "answers") return answers_main(args[1], args[2]);
     if (args.size() == 2 && args[0] == "entities") return entities_main(args[1], {});
     if (args.size() == 4 && args[0] == "entities" && args[1] == "--strict")
       return entities_main(args[3], {true, parse_tag_scheme(args[2])});
-    std::cerr << "usage: score_tags entities [--strict SCHEME] FILE | score_tags labels FILE\n";
+    std::cerr << "usage: score_tags entities [--strict SCHEME] FILE | score_tags labels FILE | score_tags answers LANG "
+                 "FILE\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "score_tags: " << e.what() << "\n";

@@ -1,7 +1,7 @@
 """kglm's models against Hugging Face transformers' own classes, both ways.
 
 kglm -> transformers: checkpoints written by kglm's tools (pretrain XLM-R and BERT; finetune token,
-sequence, relation-by-[CLS] and choice models; verbalize T5 and mT5) load with from_pretrained into
+sequence, relation-by-[CLS], choice and qa models; verbalize T5 and mT5) load with from_pretrained into
 the class their config.json names, with no missing or unexpected keys, and give kglm's hidden states
 and logits on the same inputs to 1e-4 (fp32); T5's generate, greedy and beam 4, gives kglm's tokens.
 
@@ -119,6 +119,11 @@ def compare_task(name, model_dir, report, work, rng, choices=0):
         inputs = {k: v.reshape(3, choices, -1) for k, v in inputs.items()}
     ours = kglm_outputs("task", model_dir, inputs, work)
     theirs = hf_forward(model, inputs)
+    if cls.endswith("ForQuestionAnswering"):  # start and end scores of the real tokens
+        mask = inputs["attention_mask"]
+        diff = max(largest(ours[k], getattr(theirs, k).numpy() * mask) for k in ("start_logits", "end_logits"))
+        report.check(f"{name}: {cls} from_pretrained, start and end logits", f"{mask.sum()} tokens", diff, BOUND)
+        return
     logits = theirs.logits.numpy()
     report.check(f"{name}: {cls} from_pretrained, logits {list(logits.shape)}", f"{inputs['input_ids'].size} positions",
                  largest(ours["logits"], logits, inputs), BOUND)
@@ -205,6 +210,13 @@ def task_data(text, work):
         ws[a], ws[b] = f"<e1>{ws[a]}</e1>", f"<e2>{ws[b]}</e2>"
         relx += [f"{i}\t\"{' '.join(ws)}\"", rng.choice(["before(e1,e2)", "after(e1,e2)"]), ""]
     write_lines(os.path.join(work, "rel.relx"), relx)
+    qas = []
+    for i, line in enumerate(lines):
+        third = line.split()[2]
+        qas.append({"context": line, "qas": [{"id": str(i), "question": "which word is third?",
+                                              "answers": [{"text": third, "answer_start": line.index(third)}]}]})
+    with open(os.path.join(work, "qa.json"), "w", encoding="utf-8") as f:
+        json.dump({"version": "1.1", "data": [{"title": "botchan", "paragraphs": qas}]}, f)
     return lines
 
 
@@ -237,13 +249,13 @@ def kglm_to_transformers(report, work, rng):
     init = os.path.join(work, "pretrain-xlm-roberta")
     bert_init = os.path.join(work, "pretrain-bert")
     runs = [("token", "ner.panx", [], 0), ("sequence", "seq.tsv", [], 0), ("choice", "choice.jsonl", [], 4),
-            ("relation", "rel.relx", ["--pooling", "cls"], 0)]
+            ("relation", "rel.relx", ["--pooling", "cls"], 0), ("qa", "qa.json", ["--doc-stride", "16"], 0)]
     for base, arch in ((init, "xlm-roberta"), (bert_init, "bert")):
         for task, data_file, extra, choices in runs:
             out = os.path.join(work, f"finetune-{arch}-{task}")
             run([finetune, "--task", task, "--init", base, "--train", os.path.join(work, data_file), "--epochs", "1",
                  "--batch", "16", "--lr", "1e-3", "--max-len", "48", "--seeds", "5", "-o", out] + extra + q)
-            compare_task(f"finetune {arch} {task}" + (" (--pooling cls)" if extra else ""),
+            compare_task(f"finetune {arch} {task}" + (" (--pooling cls)" if "--pooling" in extra else ""),
                          os.path.join(out, "seed-5", "best"), report, work, rng, choices)
 
     t5_spm = train_t5_spm(lines, os.path.join(work, "t5spm"))
@@ -279,9 +291,12 @@ def transformers_to_kglm(report, work, rng):
                  lambda: transformers.BertTokenizer(bert_vocab))]
     for family, config, tokenizer in families:
         for head, kind in (("ForMaskedLM", "mlm"), ("Model", "encoder"), ("ForTokenClassification", "task"),
-                           ("ForSequenceClassification", "task"), ("ForMultipleChoice", "task")):
+                           ("ForSequenceClassification", "task"), ("ForMultipleChoice", "task"),
+                           ("ForQuestionAnswering", "task")):
             cls = getattr(transformers, family + head)
-            model_config = config.__class__.from_dict({**config.to_dict(), **(labels if kind == "task" else {})})
+            # A QA head has two outputs (start, end): transformers' default num_labels.
+            with_labels = kind == "task" and head != "ForQuestionAnswering"
+            model_config = config.__class__.from_dict({**config.to_dict(), **(labels if with_labels else {})})
             model = cls(model_config).eval()
             for safe in (True, False):
                 out = os.path.join(work, f"hf-{family}{head}-{'safetensors' if safe else 'bin'}")
@@ -301,7 +316,11 @@ def transformers_to_kglm(report, work, rng):
                     report.fail(f"{name}: kglm cannot load it: {e}")
                     continue
                 theirs = hf_forward(model, inputs)
-                if kind == "task":
+                if head == "ForQuestionAnswering":
+                    mask = inputs["attention_mask"]
+                    diff = max(largest(ours[k], getattr(theirs, k).numpy() * mask)
+                               for k in ("start_logits", "end_logits"))
+                elif kind == "task":
                     diff = largest(ours["logits"], theirs.logits.numpy(), inputs)
                 else:
                     diff = max(largest(ours[f"hidden_states.{i}"], h.numpy(), inputs) for i, h in enumerate(theirs.hidden_states))

@@ -209,7 +209,8 @@ double Finetuner::train_step() {
 double Finetuner::evaluate_dev() {
   const TaskFile& dev = *setup_.dev;
   const TaskScore s =
-      score(dev.data, setup_.labels, predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch),
+      score(dev.data, setup_.labels,
+            predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch, setup_.task.qa_decode),
             entity_rules(options_.tag_scheme));
   std::string line = "{\"step\": " + std::to_string(step_);
   for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
@@ -243,7 +244,7 @@ void Finetuner::save_model(const fs::path& dir, bool checkpoint) {
   nn::write_model_dir(dir, model_->params(), nn::DType::F32, {{"format", "pt"}, {"producer", "kglm finetune"}},
                       [&](const fs::path& tmp) {
                         nn::write_model_config(tmp / "config.json", model_->config(), model_->architecture_name(),
-                                               hf_label_fields(setup_.labels.names()));
+                                               hf_label_fields(setup_.task));
                         setup_.tokenizer->save_hf_files(tmp);
                         write_task_config(tmp / "finetune.json", setup_.task);
                         if (!checkpoint) return;
@@ -287,7 +288,8 @@ SeedResult Finetuner::test() {
   nn::load_parameters(nn::SafetensorsFile::open(dir_ / "best" / "model.safetensors"), model_->params(), false);
   for (const TaskFile& t : setup_.tests)
     r.tests.emplace_back(
-        t.lang, score(t.data, setup_.labels, predict(*model_, t.data, t.encoded, setup_.labels, options_.batch),
+        t.lang, score(t.data, setup_.labels,
+                      predict(*model_, t.data, t.encoded, setup_.labels, options_.batch, setup_.task.qa_decode),
                       entity_rules(options_.tag_scheme)));
   return r;
 }

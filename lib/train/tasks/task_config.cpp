@@ -24,8 +24,13 @@ void write_task_config(const std::filesystem::path& path, const TaskConfig& c) {
   std::string j = "{\n  \"format\": " + json_string(kFormat) +
                   ",\n  \"version\": 1,\n  \"task\": " + json_string(task_name(c.kind)) + ",\n  \"labels\": [";
   for (size_t i = 0; i < c.labels.size(); ++i) j += (i ? ", " : "") + json_string(c.labels[i]);
-  j += "],\n  \"pooling\": " + json_string(pooling_name(c.pooling)) + ",\n  \"max_len\": " + std::to_string(c.max_len) +
-       "\n}\n";
+  j += "],\n  \"pooling\": " + json_string(pooling_name(c.pooling)) + ",\n  \"max_len\": " + std::to_string(c.max_len);
+  if (c.kind == TaskKind::qa)
+    j += ",\n  \"doc_stride\": " + std::to_string(c.qa_windows.doc_stride) +
+         ",\n  \"max_query_len\": " + std::to_string(c.qa_windows.max_query_len) +
+         ",\n  \"max_answer_len\": " + std::to_string(c.qa_decode.max_answer_len) +
+         ",\n  \"n_best\": " + std::to_string(c.qa_decode.n_best);
+  j += "\n}\n";
   OutputStream out(path.string());
   out.write(j);
   out.close();
@@ -51,6 +56,10 @@ TaskConfig read_task_config(const std::filesystem::path& path) {
     if (l.get(name)) throw Error(path.string() + ": a label that is not a string");
     c.labels.emplace_back(name);
   }
+  if (c.kind == TaskKind::qa &&
+      (root["doc_stride"].get(c.qa_windows.doc_stride) || root["max_query_len"].get(c.qa_windows.max_query_len) ||
+       root["max_answer_len"].get(c.qa_decode.max_answer_len) || root["n_best"].get(c.qa_decode.n_best)))
+    throw Error(path.string() + ": a qa task configuration without doc_stride, max_query_len, max_answer_len, n_best");
   return c;
 }
 
@@ -75,12 +84,15 @@ TaskConfig task_config_from_hf(const std::filesystem::path& config_json) {
     c.kind = TaskKind::sequence;
   } else if (architecture.ends_with("ForMultipleChoice")) {
     c.kind = TaskKind::choice;
+  } else if (architecture.ends_with("ForQuestionAnswering")) {
+    c.kind = TaskKind::qa;
   } else {
     return fail(std::string(architecture) +
-                " is not a task model (*ForTokenClassification, *ForSequenceClassification or *ForMultipleChoice)");
+                " is not a task model (*ForTokenClassification, *ForSequenceClassification, *ForMultipleChoice or "
+                "*ForQuestionAnswering)");
   }
   simdjson::dom::object id2label;
-  if (c.kind != TaskKind::choice) {
+  if (c.kind != TaskKind::choice && c.kind != TaskKind::qa) {
     if (root["id2label"].get(id2label)) return fail("no \"id2label\": the labels of the head are unknown");
     c.labels.resize(id2label.size());
     for (auto [key, value] : id2label) {
@@ -98,12 +110,15 @@ TaskConfig task_config_from_hf(const std::filesystem::path& config_json) {
   if (root["max_position_embeddings"].get(positions)) positions = 512;  // absent: BERT's
   if (root["pad_token_id"].get(pad)) pad = 1;
   const bool roberta = !root["model_type"].get(model_type) && model_type != "bert";
-  c.max_len = std::min<int64_t>(512, roberta ? positions - pad - 1 : positions);  // RoBERTa numbers from pad + 1
+  c.max_len = std::min<int64_t>(c.kind == TaskKind::qa ? 384 : 512,
+                                roberta ? positions - pad - 1 : positions);  // RoBERTa numbers from pad + 1
   c.pooling = Pooling::cls;
   return c;
 }
 
-std::vector<std::pair<std::string, std::string>> hf_label_fields(const std::vector<std::string>& labels) {
+std::vector<std::pair<std::string, std::string>> hf_label_fields(const TaskConfig& task) {
+  const std::vector<std::string> labels =
+      task.kind == TaskKind::qa ? std::vector<std::string>{"LABEL_0", "LABEL_1"} : task.labels;
   std::string id2label = "{", label2id = "{";
   for (size_t i = 0; i < labels.size(); ++i) {
     id2label += (i ? ", " : "") + json_string(std::to_string(i)) + ": " + json_string(labels[i]);

@@ -5,6 +5,7 @@
 
 #include "core/input_stream.hpp"
 #include "nn/ops/cross_entropy.hpp"
+#include "train/tasks/qa_windows.hpp"
 
 namespace kglm::train::tasks {
 
@@ -48,6 +49,8 @@ std::string resolved_format(TaskKind kind, const std::string& path, const std::s
       return first_record_line(path).starts_with("{") ? "jsonl" : "relx";
     case TaskKind::choice:
       return "xlr";
+    case TaskKind::qa:
+      return "squad";
   }
   return format;
 }
@@ -106,9 +109,9 @@ std::string question_with(const std::string& question, const std::string& choice
 }  // namespace
 
 TaskKind parse_task(const std::string& name) {
-  for (TaskKind k : {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice})
+  for (TaskKind k : {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice, TaskKind::qa})
     if (name == task_name(k)) return k;
-  throw UsageError("--task must be token, sequence, relation or choice, not '" + name + "'");
+  throw UsageError("--task must be token, sequence, relation, choice or qa, not '" + name + "'");
 }
 
 const char* task_name(TaskKind kind) {
@@ -121,6 +124,8 @@ const char* task_name(TaskKind kind) {
       return "relation";
     case TaskKind::choice:
       return "choice";
+    case TaskKind::qa:
+      return "qa";
   }
   return "?";
 }
@@ -135,6 +140,8 @@ std::string TaskData::label(size_t i) const {
       return relations[i].label;
     case TaskKind::choice:
       return std::to_string(questions[i].label);
+    case TaskKind::qa:
+      return {};
   }
   return {};
 }
@@ -165,7 +172,7 @@ TaskData read_task_data(TaskKind kind, const std::string& path, const std::strin
       d.relations = format == "relx" ? read_relx(path, errors) : read_annotated_relations(path, errors);
       langs_from(d.relations);
       break;
-    case TaskKind::choice:
+    case TaskKind::choice: {
       if (format != "xlr") refuse_format(kind, format, "xlr");
       d.questions = read_xlr(path, errors);
       // A batch holds one sequence per choice of each question: every question needs as many.
@@ -178,6 +185,13 @@ TaskData read_task_data(TaskKind kind, const std::string& path, const std::strin
         return true;
       });
       langs_from(d.questions);
+      break;
+    }
+    case TaskKind::qa:
+      if (format != "squad") refuse_format(kind, format, "squad");
+      d.qa = read_squad(path, errors);
+      for (QaExample& q : d.qa) q.lang = lang;
+      d.langs.assign(d.qa.size(), lang);
       break;
   }
   if (d.size() == 0) throw Error(path + ": no examples");
@@ -193,7 +207,7 @@ LabelSet LabelSet::from_data(const TaskData& data) {
   std::set<std::string> names;
   if (data.kind == TaskKind::token) {
     for (const TaggedSentence& s : data.tagged) names.insert(s.tags.begin(), s.tags.end());
-  } else if (data.kind != TaskKind::choice) {
+  } else if (data.kind != TaskKind::choice && data.kind != TaskKind::qa) {
     for (size_t i = 0; i < data.size(); ++i) names.insert(data.label(i));
   }
   return LabelSet(std::vector<std::string>(names.begin(), names.end()));
@@ -206,7 +220,13 @@ int32_t LabelSet::id(const std::string& name) const {
 
 std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSet& labels,
                                              const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
-                                             int64_t max_len, EncodeReport& report) {
+                                             int64_t max_len, EncodeReport& report, const QaWindowOptions& qa) {
+  if (data.kind == TaskKind::qa) {
+    std::vector<EncodedExample> windows;
+    for (size_t i = 0; i < data.qa.size(); ++i)
+      encode_qa_windows(data.qa[i], static_cast<uint32_t>(i), tokenizer, config, max_len, qa, windows, report);
+    return windows;
+  }
   const tok::SpecialTokens& sp = tokenizer.special();
   std::vector<EncodedExample> out(data.size());
   tok::Encoding enc;
@@ -287,6 +307,8 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
         e.label = static_cast<int32_t>(q.label);
         break;
       }
+      case TaskKind::qa:
+        break;  // above
     }
   }
   return out;
@@ -301,7 +323,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
   b.choices = b.examples > 0 ? static_cast<int64_t>(data[examples[rows.begin]].sequences()) : 1;
   const uint64_t first_sequence = rows.begin * static_cast<uint64_t>(b.choices);
   std::vector<std::vector<int32_t>> ids, types;
-  std::vector<int32_t> targets, token_rows, entity_rows;
+  std::vector<int32_t> targets, token_rows, entity_rows, end_targets;
   std::vector<int64_t> token_numbers;
   int64_t row0 = 0;  // the packed row of the sequence's first token
   for (int64_t r = 0; r < b.examples; ++r) {
@@ -329,8 +351,14 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
       }
       row0 += n;
     }
-    if (kind != TaskKind::token) targets.push_back(e.label);
+    if (kind == TaskKind::qa) {
+      targets.push_back(e.start_position);
+      end_targets.push_back(e.end_position);
+    } else if (kind != TaskKind::token) {
+      targets.push_back(e.label);
+    }
   }
+  targets.insert(targets.end(), end_targets.begin(), end_targets.end());
   for (int32_t t : targets) b.counted += t != nn::kIgnoreIndex;
   b.encoder = nn::pack_sequences(ids, types, config);
   b.targets = nn::Tensor::from<int32_t>({static_cast<int64_t>(targets.size())}, targets);

@@ -3,7 +3,9 @@
 //  - token:    a label on the first sub-token of each word, the others ignored (NER, POS, slots);
 //  - sequence: one text or a pair (XNLI, PAWS-X, intent), a label each;
 //  - relation: a text with two entities and the relation between them (RELX);
-//  - choice:   a context, a question and its choices, one sequence per choice (XLR).
+//  - choice:   a context, a question and its choices, one sequence per choice (XLR);
+//  - qa:       a question about a context, its answer a span of the context (SQuAD, XQuAD, MLQA,
+//              TyDiQA-GoldP); an example is a window of the context (qa_windows.hpp).
 #pragma once
 
 #include <cstdint>
@@ -18,17 +20,18 @@
 #include "train/mlm_batch.hpp"
 #include "train/tasks/example_readers.hpp"
 #include "train/tasks/jsonl_readers.hpp"
+#include "train/tasks/squad_reader.hpp"
 #include "train/tasks/tagged_reader.hpp"
 
 namespace kglm::train::tasks {
 
-enum class TaskKind : uint8_t { token, sequence, relation, choice };
+enum class TaskKind : uint8_t { token, sequence, relation, choice, qa };
 TaskKind parse_task(const std::string& name);  // UsageError for another name
 const char* task_name(TaskKind kind);
 
 // How to read a task's files: the format (auto: from the content) and its settings.
 struct ReadOptions {
-  std::string format = "auto";  // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr
+  std::string format = "auto";  // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr; qa: squad
   int tag_column = -1;          // conll
   TsvColumns columns;           // tsv
 };
@@ -41,10 +44,11 @@ struct TaskData {
   std::vector<SentenceExample> sentences;
   std::vector<RelationExample> relations;
   std::vector<ChoiceExample> questions;
+  std::vector<QaExample> qa;
   std::vector<std::string> langs;  // per example (empty strings where unknown)
 
   size_t size() const { return langs.size(); }
-  // The gold label of example i ("" for the token task, whose labels are per word).
+  // The gold label of example i ("" for the token and qa tasks, whose labels are spans).
   std::string label(size_t i) const;
 };
 
@@ -76,6 +80,14 @@ struct EncodedExample {
   std::vector<int32_t> word_tokens;   // token task: each word's first token, -1 when --max-len cut it
   int32_t label = -100;               // the other tasks (kIgnoreIndex when unknown to the LabelSet)
   int32_t e1 = 0, e2 = 0;             // relation: the entities' first tokens
+  // qa: a window of an example's context after its question. The window's context tokens are
+  // [context_first, context_first + span_begin.size()), with their byte spans in the context; the
+  // training targets are the answer's first and last token (0, the first token, when the window
+  // does not hold the whole answer).
+  uint32_t example = 0;
+  int32_t context_first = 0;
+  std::vector<uint32_t> span_begin, span_end;
+  int32_t start_position = 0, end_position = 0;
   size_t sequences() const { return starts.size() - 1; }
   size_t length(size_t k) const { return starts[k + 1] - starts[k]; }
 };
@@ -84,19 +96,27 @@ struct EncodeReport {
   uint64_t truncated = 0;       // examples longer than --max-len, cut
   uint64_t entities_cut = 0;    // relation: an entity beyond --max-len (its first kept token stands in)
   uint64_t unknown_labels = 0;  // gold labels the LabelSet does not have (ignored by the loss)
+  uint64_t questions_cut = 0;   // qa: questions longer than --max-query-len, cut
+  uint64_t windows = 0;         // qa: the windows of the examples' contexts
+};
+
+// qa: how contexts are cut into windows (Hugging Face run_qa's settings).
+struct QaWindowOptions {
+  int64_t doc_stride = 128;    // tokens shared by consecutive windows
+  int64_t max_query_len = 64;  // question tokens kept
 };
 
 // Encodes every example with `tokenizer` for a model of `config` in sequences of at most max_len
-// tokens (special tokens included).
+// tokens (special tokens included); qa: every window of every example, in order.
 std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSet& labels,
                                              const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
-                                             int64_t max_len, EncodeReport& report);
+                                             int64_t max_len, EncodeReport& report, const QaWindowOptions& qa = {});
 
 // A batch of examples: every sequence of every example, packed (no padding); a data-parallel rank
 // numbers its sequences as the global batch does.
 struct TaskBatch {
   nn::EncoderBatch encoder;
-  nn::Tensor targets;        // I32: token task [M] (one per word, token_rows), else [B]
+  nn::Tensor targets;        // I32: token task [M] (one per word, token_rows), qa [2B] (starts, ends), else [B]
   nn::Tensor token_rows;     // token task: I32 [M], the packed row of each word's first token, in order
   nn::Tensor token_numbers;  // token task: I64 [M], their tokens' dropout numbers
   nn::Tensor entity_rows;    // relation: I32 [2B], e1's and e2's row of each example

@@ -3,12 +3,44 @@
 #include <algorithm>
 #include <numeric>
 
+#include "train/tasks/qa_scores.hpp"
 #include "train/tasks/scores.hpp"
 
 namespace kglm::train::tasks {
 
+namespace {
+
+// Every window's start and end scores, then each example's best span.
+std::vector<std::string> predict_answers(TaskModel& model, const TaskData& data,
+                                         const std::vector<EncodedExample>& windows, std::span<const uint32_t> order,
+                                         size_t step, const QaDecodeOptions& options) {
+  std::vector<std::vector<WindowScores>> per_example(data.size());
+  for (size_t begin = 0; begin < order.size(); begin += step) {
+    const std::span<const uint32_t> batch = order.subspan(begin, std::min(step, order.size() - begin));
+    const TaskBatch b = make_task_batch(TaskKind::qa, windows, batch, {}, model.config());
+    const nn::Tensor host = host_logits(model.forward(b, nn::DropoutContext{}));
+    const int64_t t = host.dim(1), rows = static_cast<int64_t>(batch.size());
+    const float* p = host.data<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const EncodedExample& w = windows[batch[static_cast<size_t>(r)]];
+      const auto n = static_cast<std::ptrdiff_t>(w.ids.size());
+      const float* start = p + r * t;
+      const float* end = p + (rows + r) * t;
+      per_example[w.example].push_back({&w, std::vector<float>(start, start + n), std::vector<float>(end, end + n)});
+    }
+  }
+  std::vector<std::string> answers(data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    const AnswerSpan span = best_answer_span(per_example[i], options);
+    if (span.found) answers[i] = data.qa[i].context->substr(span.begin, span.end - span.begin);
+  }
+  return answers;
+}
+
+}  // namespace
+
 TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
-                        const LabelSet& labels, int64_t batch) {
+                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa) {
   const TaskKind kind = data.kind;
   // Longest first, so that each batch pads little and the largest buffers are made once.
   std::vector<uint32_t> order(encoded.size());
@@ -16,13 +48,17 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return encoded[a].ids.size() > encoded[b].ids.size(); });
   TaskPredictions out;
+  const auto step = static_cast<size_t>(std::max<int64_t>(batch, 1));
+  if (kind == TaskKind::qa) {
+    out.answers = predict_answers(model, data, encoded, order, step, qa);
+    return out;
+  }
   out.labels.assign(encoded.size(), -1);
   if (kind == TaskKind::token) {
     out.tags.resize(encoded.size());
   } else {
     out.probabilities.resize(encoded.size());
   }
-  const auto step = static_cast<size_t>(std::max<int64_t>(batch, 1));
   for (size_t begin = 0; begin < order.size(); begin += step) {
     const std::span<const uint32_t> examples(order.data() + begin, std::min(step, order.size() - begin));
     const TaskBatch b = make_task_batch(kind, encoded, examples, {}, model.config());
@@ -55,6 +91,8 @@ const char* task_metric(TaskKind kind) {
     case TaskKind::sequence:
     case TaskKind::choice:
       return "accuracy";
+    case TaskKind::qa:
+      return "f1";
   }
   return "?";
 }
@@ -70,6 +108,18 @@ TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredicti
     const Scores e = entity_scores(tags, predicted.tags, rules);
     s.value = e.f1;
     s.details = {{"f1", e.f1}, {"precision", e.precision}, {"recall", e.recall}};
+    return s;
+  }
+  if (gold.kind == TaskKind::qa) {
+    std::vector<std::vector<std::string>> answers;
+    for (const QaExample& q : gold.qa) {
+      answers.emplace_back();
+      for (const QaAnswer& a : q.answers) answers.back().push_back(a.text);
+    }
+    const QaScores qa = score_answers(predicted.answers, answers, gold.langs);
+    s.value = qa.f1;
+    s.details = {{"f1", qa.f1}, {"exact_match", qa.exact_match}};
+    s.examples = qa.questions;
     return s;
   }
   std::vector<int32_t> gold_ids(gold.size());

@@ -1,6 +1,7 @@
 // Prediction and scoring of a fine-tuned model on one file: the forward pass only, batches of
 // similar length (sorted, so little padding), and the task's scores as the papers report them:
-// entity-level F1 (token), accuracy (sequence, choice), macro-F1 and accuracy (relation).
+// entity-level F1 (token), accuracy (sequence, choice), macro-F1 and accuracy (relation), token F1
+// and exact match (qa, qa_scores.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "train/tasks/qa_windows.hpp"
 #include "train/tasks/scores.hpp"
 #include "train/tasks/task_model.hpp"
 
@@ -18,10 +20,12 @@ struct TaskPredictions {
   std::vector<std::vector<std::string>> tags;  // token task: per word (O where --max-len cut it)
   // The other tasks: per example, the softmax of its logits (the labels' or the choices' order).
   std::vector<std::vector<float>> probabilities;
+  std::vector<std::string> answers;  // qa: per example, the best span's text ("" when none)
 };
 
+// encoded: the examples' encoding (qa: their windows, in order); qa: how answers are decoded.
 TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
-                        const LabelSet& labels, int64_t batch);
+                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa = {});
 
 struct TaskScore {
   std::string metric;  // the headline score's name: f1, accuracy or macro_f1

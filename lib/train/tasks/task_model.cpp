@@ -34,6 +34,9 @@ TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooli
     case TaskKind::choice:
       head_ = &sequence_.emplace(config_, params_, 1, nn::SequenceClassificationHead::Pooling::Pooler);
       break;
+    case TaskKind::qa:
+      head_ = &qa_.emplace(config_, params_);
+      break;
   }
   params_.allocate();
 }
@@ -42,6 +45,7 @@ const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutCo
   const nn::Tensor& hidden = encoder_->forward(batch.encoder, dropout);
   if (token_) return token_->forward(hidden, batch.token_rows, batch.token_numbers, dropout);
   if (pair_) return pair_->forward(hidden, batch.entity_rows, dropout);
+  if (qa_) return qa_->forward(hidden, batch.encoder.sequences);
   const nn::Tensor& logits = sequence_->forward(hidden, batch.encoder.sequences, dropout);
   if (kind_ != TaskKind::choice) return logits;
   grouped_ = logits.view({batch.examples, batch.choices});
@@ -60,6 +64,7 @@ void TaskModel::backward() {
   if (token_) token_->backward(dhidden);
   if (pair_) pair_->backward(dhidden);
   if (sequence_) sequence_->backward(dhidden);
+  if (qa_) qa_->backward(dhidden);
   encoder_->backward(dhidden);
 }
 
@@ -70,6 +75,8 @@ std::string TaskModel::architecture_name() const {
       return base + "ForTokenClassification";
     case TaskKind::choice:
       return base + "ForMultipleChoice";
+    case TaskKind::qa:
+      return base + "ForQuestionAnswering";
     case TaskKind::relation:
       // transformers has no entity-start class: the weights load, the head is kglm's own.
       if (pooling_ == Pooling::entity_start) return base + "ForEntityPairClassification";
@@ -80,10 +87,7 @@ std::string TaskModel::architecture_name() const {
   return base;
 }
 
-namespace {
-
-// logits as F32 on the host.
-nn::Tensor host_f32(const nn::Tensor& logits) {
+nn::Tensor host_logits(const nn::Tensor& logits) {
   nn::Tensor f32 = logits;
   if (logits.dtype() != nn::DType::F32) {
     f32 = nn::Tensor::empty(logits.shape(), nn::DType::F32, logits.device());
@@ -92,10 +96,8 @@ nn::Tensor host_f32(const nn::Tensor& logits) {
   return f32.to(nn::Device::Cpu);
 }
 
-}  // namespace
-
 std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
-  const nn::Tensor host = host_f32(logits);
+  const nn::Tensor host = host_logits(logits);
   const int64_t m = host.dim(0), c = host.dim(1);
   std::vector<int32_t> out(static_cast<size_t>(m));
   const float* p = host.data<float>();
@@ -109,7 +111,7 @@ std::vector<int32_t> argmax_rows(const nn::Tensor& logits) {
 }
 
 std::vector<std::vector<float>> softmax_rows(const nn::Tensor& logits) {
-  const nn::Tensor host = host_f32(logits);
+  const nn::Tensor host = host_logits(logits);
   const int64_t m = host.dim(0), c = host.dim(1);
   std::vector<std::vector<float>> out(static_cast<size_t>(m), std::vector<float>(static_cast<size_t>(c)));
   const float* p = host.data<float>();

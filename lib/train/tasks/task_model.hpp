@@ -28,7 +28,8 @@ class TaskModel {
   nn::ParameterStore& params() { return params_; }
   nn::Encoder& encoder() { return *encoder_; }
 
-  // The logits of a batch: token [B·T, labels], sequence and relation [B, labels], choice [B, C].
+  // The logits of a batch: token [B·T, labels], sequence and relation [B, labels], choice [B, C],
+  // qa [2B, T] (each sequence's start scores, then each one's end scores; QuestionAnsweringHead).
   const nn::Tensor& forward(const TaskBatch& batch, const nn::DropoutContext& dropout);
   // The loss sum over the batch's counted targets; when training, the logits' gradient (× grad_scale).
   nn::CrossEntropyResult loss(const TaskBatch& batch, bool need_grad, double grad_scale);
@@ -46,11 +47,14 @@ class TaskModel {
   std::optional<nn::TokenClassificationHead> token_;
   std::optional<nn::SequenceClassificationHead> sequence_;  // sequence, relation by [CLS], choice
   std::optional<nn::EntityPairClassificationHead> pair_;
+  std::optional<nn::QuestionAnsweringHead> qa_;
   nn::ClassifierLogits* head_ = nullptr;
   nn::Workspace scratch_;
   nn::Tensor grouped_;  // choice: the logits viewed [B, C]
 };
 
+// logits as F32 on the host.
+nn::Tensor host_logits(const nn::Tensor& logits);
 // The predicted class of each row of logits [M, C] (the first of equal maxima).
 std::vector<int32_t> argmax_rows(const nn::Tensor& logits);
 // softmax of each row of logits [M, C], computed in double on the host.
