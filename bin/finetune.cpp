@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kFormatHelp =
     "input format: auto (sniffed), or token: panx, conll; sequence: tsv; relation: relx, jsonl (annotated text); "
-    "choice: xlr; qa: squad (SQuAD v1.1 JSON)";
+    "choice: xlr; qa: squad (SQuAD v1.1 JSON); wic: wic (WiC or XL-WiC TSV)";
 
 // The options every command reads files and runs the model with.
 void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
@@ -78,21 +78,21 @@ void check_tag_scheme(const std::string& scheme) {
 
 int train_main(int argc, char** argv) {
   ToolCli cli("finetune",
-              "finetune --task token|sequence|relation|choice|qa --init MODEL_DIR --train FILE [--dev FILE]\n"
+              "finetune --task token|sequence|relation|choice|qa|wic --init MODEL_DIR --train FILE [--dev FILE]\n"
               "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
               "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
               "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT\n"
               "       finetune retrieve --model MODEL_DIR --pairs LANG=XX_FILE,EN_FILE ... -o PREFIX",
               "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
               "single or pair classification; relation: two marked entities; choice: multiple choice; qa: extractive\n"
-              "question answering) for each seed,\n"
+              "question answering; wic: word in context) for each seed,\n"
               "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
   train::FinetuneOptions o;
   std::string device, seeds;
   add_common(cli, o, device);
   // clang-format off
   cli.add()
-      ("task", po::value(&o.task), "token, sequence, relation, choice or qa (the encoder fine-tuned); pos or parse "
+      ("task", po::value(&o.task), "token, sequence, relation, choice, qa or wic (the encoder fine-tuned); pos or parse "
        "(CoNLL-U), nli (TSV pairs, ESIM) (the encoder frozen)")
       ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
       ("train", po::value(&o.train), "training file: PATH or LANG=PATH")

@@ -336,10 +336,10 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
     } else {
       const int32_t label = p.labels[i];
       text += "{\"line\": " +
-              std::to_string(i < f.data.size() ? f.data.kind == tasks::TaskKind::choice     ? f.data.questions[i].line
-                                                 : f.data.kind == tasks::TaskKind::relation ? f.data.relations[i].line
-                                                                                            : f.data.sentences[i].line
-                                               : 0) +
+              std::to_string(f.data.kind == tasks::TaskKind::choice     ? f.data.questions[i].line
+                             : f.data.kind == tasks::TaskKind::relation ? f.data.relations[i].line
+                             : f.data.kind == tasks::TaskKind::wic      ? f.data.wic[i].line
+                                                                        : f.data.sentences[i].line) +
               ", \"label\": ";
       if (m.task.kind == tasks::TaskKind::choice) {
         text += std::to_string(label) + ", \"choice\": ";

@@ -263,6 +263,30 @@ else
 fi
 
 # Bad input: a bad line skips its sentence (FILE:LINE); garbage and a binary file are refused.
+# Word in context: the WiC sample (tests/data/wic, real English WiC) in WiC's own layout, labels from
+# the .gold.txt files; the word's first tokens in both sentences, entity-pair head; evaluate and
+# predict agree with the run (a model this small stays near WiC's chance level, 50%).
+wic=$src/tests/data/wic
+"$bin/finetune" --task wic --init "$tmp/init" --train "$wic/train.data.txt" --dev "en=$wic/dev.data.txt" \
+  --test "en=$wic/dev.data.txt" --epochs 1 --batch 16 --lr 1e-3 --max-len 96 --seeds 4 --threads 2 --quiet \
+  -o "$tmp/wic"
+"$bin/finetune" evaluate --model "$tmp/wic" --test "en=$wic/dev.data.txt" -o "$tmp/wic-eval" --quiet
+"$bin/finetune" predict --model "$tmp/wic/seed-4/best" "$wic/dev.data.txt" -o "$tmp/wic-pred.jsonl" --quiet
+$py - "$tmp/wic" "$tmp/wic-eval.json" "$tmp/wic-pred.jsonl" "$wic/dev.gold.txt" <<'PY' || fail "wic task"
+import json, sys
+run, ev = json.load(open(sys.argv[1] + "/results.json")), json.load(open(sys.argv[2]))
+task = json.load(open(sys.argv[1] + "/finetune.json"))
+assert run["task"] == "wic" and run["metric"] == "accuracy" and task["labels"] == ["false", "true"], (run, task)
+assert run["languages"] == ev["languages"], (run["languages"], ev["languages"])
+pred = [json.loads(l) for l in open(sys.argv[3])]
+gold = ["true" if l.strip() == "T" else "false" for l in open(sys.argv[4])]
+assert [p["line"] for p in pred] == list(range(1, len(gold) + 1)), pred[:3]
+acc = sum(p["label"] == g for p, g in zip(pred, gold)) / len(gold)
+print(f"WiC dev accuracy {acc:.3f}")
+assert abs(acc - run["languages"]["en"]["accuracy"]["mean"]) < 1e-9, (acc, run["languages"])
+PY
+ok "wic: WiC read with its gold files; evaluate and predict reproduce the run's accuracy"
+
 { echo "en:Good	B-CAP"; echo ""; echo "no tab here"; echo "en:x	O"; echo ""; head -30 "$tmp/train.panx"; } > "$tmp/bad.panx"
 "$bin/finetune" "${tagging[@]}" --train "$tmp/bad.panx" --epochs 1 --seeds 1 -o "$tmp/bad" 2> "$tmp/err" \
   || fail "a file with one bad line"

@@ -1,11 +1,13 @@
 #include "train/tasks/example_readers.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "train/tasks/squad_reader.hpp"
 
 namespace kglm::train::tasks {
 
@@ -41,7 +43,120 @@ std::optional<size_t> column_number(const std::string& column) {
   return n;
 }
 
+// WiC's and XL-WiC's labels as one pair of names.
+std::optional<std::string> wic_label(std::string_view v) {
+  if (v == "1" || v == "T" || v == "True" || v == "true") return "true";
+  if (v == "0" || v == "F" || v == "False" || v == "false") return "false";
+  return std::nullopt;
+}
+
+// The gold file beside a file of test data without labels: WiC's X.data.txt → X.gold.txt,
+// XL-WiC's *_data.txt → *_gold.txt; "" when the name has no "data".
+std::string gold_path_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t at = path.rfind("data");
+  if (at == std::string::npos || (slash != std::string::npos && at < slash)) return {};
+  return path.substr(0, at) + "gold" + path.substr(at + 4);
+}
+
+// The byte where word `index` of a space-tokenised sentence starts; npos when there is no such word.
+size_t word_start(std::string_view sentence, int64_t index) {
+  size_t pos = 0;
+  for (int64_t k = 0;; ++k) {
+    while (pos < sentence.size() && sentence[pos] == ' ') ++pos;
+    if (pos >= sentence.size()) return std::string_view::npos;
+    if (k == index) return pos;
+    pos = sentence.find(' ', pos);
+    if (pos == std::string_view::npos) return pos;
+  }
+}
+
+int64_t parse_index(std::string_view v) {
+  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw Error("'" + std::string(v) + "' is not an index");
+  return std::stoll(std::string(v));
+}
+
+// One line of WiC (5 columns) or XL-WiC (8 or 9); throws Error saying what is wrong.
+WicExample parse_wic_line(const std::vector<std::string_view>& f) {
+  WicExample e;
+  e.word = std::string(f[0]);
+  if (f.size() == 5) {
+    const size_t dash = f[2].find('-');
+    if (dash == std::string_view::npos) throw Error("the indices '" + std::string(f[2]) + "' are not I-J");
+    e.sentence1 = std::string(f[3]);
+    e.sentence2 = std::string(f[4]);
+    e.begin1 = word_start(e.sentence1, parse_index(f[2].substr(0, dash)));
+    e.begin2 = word_start(e.sentence2, parse_index(f[2].substr(dash + 1)));
+    if (e.begin1 == std::string::npos || e.begin2 == std::string::npos)
+      throw Error("a word index past the end of its sentence");
+    return e;
+  }
+  e.sentence1 = std::string(f[6]);
+  e.sentence2 = std::string(f[7]);
+  const int64_t start1 = parse_index(f[2]), end1 = parse_index(f[3]), start2 = parse_index(f[4]),
+                end2 = parse_index(f[5]);
+  const int64_t b1 = code_point_offset(e.sentence1, start1), b2 = code_point_offset(e.sentence2, start2);
+  if (b1 < 0 || b2 < 0 || static_cast<size_t>(b1) >= e.sentence1.size() ||
+      static_cast<size_t>(b2) >= e.sentence2.size() || end1 < start1 || end2 < start2)
+    throw Error("a target's character span is outside its sentence");
+  e.begin1 = static_cast<size_t>(b1);
+  e.begin2 = static_cast<size_t>(b2);
+  if (f.size() == 9) {
+    const std::optional<std::string> label = wic_label(f[8]);
+    if (!label) throw Error("the label '" + std::string(f[8]) + "' is not 1/0 or T/F");
+    e.label = *label;
+  }
+  return e;
+}
+
 }  // namespace
+
+std::vector<WicExample> read_wic(const std::string& path, ErrorCounter& errors) {
+  InputStream in(path);
+  std::vector<WicExample> out;
+  if (skip_empty_input(require_text_input(in, "WiC or XL-WiC TSV"), in.name())) return out;
+  const uint64_t errors_before = errors.count();
+  size_t width = 0;  // the file's column count: 5, 8 or 9
+  for_each_line(in, [&](uint64_t n, std::string_view line) {
+    if (blank(line)) return;
+    const std::vector<std::string_view> fields = split_tabs(line);
+    if (width == 0 && (fields.size() == 5 || fields.size() == 8 || fields.size() == 9)) width = fields.size();
+    if (fields.size() != width) {
+      errors.record(in.name(), n,
+                    std::to_string(fields.size()) + " columns: WiC has 5, XL-WiC 9 (8 without the label)" +
+                        (width ? ", and this file " + std::to_string(width) : std::string()));
+      return;
+    }
+    try {
+      WicExample e = parse_wic_line(fields);
+      e.line = n;
+      if (e.sentence1.empty() || e.sentence2.empty()) throw Error("an empty sentence");
+      out.push_back(std::move(e));
+      errors.add_valid();
+    } catch (const Error& e) {
+      errors.record(in.name(), n, e.what());
+    }
+  });
+  refuse_if_all_bad(out, errors, errors_before, in.name());
+  // Labels of a file without them: its gold file, line for line.
+  const std::string gold = width == 9 ? std::string() : gold_path_of(path);
+  if (!gold.empty() && std::filesystem::exists(gold)) {
+    InputStream g(gold);
+    std::vector<std::string> labels;
+    for_each_line(g, [&](uint64_t n, std::string_view line) {
+      const std::optional<std::string> label =
+          wic_label(std::string_view(line).substr(0, line.find_last_not_of(" \r") + 1));
+      if (!label) throw Error(location(g.name(), n) + "'" + std::string(line) + "' is not a label (1/0, T/F)");
+      labels.push_back(*label);
+    });
+    for (WicExample& e : out) {
+      if (e.line > labels.size()) throw Error(gold + ": fewer lines than " + path);
+      e.label = labels[e.line - 1];
+    }
+  }
+  return out;
+}
 
 std::vector<SentenceExample> read_sentence_tsv(const std::string& path, const TsvColumns& columns,
                                                ErrorCounter& errors) {

@@ -4,6 +4,11 @@
 //  - RELX (and KBP37, SemEval-2010 task 8): blocks of `ID<TAB>"sentence"` with <e1> … </e1> and
 //    <e2> … </e2> around the two entities, then a line with the relation (e.g.
 //    org:subsidiaries(e1,e2), no_relation), then blank lines.
+//  - Word in context: XL-WiC's TSV (target, PoS, the target's start and end character in each
+//    example, the two examples, the label 1/0; test files without the label column take it from
+//    the `*gold*` file beside them, line for line) and the English WiC's (target, PoS, "I-J" the
+//    target's word index in each space-tokenised example, the two examples; labels T/F in the
+//    `.gold.txt` beside `.data.txt`). The column count tells them apart.
 // A bad record is reported as FILE:LINE through the ErrorCounter and skipped; a file with no valid
 // record at all is refused.
 #pragma once
@@ -39,6 +44,17 @@ struct RelationExample {
 };
 
 std::vector<RelationExample> read_relx(const std::string& path, ErrorCounter& errors);
+
+// Two sentences that use one word, and whether they use it in the same sense (label "true" or
+// "false", read from 1/0 or T/F; "" when the file has none). begin1/begin2: the byte where the
+// word starts in each sentence.
+struct WicExample {
+  std::string sentence1, sentence2, word, label;
+  size_t begin1 = 0, begin2 = 0;
+  uint64_t line = 0;
+};
+
+std::vector<WicExample> read_wic(const std::string& path, ErrorCounter& errors);
 
 // The marked sentence of one RELX record, parsed: throws kglm::Error saying what is wrong (markers
 // missing, repeated, unbalanced or nested).

@@ -51,6 +51,8 @@ std::string resolved_format(TaskKind kind, const std::string& path, const std::s
       return "xlr";
     case TaskKind::qa:
       return "squad";
+    case TaskKind::wic:
+      return "wic";
   }
   return format;
 }
@@ -109,9 +111,10 @@ std::string question_with(const std::string& question, const std::string& choice
 }  // namespace
 
 TaskKind parse_task(const std::string& name) {
-  for (TaskKind k : {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice, TaskKind::qa})
+  for (TaskKind k :
+       {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice, TaskKind::qa, TaskKind::wic})
     if (name == task_name(k)) return k;
-  throw UsageError("--task must be token, sequence, relation, choice or qa, not '" + name + "'");
+  throw UsageError("--task must be token, sequence, relation, choice, qa or wic, not '" + name + "'");
 }
 
 const char* task_name(TaskKind kind) {
@@ -126,6 +129,8 @@ const char* task_name(TaskKind kind) {
       return "choice";
     case TaskKind::qa:
       return "qa";
+    case TaskKind::wic:
+      return "wic";
   }
   return "?";
 }
@@ -142,6 +147,8 @@ std::string TaskData::label(size_t i) const {
       return std::to_string(questions[i].label);
     case TaskKind::qa:
       return {};
+    case TaskKind::wic:
+      return wic[i].label;
   }
   return {};
 }
@@ -193,6 +200,11 @@ TaskData read_task_data(TaskKind kind, const std::string& path, const std::strin
       for (QaExample& q : d.qa) q.lang = lang;
       d.langs.assign(d.qa.size(), lang);
       break;
+    case TaskKind::wic:
+      if (format != "wic") refuse_format(kind, format, "wic");
+      d.wic = read_wic(path, errors);
+      d.langs.assign(d.wic.size(), lang);
+      break;
   }
   if (d.size() == 0) throw Error(path + ": no examples");
   return d;
@@ -208,7 +220,8 @@ LabelSet LabelSet::from_data(const TaskData& data) {
   if (data.kind == TaskKind::token) {
     for (const TaggedSentence& s : data.tagged) names.insert(s.tags.begin(), s.tags.end());
   } else if (data.kind != TaskKind::choice && data.kind != TaskKind::qa) {
-    for (size_t i = 0; i < data.size(); ++i) names.insert(data.label(i));
+    for (size_t i = 0; i < data.size(); ++i)
+      if (!data.label(i).empty()) names.insert(data.label(i));  // wic test data may have none
   }
   return LabelSet(std::vector<std::string>(names.begin(), names.end()));
 }
@@ -307,6 +320,30 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
         e.label = static_cast<int32_t>(q.label);
         break;
       }
+      case TaskKind::wic: {
+        const WicExample& w = data.wic[i];
+        tokenizer.encode(w.sentence1, enc);
+        const std::vector<int32_t> first = enc.ids;
+        const int64_t t1 = first_token_of(enc, w.begin1);
+        tokenizer.encode(w.sentence2, enc);
+        const int64_t t2 = first_token_of(enc, w.begin2);
+        report.truncated += append_segments(first, enc.ids, true, sp, config, max_len, e);
+        // The word's first token in each segment (after <s>; after A's tokens and its separators).
+        const bool bert = config.architecture == nn::Architecture::Bert;
+        const auto kept1 = static_cast<int64_t>(std::find(e.ids.begin() + 1, e.ids.end(), sp.eos) - e.ids.begin()) - 1;
+        const int64_t second = kept1 + (bert ? 2 : 3), end = static_cast<int64_t>(e.ids.size()) - 1;
+        auto place = [&](int64_t t, int64_t offset, int64_t last) {
+          if (t < 0 || offset + t > last) {
+            ++report.entities_cut;
+            return static_cast<int32_t>(std::max<int64_t>(last, 0));
+          }
+          return static_cast<int32_t>(offset + t);
+        };
+        e.e1 = place(t1, 1, kept1);
+        e.e2 = place(t2, second, end - 1);
+        e.label = w.label.empty() ? nn::kIgnoreIndex : label_id(w.label);
+        break;
+      }
       case TaskKind::qa:
         break;  // above
     }
@@ -345,7 +382,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
           targets.push_back(e.token_labels[static_cast<size_t>(t)]);
         }
       }
-      if (kind == TaskKind::relation) {
+      if (kind == TaskKind::relation || kind == TaskKind::wic) {
         entity_rows.push_back(static_cast<int32_t>(row0 + e.e1));
         entity_rows.push_back(static_cast<int32_t>(row0 + e.e2));
       }
@@ -366,7 +403,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
     b.token_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(token_rows.size())}, token_rows);
     b.token_numbers = nn::Tensor::from<int64_t>({static_cast<int64_t>(token_numbers.size())}, token_numbers);
   }
-  if (kind == TaskKind::relation)
+  if (kind == TaskKind::relation || kind == TaskKind::wic)
     b.entity_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(entity_rows.size())}, entity_rows);
   return b;
 }

@@ -4,6 +4,7 @@
 //  - sequence: one text or a pair (XNLI, PAWS-X, intent), a label each;
 //  - relation: a text with two entities and the relation between them (RELX);
 //  - choice:   a context, a question and its choices, one sequence per choice (XLR);
+//  - wic:      two sentences that use a word and whether in one sense (XL-WiC, WiC);
 //  - qa:       a question about a context, its answer a span of the context (SQuAD, XQuAD, MLQA,
 //              TyDiQA-GoldP); an example is a window of the context (qa_windows.hpp).
 #pragma once
@@ -25,15 +26,16 @@
 
 namespace kglm::train::tasks {
 
-enum class TaskKind : uint8_t { token, sequence, relation, choice, qa };
+enum class TaskKind : uint8_t { token, sequence, relation, choice, qa, wic };
 TaskKind parse_task(const std::string& name);  // UsageError for another name
 const char* task_name(TaskKind kind);
 
 // How to read a task's files: the format (auto: from the content) and its settings.
 struct ReadOptions {
-  std::string format = "auto";  // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr; qa: squad
-  int tag_column = -1;          // conll
-  TsvColumns columns;           // tsv
+  std::string format =
+      "auto";           // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr; qa: squad; wic: wic
+  int tag_column = -1;  // conll
+  TsvColumns columns;   // tsv
 };
 
 // The examples of one file, of one task. lang: LANG of LANG=PATH, else each record's own.
@@ -45,6 +47,7 @@ struct TaskData {
   std::vector<RelationExample> relations;
   std::vector<ChoiceExample> questions;
   std::vector<QaExample> qa;
+  std::vector<WicExample> wic;
   std::vector<std::string> langs;  // per example (empty strings where unknown)
 
   size_t size() const { return langs.size(); }
@@ -79,7 +82,7 @@ struct EncodedExample {
   std::vector<int32_t> token_labels;  // token task: per token; kIgnoreIndex but on words' first tokens
   std::vector<int32_t> word_tokens;   // token task: each word's first token, -1 when --max-len cut it
   int32_t label = -100;               // the other tasks (kIgnoreIndex when unknown to the LabelSet)
-  int32_t e1 = 0, e2 = 0;             // relation: the entities' first tokens
+  int32_t e1 = 0, e2 = 0;             // relation: the entities' first tokens; wic: the word's, in each sentence
   // qa: a window of an example's context after its question. The window's context tokens are
   // [context_first, context_first + span_begin.size()), with their byte spans in the context; the
   // training targets are the answer's first and last token (0, the first token, when the window
@@ -94,7 +97,7 @@ struct EncodedExample {
 
 struct EncodeReport {
   uint64_t truncated = 0;       // examples longer than --max-len, cut
-  uint64_t entities_cut = 0;    // relation: an entity beyond --max-len (its first kept token stands in)
+  uint64_t entities_cut = 0;    // relation, wic: an entity or word beyond --max-len (its first kept token stands in)
   uint64_t unknown_labels = 0;  // gold labels the LabelSet does not have (ignored by the loss)
   uint64_t questions_cut = 0;   // qa: questions longer than --max-query-len, cut
   uint64_t windows = 0;         // qa: the windows of the examples' contexts
@@ -119,7 +122,7 @@ struct TaskBatch {
   nn::Tensor targets;        // I32: token task [M] (one per word, token_rows), qa [2B] (starts, ends), else [B]
   nn::Tensor token_rows;     // token task: I32 [M], the packed row of each word's first token, in order
   nn::Tensor token_numbers;  // token task: I64 [M], their tokens' dropout numbers
-  nn::Tensor entity_rows;    // relation: I32 [2B], e1's and e2's row of each example
+  nn::Tensor entity_rows;    // relation, wic: I32 [2B], e1's and e2's row of each example
   int64_t examples = 0, choices = 1;
   int64_t counted = 0;  // targets that count (not kIgnoreIndex)
 };

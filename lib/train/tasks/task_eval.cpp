@@ -90,6 +90,7 @@ const char* task_metric(TaskKind kind) {
       return "macro_f1";
     case TaskKind::sequence:
     case TaskKind::choice:
+    case TaskKind::wic:
       return "accuracy";
     case TaskKind::qa:
       return "f1";

@@ -22,6 +22,9 @@ TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooli
     case TaskKind::token:
       head_ = &token_.emplace(config_, params_, labels);
       break;
+    case TaskKind::wic:
+      head_ = &pair_.emplace(config_, params_, labels);
+      break;
     case TaskKind::relation:
       if (pooling == Pooling::entity_start) {
         head_ = &pair_.emplace(config_, params_, labels);
@@ -77,6 +80,8 @@ std::string TaskModel::architecture_name() const {
       return base + "ForMultipleChoice";
     case TaskKind::qa:
       return base + "ForQuestionAnswering";
+    case TaskKind::wic:  // the word's two first tokens, as the relation task's entities
+      return base + "ForEntityPairClassification";
     case TaskKind::relation:
       // transformers has no entity-start class: the weights load, the head is kglm's own.
       if (pooling_ == Pooling::entity_start) return base + "ForEntityPairClassification";
