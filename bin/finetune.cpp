@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kFormatHelp =
     "input format: auto (sniffed), or token: panx, conll; sequence: tsv; relation: relx, jsonl (annotated text); "
-    "choice: xlr; qa: squad (SQuAD v1.1 JSON); wic: wic (WiC or XL-WiC TSV)";
+    "choice: xlr; qa: squad (SQuAD v1.1 JSON); wic: wic (WiC or XL-WiC TSV); slots: multiatis (MultiATIS++ TSV), mtop "
+    "(MTOP TSV), massive (MASSIVE JSON lines)";
 
 // The options every command reads files and runs the model with.
 void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
@@ -78,21 +79,22 @@ void check_tag_scheme(const std::string& scheme) {
 
 int train_main(int argc, char** argv) {
   ToolCli cli("finetune",
-              "finetune --task token|sequence|relation|choice|qa|wic --init MODEL_DIR --train FILE [--dev FILE]\n"
+              "finetune --task token|sequence|relation|choice|qa|wic|slots --init MODEL_DIR --train FILE [--dev FILE]\n"
               "                [--test LANG=FILE ...] [--epochs E --lr LR --batch B --seeds 11,22,33] -o RUN_DIR\n"
               "       finetune evaluate --model RUN_DIR --test LANG=FILE ... [-o PREFIX]\n"
               "       finetune predict --model RUN_DIR/seed-S/best FILE -o OUTPUT\n"
               "       finetune retrieve --model MODEL_DIR --pairs LANG=XX_FILE,EN_FILE ... -o PREFIX",
               "Fine-tunes a pre-trained XLM-R or BERT encoder with a task head (token: NER, POS, slots; sequence:\n"
               "single or pair classification; relation: two marked entities; choice: multiple choice; qa: extractive\n"
-              "question answering; wic: word in context) for each seed,\n"
+              "question answering; wic: word in context; slots: slot filling, with --intent joint with intents) for\n"
+              "each seed,\n"
               "keeps the best model on dev, and scores it on test files per language (zero-shot cross-lingual).");
   train::FinetuneOptions o;
   std::string device, seeds;
   add_common(cli, o, device);
   // clang-format off
   cli.add()
-      ("task", po::value(&o.task), "token, sequence, relation, choice, qa or wic (the encoder fine-tuned); pos or parse "
+      ("task", po::value(&o.task), "token, sequence, relation, choice, qa, wic or slots (the encoder fine-tuned); pos or parse "
        "(CoNLL-U), nli (TSV pairs, ESIM) (the encoder frozen)")
       ("init", po::value(&o.init), "the pre-trained model: a Hugging Face directory (pretrain's checkpoints are)")
       ("train", po::value(&o.train), "training file: PATH or LANG=PATH")
@@ -109,6 +111,8 @@ int train_main(int argc, char** argv) {
       ("doc-stride", po::value(&o.qa_windows.doc_stride)->default_value(128),
        "qa: tokens that consecutive windows of a long context share")
       ("max-query-len", po::value(&o.qa_windows.max_query_len)->default_value(64), "qa: question tokens kept")
+      ("intent", po::bool_switch(&o.intent), "slots: an intent head beside the slot tagger, the losses summed")
+      ("intent-weight", po::value(&o.intent_weight)->default_value(1.0), "slots: the intent loss's weight")
       ("max-answer-len", po::value(&o.qa_decode.max_answer_len)->default_value(30), "qa: the longest answer, in tokens")
       ("n-best", po::value(&o.qa_decode.n_best)->default_value(20),
        "qa: the start and end scores of each window that decoding pairs")

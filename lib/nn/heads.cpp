@@ -117,15 +117,15 @@ CrossEntropyResult ClassifierLogits::loss(const Tensor& targets, bool need_grad,
 }
 
 SequenceClassificationHead::SequenceClassificationHead(const ModelConfig& config, ParameterStore& params,
-                                                       int64_t labels, Pooling pooling)
+                                                       int64_t labels, Pooling pooling, const std::string& name)
     : config_(config), params_(params), labels_(labels) {
   if (labels < 1) throw Error("sequence classification head: needs at least one label");
   workspace_ = Workspace(params.device());
   const int64_t h = config.hidden;
   const bool pooler = config.architecture == Architecture::Bert || pooling == Pooling::Pooler;
   dropout_first_ = !pooler;
-  const std::string dense = pooler ? config.prefix() + "pooler.dense." : "classifier.dense.";
-  const std::string out = pooler ? "classifier." : "classifier.out_proj.";
+  const std::string dense = pooler ? config.prefix() + "pooler.dense." : name + ".dense.";
+  const std::string out = pooler ? name + "." : name + ".out_proj.";
   dense_w_ = params.add(dense + "weight", {h, h}, Init::Normal, true);
   dense_b_ = params.add(dense + "bias", {h}, Init::Zeros, false);
   out_w_ = params.add(out + "weight", {labels, h}, Init::Normal, true);

@@ -69,8 +69,10 @@ class ClassifierLogits {
 class SequenceClassificationHead : public ClassifierLogits {
  public:
   enum class Pooling : uint8_t { Auto, Pooler };  // Auto: the architecture's own sequence head
+  // name: the head's parameters' prefix ("classifier": transformers'; the joint slot and intent
+  // model's intent head is "intent_classifier").
   SequenceClassificationHead(const ModelConfig& config, ParameterStore& params, int64_t labels,
-                             Pooling pooling = Pooling::Auto);
+                             Pooling pooling = Pooling::Auto, const std::string& name = "classifier");
 
   // hidden [N, H]: classifies each sequence's first row; returns the logits [sequences, labels].
   const Tensor& forward(const Tensor& hidden, const PackedSequences& seqs, const DropoutContext& dropout);

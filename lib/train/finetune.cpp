@@ -78,11 +78,12 @@ void warn_encoding(const std::string& path, const tasks::TaskConfig& task, size_
 
 // Reads and encodes one file; reports what the encoding had to cut.
 TaskFile load_file(const tasks::TaskConfig& task, const LangPath& where, const tasks::LabelSet& labels,
-                   const tok::Tokenizer& tokenizer, const nn::ModelConfig& config, const FinetuneCommon& o,
-                   ErrorCounter& errors, bool verbose) {
+                   const tasks::LabelSet* intents, const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
+                   const FinetuneCommon& o, ErrorCounter& errors, bool verbose) {
   TaskFile f{where.lang, tasks::read_task_data(task.kind, where.path, where.lang, o.read, errors), {}};
   tasks::EncodeReport report;
-  f.encoded = tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report, task.qa_windows);
+  f.encoded =
+      tasks::encode_task_data(f.data, labels, tokenizer, config, task.max_len, report, task.qa_windows, intents);
   if (verbose) warn_encoding(where.path, task, f.data.size(), report, false);
   return f;
 }
@@ -113,6 +114,8 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   setup.task.max_len = usable_length(setup.config, o.max_len);
   setup.task.qa_windows = o.qa_windows;
   setup.task.qa_decode = o.qa_decode;
+  setup.task.intent_weight = o.intent_weight;
+  if (o.intent && setup.task.kind != tasks::TaskKind::slots) throw UsageError("--intent is for --task slots");
   ErrorCounter errors(o.max_errors);
   const LangPath train_at = split_lang_path(o.train, false, "--train");
   // The labels: --labels, else the training data's; a resumed run must number them as before.
@@ -125,12 +128,17 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
     throw Error(train_at.path + ": the training data has fewer than two labels");
   }
   setup.task.labels = setup.labels.names();
+  if (o.intent) {
+    setup.intents = tasks::LabelSet::intents_of(train.data);
+    setup.task.intents = setup.intents.names();
+  }
+  const tasks::LabelSet* intents = o.intent ? &setup.intents : nullptr;
   const fs::path run_task = fs::path(o.out) / "finetune.json";
   if (o.resume && fs::exists(run_task)) {
     const tasks::TaskConfig before = tasks::read_task_config(run_task);
     if (before.kind != setup.task.kind || before.labels != setup.task.labels || before.max_len != setup.task.max_len ||
         before.pooling != setup.task.pooling || before.qa_windows.doc_stride != setup.task.qa_windows.doc_stride ||
-        before.qa_windows.max_query_len != setup.task.qa_windows.max_query_len)
+        before.qa_windows.max_query_len != setup.task.qa_windows.max_query_len || before.intents != setup.task.intents)
       throw UsageError(
           "--resume: the task, labels, --max-len, --pooling, --doc-stride or --max-query-len differ from "
           "the run in " +
@@ -138,15 +146,15 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
   }
   tasks::EncodeReport report;
   train.encoded = tasks::encode_task_data(train.data, setup.labels, *setup.tokenizer, setup.config, setup.task.max_len,
-                                          report, setup.task.qa_windows);
+                                          report, setup.task.qa_windows, intents);
   if (verbose) warn_encoding(train_at.path, setup.task, train.data.size(), report, true);
   setup.train = std::move(train);
   if (!o.dev.empty())
-    setup.dev = load_file(setup.task, split_lang_path(o.dev, false, "--dev"), setup.labels, *setup.tokenizer,
+    setup.dev = load_file(setup.task, split_lang_path(o.dev, false, "--dev"), setup.labels, intents, *setup.tokenizer,
                           setup.config, o, errors, verbose);
   for (const std::string& t : o.tests)
-    setup.tests.push_back(load_file(setup.task, split_lang_path(t, true, "--test"), setup.labels, *setup.tokenizer,
-                                    setup.config, o, errors, verbose));
+    setup.tests.push_back(load_file(setup.task, split_lang_path(t, true, "--test"), setup.labels, intents,
+                                    *setup.tokenizer, setup.config, o, errors, verbose));
   if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
   if (o.batch_tokens == 0 && o.batch < comm->size())
     throw UsageError("--batch " + std::to_string(o.batch) +
@@ -259,10 +267,12 @@ LoadedModel load_finetuned_model(const fs::path& dir, nn::Device device) {
   m.task = fs::exists(dir / "finetune.json") ? tasks::read_task_config(dir / "finetune.json")
                                              : tasks::task_config_from_hf(dir / "config.json");
   m.labels = tasks::LabelSet(m.task.labels);
+  m.intents = tasks::LabelSet(m.task.intents);
   m.config = nn::read_model_config(dir / "config.json");
   m.tokenizer = tok::load_tokenizer(dir);
-  m.model = std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling,
-                                               static_cast<int64_t>(m.labels.size()), device);
+  m.model =
+      std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling, static_cast<int64_t>(m.labels.size()),
+                                         device, static_cast<int64_t>(m.intents.size()));
   nn::load_parameters(nn::open_model_weights(dir), m.model->params(), false);
   return m;
 }
@@ -282,12 +292,12 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
     tasks::SeedResult r;
     r.seed = seed;
     for (const std::string& t : o.tests) {
-      const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, *m.tokenizer, m.config, o,
-                                   errors, !o.quiet && results.empty());
-      r.tests.emplace_back(
-          f.lang,
-          tasks::score(f.data, m.labels,
-                       tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode), rules));
+      const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, m.intents_or_null(),
+                                   *m.tokenizer, m.config, o, errors, !o.quiet && results.empty());
+      r.tests.emplace_back(f.lang, tasks::score(f.data, m.labels,
+                                                tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch,
+                                                               m.task.qa_decode, m.intents_or_null()),
+                                                rules));
     }
     results.push_back(std::move(r));
   }
@@ -310,8 +320,10 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
   LoadedModel m = load_finetuned_model(o.model, o.device);
   ErrorCounter errors(o.max_errors);
   const LangPath where = split_lang_path(o.input, false, "the input");
-  const TaskFile f = load_file(m.task, where, m.labels, *m.tokenizer, m.config, o, errors, !o.quiet);
-  const tasks::TaskPredictions p = tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode);
+  const TaskFile f =
+      load_file(m.task, where, m.labels, m.intents_or_null(), *m.tokenizer, m.config, o, errors, !o.quiet);
+  const tasks::TaskPredictions p =
+      tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode, m.intents_or_null());
   OutputStream out(o.output);
   std::string text;
   if (m.task.kind == tasks::TaskKind::qa) {
@@ -327,7 +339,26 @@ int run_finetune_predict(const FinetunePredictOptions& o) {
   }
   for (size_t i = 0; i < f.data.size() && m.task.kind != tasks::TaskKind::qa; ++i) {
     text.clear();
-    if (m.task.kind == tasks::TaskKind::token) {
+    if (m.task.kind == tasks::TaskKind::slots) {
+      // {"line", "words", "tags"[, "intent"]}: the input's words with the predicted slots and intent.
+      const tasks::SlotExample& s = f.data.slots[i];
+      text += "{\"line\": " + std::to_string(s.line) + ", \"words\": [";
+      for (size_t w = 0; w < s.sentence.words.size(); ++w) {
+        text += w ? ", " : "";
+        append_json_string(text, s.sentence.words[w]);
+      }
+      text += "], \"tags\": [";
+      for (size_t w = 0; w < p.tags[i].size(); ++w) {
+        text += w ? ", " : "";
+        append_json_string(text, p.tags[i][w]);
+      }
+      text += "]";
+      if (!p.intents.empty()) {
+        text += ", \"intent\": ";
+        append_json_string(text, p.intents[i]);
+      }
+      text += "}\n";
+    } else if (m.task.kind == tasks::TaskKind::token) {
       // The input's words with the predicted tags: PAN-X lines when the words have a language.
       const tasks::TaggedSentence& s = f.data.tagged[i];
       for (size_t w = 0; w < s.words.size(); ++w)

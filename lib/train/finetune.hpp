@@ -36,7 +36,7 @@ struct FinetuneCommon {
 };
 
 struct FinetuneOptions : FinetuneCommon {
-  std::string task;                // token, sequence, relation, choice or qa
+  std::string task;                // token, sequence, relation, choice, qa, wic or slots
   std::string init;                // Hugging Face model directory (pretrain's checkpoints are)
   std::string train, dev;          // PATH or LANG=PATH; dev optional
   std::vector<std::string> tests;  // LANG=PATH
@@ -45,6 +45,8 @@ struct FinetuneOptions : FinetuneCommon {
   int64_t epochs = 3, max_len = 128;
   tasks::QaWindowOptions qa_windows;  // qa: --doc-stride, --max-query-len
   tasks::QaDecodeOptions qa_decode;   // qa: --max-answer-len, --n-best
+  bool intent = false;                // slots: --intent, an intent head beside the slot tagger
+  double intent_weight = 1.0;         // slots: --intent-weight
   nn::OptimizerOptions optimizer;
   double warmup_ratio = 0.1;  // of the run's steps, unless warmup_steps ≥ 0
   int64_t warmup_steps = -1;
@@ -80,7 +82,9 @@ struct FinetunePredictOptions : FinetuneCommon {
 struct LoadedModel {
   tasks::TaskConfig task;
   tasks::LabelSet labels;
+  tasks::LabelSet intents;  // slots with intents
   nn::ModelConfig config;
+  const tasks::LabelSet* intents_or_null() const { return intents.size() > 0 ? &intents : nullptr; }
   std::unique_ptr<tok::Tokenizer> tokenizer;
   std::unique_ptr<tasks::TaskModel> model;
 };

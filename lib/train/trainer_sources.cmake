@@ -40,6 +40,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/tasks/example_readers.cpp
   train/tasks/jsonl_readers.cpp
   train/tasks/squad_reader.cpp
+  train/tasks/slot_readers.cpp
   train/tasks/qa_windows.cpp
   train/tasks/qa_scores.cpp
   train/tasks/task_data.cpp

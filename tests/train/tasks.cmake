@@ -2,6 +2,7 @@
 add_kglm_test(tasks_scores_test SOURCES train/tasks/scores_test.cpp)
 add_kglm_test(tasks_tagged_reader_test SOURCES train/tasks/tagged_reader_test.cpp)
 add_kglm_test(tasks_qa_test SOURCES train/tasks/qa_test.cpp)
+add_kglm_test(tasks_slot_readers_test SOURCES train/tasks/slot_readers_test.cpp)
 if(KGLM_FUZZ)
   add_executable(fuzz_tagged_reader fuzz/fuzz_tagged_reader.cpp)
   target_link_libraries(fuzz_tagged_reader PRIVATE kglm)

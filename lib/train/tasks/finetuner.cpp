@@ -88,7 +88,8 @@ Finetuner::Finetuner(const FinetuneOptions& options, const FinetuneSetup& setup,
           ? options.warmup_steps
           : static_cast<int64_t>(std::llround(options.warmup_ratio * static_cast<double>(total_steps_)));
   model_ = std::make_unique<TaskModel>(setup.config, setup.task.kind, setup.task.pooling,
-                                       static_cast<int64_t>(setup.labels.size()), options.device);
+                                       static_cast<int64_t>(setup.labels.size()), options.device,
+                                       static_cast<int64_t>(setup.intents.size()));
   start_or_resume();
 }
 
@@ -176,25 +177,29 @@ double Finetuner::train_step() {
   const auto ranks = static_cast<size_t>(comm_->size()), rank = static_cast<size_t>(comm_->rank());
   const BatchRows mine{examples.size() * rank / ranks, examples.size() * (rank + 1) / ranks};
   const TaskBatch batch = make_task_batch(setup_.task.kind, setup_.train.encoded, examples, mine, model_->config());
-  // The loss is the mean over the global batch's counted targets: their number first.
-  std::array<int64_t, 2> counts{batch.counted, requested_stop() != 0};
+  // The loss is the mean over the global batch's counted targets (slots with intents: plus the
+  // weighted mean over its intents): their numbers first.
+  std::array<int64_t, 3> counts{batch.counted, batch.intent_counted, requested_stop() != 0};
   comm_->all_reduce(counts, dist::ReduceOp::Sum);
-  double loss_sum = 0;
+  const double intent_scale = counts[1] > 0 ? setup_.task.intent_weight / static_cast<double>(counts[1]) : 0.0;
+  std::array<double, 2> loss_sums{0, 0};
+  double& loss_sum = loss_sums[0];
   if (batch.examples > 0 && counts[0] > 0) {
     const auto first_row = static_cast<uint64_t>(mine.begin) * static_cast<uint64_t>(batch.choices);
     const nn::DropoutContext dropout{true, seed_, static_cast<uint64_t>(step_), first_row,
                                      static_cast<uint64_t>(batch.encoder.sequences.sequences())};
     model_->forward(batch, dropout);
-    loss_sum = model_->loss(batch, true, 1.0 / static_cast<double>(counts[0])).loss_sum;
+    loss_sum = model_->loss(batch, true, 1.0 / static_cast<double>(counts[0]), intent_scale).loss_sum;
+    loss_sums[1] = model_->intent_loss().loss_sum;
     model_->backward();
   }
   if (comm_->size() > 1) comm_->all_reduce(model_->params().grads(), dist::ReduceOp::Sum);
   const nn::StepReport report = optimizer_->step();
   model_->params().zero_grads();
-  comm_->all_reduce(std::span<double>(&loss_sum, 1), dist::ReduceOp::Sum);
+  comm_->all_reduce(loss_sums, dist::ReduceOp::Sum);
   ++step_;
   ++steps_run_;
-  const double loss = counts[0] > 0 ? loss_sum / static_cast<double>(counts[0]) : 0;
+  const double loss = (counts[0] > 0 ? loss_sum / static_cast<double>(counts[0]) : 0) + loss_sums[1] * intent_scale;
   log("{\"step\": " + std::to_string(step_) +
       ", \"epoch\": " + number(static_cast<double>(step_) / steps_per_epoch_, 6) + ", \"loss\": " + number(loss) +
       ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
@@ -202,7 +207,7 @@ double Finetuner::train_step() {
   if (verbose() && options_.log_every > 0 && (step_ % options_.log_every == 0 || step_ == total_steps_))
     log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" + std::to_string(total_steps_) +
              " loss " + number(loss, 6) + " lr " + number(report.lr, 6));
-  if (counts[1] > 0) return -1;  // a stop request, seen by every rank at this step
+  if (counts[2] > 0) return -1;  // a stop request, seen by every rank at this step
   return loss;
 }
 
@@ -210,7 +215,7 @@ double Finetuner::evaluate_dev() {
   const TaskFile& dev = *setup_.dev;
   const TaskScore s =
       score(dev.data, setup_.labels,
-            predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch, setup_.task.qa_decode),
+            predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch, setup_.task.qa_decode, intents()),
             entity_rules(options_.tag_scheme));
   std::string line = "{\"step\": " + std::to_string(step_);
   for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
@@ -287,10 +292,10 @@ SeedResult Finetuner::test() {
   if (setup_.tests.empty()) return r;
   nn::load_parameters(nn::SafetensorsFile::open(dir_ / "best" / "model.safetensors"), model_->params(), false);
   for (const TaskFile& t : setup_.tests)
-    r.tests.emplace_back(
-        t.lang, score(t.data, setup_.labels,
-                      predict(*model_, t.data, t.encoded, setup_.labels, options_.batch, setup_.task.qa_decode),
-                      entity_rules(options_.tag_scheme)));
+    r.tests.emplace_back(t.lang, score(t.data, setup_.labels,
+                                       predict(*model_, t.data, t.encoded, setup_.labels, options_.batch,
+                                               setup_.task.qa_decode, intents()),
+                                       entity_rules(options_.tag_scheme)));
   return r;
 }
 

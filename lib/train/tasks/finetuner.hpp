@@ -32,6 +32,7 @@ struct FinetuneSetup {
   std::unique_ptr<tok::Tokenizer> tokenizer;
   TaskConfig task;
   LabelSet labels;
+  LabelSet intents;  // slots with --intent
   TaskFile train;
   std::optional<TaskFile> dev;
   std::vector<TaskFile> tests;
@@ -59,6 +60,7 @@ class Finetuner {
   std::span<const uint32_t> batch_examples(int64_t step);
   void log(const std::string& json_line);
   bool verbose() const { return !options_.quiet && comm_->rank() == 0; }
+  const LabelSet* intents() const { return setup_.intents.size() > 0 ? &setup_.intents : nullptr; }
 
   const FinetuneOptions& options_;
   const FinetuneSetup& setup_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +31,13 @@ void write_task_config(const std::filesystem::path& path, const TaskConfig& c) {
          ",\n  \"max_query_len\": " + std::to_string(c.qa_windows.max_query_len) +
          ",\n  \"max_answer_len\": " + std::to_string(c.qa_decode.max_answer_len) +
          ",\n  \"n_best\": " + std::to_string(c.qa_decode.n_best);
+  if (c.kind == TaskKind::slots) {
+    j += ",\n  \"intents\": [";
+    for (size_t i = 0; i < c.intents.size(); ++i) j += (i ? ", " : "") + json_string(c.intents[i]);
+    char weight[32];
+    std::snprintf(weight, sizeof weight, "%.17g", c.intent_weight);
+    j += std::string("],\n  \"intent_weight\": ") + weight;
+  }
   j += "\n}\n";
   OutputStream out(path.string());
   out.write(j);
@@ -60,6 +68,16 @@ TaskConfig read_task_config(const std::filesystem::path& path) {
       (root["doc_stride"].get(c.qa_windows.doc_stride) || root["max_query_len"].get(c.qa_windows.max_query_len) ||
        root["max_answer_len"].get(c.qa_decode.max_answer_len) || root["n_best"].get(c.qa_decode.n_best)))
     throw Error(path.string() + ": a qa task configuration without doc_stride, max_query_len, max_answer_len, n_best");
+  simdjson::dom::array intents;
+  if (c.kind == TaskKind::slots) {
+    if (root["intents"].get(intents) || root["intent_weight"].get(c.intent_weight))
+      throw Error(path.string() + ": a slots task configuration without intents and intent_weight");
+    for (simdjson::dom::element l : intents) {
+      std::string_view name;
+      if (l.get(name)) throw Error(path.string() + ": an intent that is not a string");
+      c.intents.emplace_back(name);
+    }
+  }
   return c;
 }
 

@@ -22,6 +22,8 @@ struct TaskConfig {
   int64_t max_len = 128;
   QaWindowOptions qa_windows;  // qa only
   QaDecodeOptions qa_decode;
+  std::vector<std::string> intents;  // slots: the intents in id order (none: no intent head)
+  double intent_weight = 1.0;        // slots: the intent loss's weight beside the slot loss
 };
 
 void write_task_config(const std::filesystem::path& path, const TaskConfig& config);

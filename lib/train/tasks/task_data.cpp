@@ -53,6 +53,13 @@ std::string resolved_format(TaskKind kind, const std::string& path, const std::s
       return "squad";
     case TaskKind::wic:
       return "wic";
+    case TaskKind::slots: {
+      const std::string first = first_record_line(path);
+      if (first.starts_with("{")) return "massive";
+      return first.find("utterance") != std::string::npos && first.find("slot_labels") != std::string::npos
+                 ? "multiatis"
+                 : "mtop";
+    }
   }
   return format;
 }
@@ -101,6 +108,39 @@ bool append_segments(std::vector<int32_t> a, std::vector<int32_t> b, bool pair, 
   return cut;
 }
 
+// A tagged sentence as <s> words </s>, each word's tag on its first token (kIgnoreIndex on the
+// others); the words past max_len are cut (their word_tokens -1).
+void encode_words(const TaggedSentence& s, const LabelSet& labels, const tok::Tokenizer& tokenizer, int64_t max_len,
+                  EncodeReport& report, EncodedExample& e) {
+  const tok::SpecialTokens& sp = tokenizer.special();
+  tok::Encoding enc;
+  const size_t room = static_cast<size_t>(std::max<int64_t>(max_len - 2, 0));
+  e.ids.push_back(sp.bos);
+  e.token_labels.push_back(nn::kIgnoreIndex);
+  bool cut = false;
+  for (size_t w = 0; w < s.words.size(); ++w) {
+    tokenizer.encode(s.words[w], enc);
+    const size_t pieces = std::max<size_t>(enc.size(), 1);  // a word of no tokens stands as <unk>
+    if (cut || e.ids.size() - 1 + pieces > room) {
+      cut = true;
+      e.word_tokens.push_back(-1);
+      continue;
+    }
+    e.word_tokens.push_back(static_cast<int32_t>(e.ids.size()));
+    const int32_t tag = labels.id(s.tags[w]);
+    if (tag < 0) ++report.unknown_labels;
+    for (size_t p = 0; p < pieces; ++p) {
+      e.ids.push_back(enc.size() == 0 ? sp.unk : enc.ids[p]);
+      e.token_labels.push_back(p == 0 && tag >= 0 ? tag : nn::kIgnoreIndex);
+    }
+  }
+  e.ids.push_back(sp.eos);
+  e.token_labels.push_back(nn::kIgnoreIndex);
+  e.types.assign(e.ids.size(), 0);
+  e.starts.push_back(static_cast<uint32_t>(e.ids.size()));
+  report.truncated += cut;
+}
+
 // XLR's question with the choice in place of its "?" (the asked relation), or after it.
 std::string question_with(const std::string& question, const std::string& choice) {
   const size_t mark = question.find(" ? ");
@@ -111,10 +151,10 @@ std::string question_with(const std::string& question, const std::string& choice
 }  // namespace
 
 TaskKind parse_task(const std::string& name) {
-  for (TaskKind k :
-       {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice, TaskKind::qa, TaskKind::wic})
+  for (TaskKind k : {TaskKind::token, TaskKind::sequence, TaskKind::relation, TaskKind::choice, TaskKind::qa,
+                     TaskKind::wic, TaskKind::slots})
     if (name == task_name(k)) return k;
-  throw UsageError("--task must be token, sequence, relation, choice, qa or wic, not '" + name + "'");
+  throw UsageError("--task must be token, sequence, relation, choice, qa, wic or slots, not '" + name + "'");
 }
 
 const char* task_name(TaskKind kind) {
@@ -131,6 +171,8 @@ const char* task_name(TaskKind kind) {
       return "qa";
     case TaskKind::wic:
       return "wic";
+    case TaskKind::slots:
+      return "slots";
   }
   return "?";
 }
@@ -149,6 +191,8 @@ std::string TaskData::label(size_t i) const {
       return {};
     case TaskKind::wic:
       return wic[i].label;
+    case TaskKind::slots:
+      return slots[i].intent;
   }
   return {};
 }
@@ -205,6 +249,17 @@ TaskData read_task_data(TaskKind kind, const std::string& path, const std::strin
       d.wic = read_wic(path, errors);
       d.langs.assign(d.wic.size(), lang);
       break;
+    case TaskKind::slots: {
+      if (format != "multiatis" && format != "mtop" && format != "massive")
+        refuse_format(kind, format, "multiatis, mtop, massive");
+      d.slots = read_slots(path,
+                           format == "massive" ? SlotFormat::massive
+                           : format == "mtop"  ? SlotFormat::mtop
+                                               : SlotFormat::multiatis,
+                           errors);
+      for (const SlotExample& e : d.slots) d.langs.push_back(lang.empty() ? e.sentence.lang : lang);
+      break;
+    }
   }
   if (d.size() == 0) throw Error(path + ": no examples");
   return d;
@@ -219,10 +274,18 @@ LabelSet LabelSet::from_data(const TaskData& data) {
   std::set<std::string> names;
   if (data.kind == TaskKind::token) {
     for (const TaggedSentence& s : data.tagged) names.insert(s.tags.begin(), s.tags.end());
+  } else if (data.kind == TaskKind::slots) {
+    for (const SlotExample& s : data.slots) names.insert(s.sentence.tags.begin(), s.sentence.tags.end());
   } else if (data.kind != TaskKind::choice && data.kind != TaskKind::qa) {
     for (size_t i = 0; i < data.size(); ++i)
       if (!data.label(i).empty()) names.insert(data.label(i));  // wic test data may have none
   }
+  return LabelSet(std::vector<std::string>(names.begin(), names.end()));
+}
+
+LabelSet LabelSet::intents_of(const TaskData& data) {
+  std::set<std::string> names;
+  for (const SlotExample& s : data.slots) names.insert(s.intent);
   return LabelSet(std::vector<std::string>(names.begin(), names.end()));
 }
 
@@ -233,7 +296,8 @@ int32_t LabelSet::id(const std::string& name) const {
 
 std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSet& labels,
                                              const tok::Tokenizer& tokenizer, const nn::ModelConfig& config,
-                                             int64_t max_len, EncodeReport& report, const QaWindowOptions& qa) {
+                                             int64_t max_len, EncodeReport& report, const QaWindowOptions& qa,
+                                             const LabelSet* intents) {
   if (data.kind == TaskKind::qa) {
     std::vector<EncodedExample> windows;
     for (size_t i = 0; i < data.qa.size(); ++i)
@@ -247,48 +311,26 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
     tokenizer.encode(text, enc);
     return enc.ids;
   };
-  auto label_id = [&](const std::string& name) {
-    const int32_t id = labels.id(name);
+  auto label_id = [&](const LabelSet& set, const std::string& name) {
+    const int32_t id = set.id(name);
     if (id < 0) ++report.unknown_labels;
     return id < 0 ? nn::kIgnoreIndex : id;
   };
   for (size_t i = 0; i < data.size(); ++i) {
     EncodedExample& e = out[i];
     switch (data.kind) {
-      case TaskKind::token: {
-        const TaggedSentence& s = data.tagged[i];
-        const size_t room = static_cast<size_t>(std::max<int64_t>(max_len - 2, 0));
-        e.ids.push_back(sp.bos);
-        e.token_labels.push_back(nn::kIgnoreIndex);
-        bool cut = false;
-        for (size_t w = 0; w < s.words.size(); ++w) {
-          tokenizer.encode(s.words[w], enc);
-          const size_t pieces = std::max<size_t>(enc.size(), 1);  // a word of no tokens stands as <unk>
-          if (cut || e.ids.size() - 1 + pieces > room) {
-            cut = true;
-            e.word_tokens.push_back(-1);
-            continue;
-          }
-          e.word_tokens.push_back(static_cast<int32_t>(e.ids.size()));
-          const int32_t tag = labels.id(s.tags[w]);
-          if (tag < 0) ++report.unknown_labels;
-          for (size_t p = 0; p < pieces; ++p) {
-            e.ids.push_back(enc.size() == 0 ? sp.unk : enc.ids[p]);
-            e.token_labels.push_back(p == 0 && tag >= 0 ? tag : nn::kIgnoreIndex);
-          }
-        }
-        e.ids.push_back(sp.eos);
-        e.token_labels.push_back(nn::kIgnoreIndex);
-        e.types.assign(e.ids.size(), 0);
-        e.starts.push_back(static_cast<uint32_t>(e.ids.size()));
-        report.truncated += cut;
+      case TaskKind::token:
+        encode_words(data.tagged[i], labels, tokenizer, max_len, report, e);
         break;
-      }
+      case TaskKind::slots:
+        encode_words(data.slots[i].sentence, labels, tokenizer, max_len, report, e);
+        if (intents) e.label = label_id(*intents, data.slots[i].intent);
+        break;
       case TaskKind::sequence: {
         const SentenceExample& s = data.sentences[i];
         report.truncated += append_segments(ids_of(s.text), s.pair.empty() ? std::vector<int32_t>() : ids_of(s.pair),
                                             !s.pair.empty(), sp, config, max_len, e);
-        e.label = label_id(s.label);
+        e.label = label_id(labels, s.label);
         break;
       }
       case TaskKind::relation: {
@@ -307,7 +349,7 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
         };
         e.e1 = place(t1);
         e.e2 = place(t2);
-        e.label = label_id(r.label);
+        e.label = label_id(labels, r.label);
         break;
       }
       case TaskKind::choice: {
@@ -341,7 +383,7 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
         };
         e.e1 = place(t1, 1, kept1);
         e.e2 = place(t2, second, end - 1);
-        e.label = w.label.empty() ? nn::kIgnoreIndex : label_id(w.label);
+        e.label = w.label.empty() ? nn::kIgnoreIndex : label_id(labels, w.label);
         break;
       }
       case TaskKind::qa:
@@ -360,7 +402,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
   b.choices = b.examples > 0 ? static_cast<int64_t>(data[examples[rows.begin]].sequences()) : 1;
   const uint64_t first_sequence = rows.begin * static_cast<uint64_t>(b.choices);
   std::vector<std::vector<int32_t>> ids, types;
-  std::vector<int32_t> targets, token_rows, entity_rows, end_targets;
+  std::vector<int32_t> targets, token_rows, entity_rows, end_targets, intent_targets;
   std::vector<int64_t> token_numbers;
   int64_t row0 = 0;  // the packed row of the sequence's first token
   for (int64_t r = 0; r < b.examples; ++r) {
@@ -372,7 +414,7 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
       const auto n = static_cast<std::ptrdiff_t>(e.length(static_cast<size_t>(k)));
       ids.emplace_back(e.ids.begin() + begin, e.ids.begin() + begin + n);
       types.emplace_back(e.types.begin() + begin, e.types.begin() + begin + n);
-      if (kind == TaskKind::token) {
+      if (kind == TaskKind::token || kind == TaskKind::slots) {
         // The head reads the words' first tokens (the rows that carry labels), in word order.
         const uint64_t sequence = first_sequence + static_cast<uint64_t>(ids.size() - 1);
         for (int32_t t : e.word_tokens) {
@@ -391,15 +433,20 @@ TaskBatch make_task_batch(TaskKind kind, const std::vector<EncodedExample>& data
     if (kind == TaskKind::qa) {
       targets.push_back(e.start_position);
       end_targets.push_back(e.end_position);
+    } else if (kind == TaskKind::slots) {
+      intent_targets.push_back(e.label);
     } else if (kind != TaskKind::token) {
       targets.push_back(e.label);
     }
   }
   targets.insert(targets.end(), end_targets.begin(), end_targets.end());
   for (int32_t t : targets) b.counted += t != nn::kIgnoreIndex;
+  for (int32_t t : intent_targets) b.intent_counted += t != nn::kIgnoreIndex;
+  if (kind == TaskKind::slots)
+    b.intent_targets = nn::Tensor::from<int32_t>({static_cast<int64_t>(intent_targets.size())}, intent_targets);
   b.encoder = nn::pack_sequences(ids, types, config);
   b.targets = nn::Tensor::from<int32_t>({static_cast<int64_t>(targets.size())}, targets);
-  if (kind == TaskKind::token) {
+  if (kind == TaskKind::token || kind == TaskKind::slots) {
     b.token_rows = nn::Tensor::from<int32_t>({static_cast<int64_t>(token_rows.size())}, token_rows);
     b.token_numbers = nn::Tensor::from<int64_t>({static_cast<int64_t>(token_numbers.size())}, token_numbers);
   }

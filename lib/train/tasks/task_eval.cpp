@@ -40,7 +40,7 @@ std::vector<std::string> predict_answers(TaskModel& model, const TaskData& data,
 }  // namespace
 
 TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
-                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa) {
+                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa, const LabelSet* intents) {
   const TaskKind kind = data.kind;
   // Longest first, so that each batch pads little and the largest buffers are made once.
   std::vector<uint32_t> order(encoded.size());
@@ -54,8 +54,10 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
     return out;
   }
   out.labels.assign(encoded.size(), -1);
-  if (kind == TaskKind::token) {
+  const bool tagging = kind == TaskKind::token || kind == TaskKind::slots;
+  if (tagging) {
     out.tags.resize(encoded.size());
+    if (intents) out.intents.resize(encoded.size());
   } else {
     out.probabilities.resize(encoded.size());
   }
@@ -65,11 +67,14 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
     const nn::Tensor& logits = model.forward(b, nn::DropoutContext{});
     const std::vector<int32_t> best = argmax_rows(logits);
     const std::vector<std::vector<float>> probabilities =
-        kind == TaskKind::token ? std::vector<std::vector<float>>() : softmax_rows(logits);
+        tagging ? std::vector<std::vector<float>>() : softmax_rows(logits);
+    const std::vector<int32_t> intent =
+        intents && model.intent_logits().defined() ? argmax_rows(model.intent_logits()) : std::vector<int32_t>();
     size_t word_row = 0;  // token task: the logits' rows are the words' first tokens, in order
     for (size_t r = 0; r < examples.size(); ++r) {
       const uint32_t i = examples[r];
-      if (kind != TaskKind::token) {
+      if (!intent.empty()) out.intents[i] = intents->names()[static_cast<size_t>(intent[r])];
+      if (!tagging) {
         out.labels[i] = best[r];
         out.probabilities[i] = probabilities[r];
         continue;
@@ -85,6 +90,7 @@ TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vecto
 const char* task_metric(TaskKind kind) {
   switch (kind) {
     case TaskKind::token:
+    case TaskKind::slots:
       return "f1";
     case TaskKind::relation:
       return "macro_f1";
@@ -103,12 +109,25 @@ TaskScore score(const TaskData& gold, const LabelSet& labels, const TaskPredicti
   TaskScore s;
   s.metric = task_metric(gold.kind);
   s.examples = static_cast<int64_t>(gold.size());
-  if (gold.kind == TaskKind::token) {
+  if (gold.kind == TaskKind::token || gold.kind == TaskKind::slots) {
     std::vector<std::vector<std::string>> tags;
     for (const TaggedSentence& t : gold.tagged) tags.push_back(t.tags);
+    for (const SlotExample& t : gold.slots) tags.push_back(t.sentence.tags);
     const Scores e = entity_scores(tags, predicted.tags, rules);
     s.value = e.f1;
     s.details = {{"f1", e.f1}, {"precision", e.precision}, {"recall", e.recall}};
+    if (!predicted.intents.empty()) {
+      // The intent's accuracy, and the frame's: every tag and the intent right.
+      double intent = 0, frame = 0;
+      for (size_t i = 0; i < gold.slots.size(); ++i) {
+        const bool right = predicted.intents[i] == gold.slots[i].intent;
+        intent += right;
+        frame += right && predicted.tags[i] == gold.slots[i].sentence.tags;
+      }
+      const auto n = static_cast<double>(std::max<size_t>(gold.slots.size(), 1));
+      s.details.emplace_back("intent_accuracy", intent / n);
+      s.details.emplace_back("exact_match", frame / n);
+    }
     return s;
   }
   if (gold.kind == TaskKind::qa) {

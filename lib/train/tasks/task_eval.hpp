@@ -21,11 +21,14 @@ struct TaskPredictions {
   // The other tasks: per example, the softmax of its logits (the labels' or the choices' order).
   std::vector<std::vector<float>> probabilities;
   std::vector<std::string> answers;  // qa: per example, the best span's text ("" when none)
+  std::vector<std::string> intents;  // slots with intents: per example, the predicted intent
 };
 
-// encoded: the examples' encoding (qa: their windows, in order); qa: how answers are decoded.
+// encoded: the examples' encoding (qa: their windows, in order); qa: how answers are decoded;
+// intents: slots' intent names (none: tags only).
 TaskPredictions predict(TaskModel& model, const TaskData& data, const std::vector<EncodedExample>& encoded,
-                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa = {});
+                        const LabelSet& labels, int64_t batch, const QaDecodeOptions& qa = {},
+                        const LabelSet* intents = nullptr);
 
 struct TaskScore {
   std::string metric;  // the headline score's name: f1, accuracy or macro_f1

@@ -15,10 +15,16 @@ Pooling parse_pooling(const std::string& name) {
 
 const char* pooling_name(Pooling pooling) { return pooling == Pooling::cls ? "cls" : "entity-start"; }
 
-TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device)
+TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device,
+                     int64_t intents)
     : config_(config), kind_(kind), pooling_(pooling), params_(device), scratch_(device) {
   encoder_.emplace(config_, params_);
   switch (kind) {
+    case TaskKind::slots:
+      // The intent head on <s> beside the slot tagger, named apart from transformers' classifier.*
+      if (intents > 0)
+        intent_.emplace(config_, params_, intents, nn::SequenceClassificationHead::Pooling::Auto, "intent_classifier");
+      [[fallthrough]];
     case TaskKind::token:
       head_ = &token_.emplace(config_, params_, labels);
       break;
@@ -46,6 +52,7 @@ TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooli
 
 const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutContext& dropout) {
   const nn::Tensor& hidden = encoder_->forward(batch.encoder, dropout);
+  if (intent_) intent_->forward(hidden, batch.encoder.sequences, dropout);
   if (token_) return token_->forward(hidden, batch.token_rows, batch.token_numbers, dropout);
   if (pair_) return pair_->forward(hidden, batch.entity_rows, dropout);
   if (qa_) return qa_->forward(hidden, batch.encoder.sequences);
@@ -55,8 +62,14 @@ const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutCo
   return grouped_;
 }
 
-nn::CrossEntropyResult TaskModel::loss(const TaskBatch& batch, bool need_grad, double grad_scale) {
+nn::CrossEntropyResult TaskModel::loss(const TaskBatch& batch, bool need_grad, double grad_scale, double intent_scale) {
+  if (intent_) intent_loss_ = intent_->loss(batch.intent_targets, need_grad, intent_scale);
   return head_->loss(batch.targets, need_grad, grad_scale, kind_ == TaskKind::choice ? batch.choices : 1);
+}
+
+const nn::Tensor& TaskModel::intent_logits() const {
+  static const nn::Tensor none;
+  return intent_ ? intent_->logits() : none;
 }
 
 void TaskModel::backward() {
@@ -68,12 +81,17 @@ void TaskModel::backward() {
   if (pair_) pair_->backward(dhidden);
   if (sequence_) sequence_->backward(dhidden);
   if (qa_) qa_->backward(dhidden);
+  if (intent_) intent_->backward(dhidden);
   encoder_->backward(dhidden);
 }
 
 std::string TaskModel::architecture_name() const {
   const std::string base = config_.architecture == nn::Architecture::Bert ? "Bert" : "XLMRoberta";
   switch (kind_) {
+    case TaskKind::slots:
+      // With intents a kglm class (the tagger loads in *ForTokenClassification alone).
+      if (intent_) return base + "ForSlotFillingAndIntent";
+      [[fallthrough]];
     case TaskKind::token:
       return base + "ForTokenClassification";
     case TaskKind::choice:

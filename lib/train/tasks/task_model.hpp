@@ -21,8 +21,10 @@ const char* pooling_name(Pooling pooling);
 
 class TaskModel {
  public:
-  // labels: the classes (the choice task has one score per choice and ignores it).
-  TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device);
+  // labels: the classes (the choice task has one score per choice and ignores it); intents: slots'
+  // intent classes (0: slot filling alone, no intent head).
+  TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device,
+            int64_t intents = 0);
 
   const nn::ModelConfig& config() const { return config_; }
   nn::ParameterStore& params() { return params_; }
@@ -32,7 +34,11 @@ class TaskModel {
   // qa [2B, T] (each sequence's start scores, then each one's end scores; QuestionAnsweringHead).
   const nn::Tensor& forward(const TaskBatch& batch, const nn::DropoutContext& dropout);
   // The loss sum over the batch's counted targets; when training, the logits' gradient (× grad_scale).
-  nn::CrossEntropyResult loss(const TaskBatch& batch, bool need_grad, double grad_scale);
+  // slots with intents: the intent loss's gradient × intent_scale, its sum in intent_loss().
+  nn::CrossEntropyResult loss(const TaskBatch& batch, bool need_grad, double grad_scale, double intent_scale = 0);
+  const nn::CrossEntropyResult& intent_loss() const { return intent_loss_; }
+  // slots with intents: the intent logits [B, intents] of the last forward; undefined otherwise.
+  const nn::Tensor& intent_logits() const;
   // The gradients of the last training forward, accumulated into the parameters'.
   void backward();
   // The Hugging Face class a saved model is loaded with.
@@ -48,6 +54,8 @@ class TaskModel {
   std::optional<nn::SequenceClassificationHead> sequence_;  // sequence, relation by [CLS], choice
   std::optional<nn::EntityPairClassificationHead> pair_;
   std::optional<nn::QuestionAnsweringHead> qa_;
+  std::optional<nn::SequenceClassificationHead> intent_;  // slots with intents
+  nn::CrossEntropyResult intent_loss_;
   nn::ClassifierLogits* head_ = nullptr;
   nn::Workspace scratch_;
   nn::Tensor grouped_;  // choice: the logits viewed [B, C]
