@@ -84,12 +84,12 @@ sanitize:
 # or build-fuzz/tests/fuzz_probe_inputs tests/fuzz/probe-corpus
 # or build-fuzz/tests/fuzz_verbalizer_inputs tests/fuzz/verbalize-corpus
 # or build-fuzz/tests/fuzz_elmo_files tests/fuzz/elmo-corpus or build-fuzz/tests/fuzz_conllu tests/fuzz/conllu-corpus
-# or build-fuzz/tests/fuzz_sentence_tsv tests/fuzz/tsv-corpus
+# or build-fuzz/tests/fuzz_sentence_tsv tests/fuzz/tsv-corpus or build-fuzz/tests/fuzz_task_readers tests/fuzz/task-corpus
 fuzz:
 	@cmake/install-deps.sh clang-14 libfuzzer-14-dev
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_entity_parser fuzz_wikitext fuzz_dates_numbers fuzz_sample_records \
-		fuzz_safetensors fuzz_torch_checkpoint fuzz_input_policy fuzz_tagged_reader fuzz_conllu fuzz_sentence_tsv fuzz_probe_inputs fuzz_verbalizer_inputs \
+		fuzz_safetensors fuzz_torch_checkpoint fuzz_input_policy fuzz_tagged_reader fuzz_conllu fuzz_sentence_tsv fuzz_task_readers fuzz_probe_inputs fuzz_verbalizer_inputs \
 		fuzz_elmo_files
 
 clean:
