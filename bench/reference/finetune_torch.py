@@ -23,6 +23,8 @@ from torch import nn
 
 from transformers import XLMRobertaConfig, XLMRobertaForTokenClassification
 
+from hf_finetune_loop import adamw_linear, train_step
+
 
 def read_panx(path):
     sentences, words, tags = [], [], []
@@ -93,10 +95,7 @@ def main():
         vocab_size=a.vocab, hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
         intermediate_size=a.ffn, max_position_embeddings=a.max_len + pad + 1, pad_token_id=pad, type_vocab_size=1,
         num_labels=len(labels), hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1))
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.0)  # finetune's default decay: 0
-    steps = (len(train_enc) + a.batch - 1) // a.batch * a.epochs
-    warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: s / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
+    opt, sched = adamw_linear(model, 2e-5, (len(train_enc) + a.batch - 1) // a.batch * a.epochs)
     rng = random.Random(0)
     tokens = padded = 0
     start = time.perf_counter()
@@ -110,11 +109,7 @@ def main():
             padded += ids.numel()
             logits = model(input_ids=ids, attention_mask=ids.ne(pad)).logits
             loss = nn.functional.cross_entropy(logits.reshape(-1, len(labels)), tg.reshape(-1), ignore_index=-100)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            train_step(model, loss, opt, sched)
     train_s = time.perf_counter() - start
     start = time.perf_counter()
     model.eval()

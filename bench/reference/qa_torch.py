@@ -20,8 +20,9 @@ import time
 
 import numpy as np
 import torch
-from torch import nn
 from transformers import XLMRobertaForQuestionAnswering, XLMRobertaTokenizerFast
+
+from hf_finetune_loop import adamw_linear, train_step
 
 
 def read_squad(path):
@@ -87,10 +88,7 @@ def main():
     train_f, test_f = features(tok, train, a.max_len, a.stride), features(tok, test, a.max_len, a.stride)
     model = XLMRobertaForQuestionAnswering.from_pretrained(a.model)
     pad_id = model.config.pad_token_id
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.0)
-    steps = (len(train_f) + a.batch - 1) // a.batch * a.epochs
-    warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: s / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
+    opt, sched = adamw_linear(model, 3e-5, (len(train_f) + a.batch - 1) // a.batch * a.epochs)
     rng = random.Random(0)
     positions = padded = 0
     start = time.perf_counter()
@@ -106,11 +104,7 @@ def main():
             loss = model(input_ids=ids, attention_mask=ids.ne(pad_id),
                          start_positions=torch.tensor([f[3] for f in batch]),
                          end_positions=torch.tensor([f[4] for f in batch])).loss
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            train_step(model, loss, opt, sched)
     train_s = time.perf_counter() - start
     start = time.perf_counter()
     model.eval()
