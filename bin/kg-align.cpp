@@ -1,6 +1,7 @@
 // kg-align: TEKGEN's alignment of KG statements to the lead sentences of their subjects'
 // Wikipedia articles, with relation co-occurrence counts; kg-align ner: silver named-entity data
-// from Wikipedia links typed through the KG (WikiANN). See man 1 kg-align.
+// from Wikipedia links typed through the KG (WikiANN); kg-align qa: silver extractive QA (SQuAD
+// JSON) from the same alignments, in the wiki's language. See man 1 kg-align.
 
 #include <algorithm>
 
@@ -17,7 +18,8 @@ int align_main(int argc, char** argv) {
   ToolCli cli("kg-align",
               "kg-align --kg kg.h5 [--redirects R.tsv] [--cooc cooc.tsv] [--relations REL.jsonl] -o aligned.jsonl "
               "DOCS.jsonl...\n"
-              "       kg-align ner --kg kg.h5 [--lang LANG] [--type TAG=Q1,Q2 ...] -o OUT.panx DOCS.jsonl...",
+              "       kg-align ner --kg kg.h5 [--lang LANG] [--type TAG=Q1,Q2 ...] -o OUT.panx DOCS.jsonl...\n"
+              "       kg-align qa --kg kg.h5 [--lang LANG] [--questions DIR] -o OUT.json DOCS.jsonl...",
               "TEKGEN's triple-to-sentence alignment: every statement of an article's subject aligned to the lead\n"
               "sentences that write its object (names, quantities with units, dates, qualifiers), as KELM's\n"
               "quadruples JSONL, plus relation co-occurrence counts over the aligned sentences.");
@@ -45,6 +47,46 @@ int align_main(int argc, char** argv) {
   o.kinds = kg::parse_fact_kinds(kinds);
   o.qualifiers = !no_qualifiers;
   o.replace_pronoun = !no_pronoun;
+  fill_run_options(cli.common(), 1, o);
+  report_stats(cli.common(), gen::align_kg(o));
+  return 0;
+}
+
+int qa_main(int argc, char** argv) {
+  ToolCli cli("kg-align qa", "kg-align qa --kg kg.h5 [options] -o OUT.json DOCS.jsonl...",
+              "Silver extractive QA (beyond the papers): every statement of an article's subject that TEKGEN's rules\n"
+              "align to a lead sentence becomes a question about the subject (a per-relation form, or \"<subject>\n"
+              "<relation label>?\"), answered by the object's mention; the context is the sentence's paragraph. One\n"
+              "SQuAD v1.1 JSON file, as finetune --task qa and the official evaluators read it.");
+  gen::KgAlignOptions o;
+  std::string kinds, context, locale;
+  // clang-format off
+  cli.add()
+      ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract, with the wiki's sitelinks and names in LANG)")
+      ("redirects", po::value(&o.redirects), "wiki-extract's redirects table, to map redirect titles")
+      ("lang", po::value(&o.lang)->default_value("en"),
+       "the wiki's language: titles resolve through LANG + \"wiki\" sitelinks, names and relation labels in LANG")
+      ("questions", po::value(&o.questions),
+       "directory of LANG.jsonl question forms ({\"relation\": \"P19\", \"question\": \"Where was [X] born?\"}); "
+       "relations without one are asked as \"<subject> <relation label>?\"")
+      ("context", po::value(&context)->default_value("paragraph"),
+       "the context of a question: the aligned sentence's paragraph, or the sentence")
+      ("kinds", po::value(&kinds)->default_value("item,time,string,monolingualtext"),
+       "statement kinds to ask about, comma-separated (quantities are not asked)")
+      ("all-sections", po::bool_switch(&o.all_sections), "align to every section, not only the lead")
+      ("locale", po::value(&locale), "locale of the sentence-break rules (default: LANG)");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  o.qa = true;
+  o.qualifiers = false;  // a sub-triple has no question of its own
+  o.replace_pronoun = false;
+  o.kinds = kg::parse_fact_kinds(kinds);
+  o.locale = locale.empty() ? o.lang : locale;
+  if (context != "paragraph" && context != "sentence")
+    throw UsageError("--context is paragraph or sentence, not '" + context + "'");
+  o.qa_sentence_context = context == "sentence";
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), gen::align_kg(o));
   return 0;
@@ -109,5 +151,7 @@ int ner_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "ner")
     return run_tool("kg-align ner", [&] { return ner_main(argc - 1, argv + 1); });
+  if (argc > 1 && std::string_view(argv[1]) == "qa")
+    return run_tool("kg-align qa", [&] { return qa_main(argc - 1, argv + 1); });
   return run_tool("kg-align", [&] { return align_main(argc, argv); });
 }

@@ -5,12 +5,15 @@
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "gen/cooccurrence.hpp"
 #include "gen/document_task.hpp"
 #include "gen/fact_text.hpp"
 #include "gen/labels.hpp"
+#include "gen/relation_templates.hpp"
+#include "gen/silver_qa.hpp"
 #include "gen/title_resolver.hpp"
 #include "text/case_fold.hpp"
 #include "text/dates.hpp"
@@ -27,7 +30,7 @@ namespace {
 constexpr size_t kDocsPerTask = 64;
 constexpr uint32_t kNoParent = UINT32_MAX;
 constexpr uint32_t kSubjectName = UINT32_MAX;
-constexpr size_t kEnglish = 0;
+constexpr size_t kLanguage = 0;  // the LabelIndex holds the wiki's language only
 
 // A statement or qualifier sub-triple of the article's subject, and how a sentence can write it.
 struct Candidate {
@@ -70,6 +73,7 @@ struct Scratch {
   std::vector<std::pair<uint32_t, uint32_t>> unit_starts;  // (byte offset, candidate)
   std::vector<FactRef> refs;                               // what a sentence aligns
   std::vector<uint32_t> relations;
+  std::vector<QaAnswer> qa_answers;  // kg-align qa: the article's
   bool any_quantity = false;
   bool any_date = false;
 };
@@ -84,9 +88,16 @@ class Aligner {
       : options_(o),
         store_(o.kg),
         facts_(store_, o.kinds),
-        labels_(store_, {"en"}, true),
+        labels_(store_, {o.lang}, true),
         text_(store_, facts_, labels_),
-        titles_(store_, o.kg, o.redirects) {}
+        titles_(store_, o.kg, o.redirects, o.lang + "wiki") {
+    if (!o.questions.empty()) {
+      questions_ = QuestionForms::load_dir(o.questions, o.lang);
+      for (const std::string& skipped : questions_.skipped()) log_warning(skipped + "; line skipped");
+      if (questions_.size() == 0)
+        log_warning("no question forms for '" + o.lang + "' in " + o.questions + ": every question is the query form");
+    }
+  }
 
   const kg::FactStore& facts() const { return facts_; }
   const FactText& text() const { return text_; }
@@ -110,10 +121,71 @@ class Aligner {
     if (!options_.all_sections) lead_section_only(doc);
     s.splitter.split(doc, s.sentences);
     stats.add("sentences", static_cast<int64_t>(s.sentences.size()));
+    s.qa_answers.clear();
     for (size_t k = 0; k < s.sentences.size(); ++k) {
       const text::Sentence& sentence = s.sentences[k];
       align_sentence(s, doc, static_cast<uint32_t>(subject),
                      std::string_view(doc.text).substr(sentence.begin, sentence.end - sentence.begin), k, result);
+    }
+    if (options_.qa) silver_qa(s, doc, static_cast<uint32_t>(subject), result);
+  }
+
+  // The article's SQuAD entry, each preceded by ",\n" (align_kg drops the first one's).
+  void silver_qa(Scratch& s, const text::Document& doc, uint32_t subject, TaskResult& result) const {
+    if (s.qa_answers.empty()) return;
+    const auto label = labels_.label(kLanguage, subject);
+    const std::string_view name = label ? *label : std::string_view(doc.title);
+    SilverQaArticle article;
+    article.doc = &doc;
+    article.subject_id = text_.entity_id(subject);
+    article.sentence_context = options_.qa_sentence_context;
+    article.relation_id = [&](uint32_t relation) -> const std::string& { return text_.relation_id(relation); };
+    article.question = [&](uint32_t relation) -> std::optional<std::string> {
+      if (const std::string* form = questions_.find(text_.relation_number(relation))) {
+        result.stats.add("qa_questions_from_forms");
+        return fill_question(*form, name);
+      }
+      const auto relation_label = text_.relation_label(kLanguage, relation);
+      if (!relation_label) return std::nullopt;
+      result.stats.add("qa_questions_from_labels");
+      return query_question(name, *relation_label);
+    };
+    std::string entry;
+    if (append_squad_article(entry, article, s.qa_answers, result.stats) == 0) return;
+    result.records.all += ",\n";
+    result.records.all += entry;
+  }
+
+  // kg-align qa: the mention that aligned each statement (not qualifier) of the sentence, unless it
+  // overlaps the subject's name (the question would hold its answer).
+  void collect_answers(Scratch& s, std::string_view body, uint32_t offset, size_t index, bool subject_named,
+                       Stats& stats) const {
+    for (uint32_t c = 0; c < s.candidates.size(); ++c) {
+      const Candidate& cand = s.candidates[c];
+      if (!s.matched[c] || cand.parent != kNoParent) continue;
+      std::pair<uint32_t, uint32_t> span;
+      if (cand.how == Candidate::How::name) {
+        span = s.first_match[c];
+      } else if (cand.how == Candidate::How::date) {
+        auto d = std::find_if(s.dates.begin(), s.dates.end(),
+                              [&](const text::DateMention& m) { return text::dates_agree(cand.date, m.date); });
+        span = {d->begin, d->end};
+      } else {
+        stats.add("qa_quantities_not_asked");
+        continue;
+      }
+      if (subject_named && span.first < s.subject_match.second && s.subject_match.first < span.second) {
+        stats.add("qa_answers_overlapping_subject");
+        continue;
+      }
+      QaAnswer a;
+      a.relation = cand.ref.fact->relation;
+      a.sentence_begin = offset;
+      a.sentence_end = offset + static_cast<uint32_t>(body.size());
+      a.sentence_index = static_cast<uint32_t>(index);
+      a.begin = offset + span.first;
+      a.end = offset + span.second;
+      s.qa_answers.push_back(a);
     }
   }
 
@@ -148,9 +220,9 @@ class Aligner {
       const bool plural = unit && name.size() >= 4 && text::is_ascii_alpha(name.back()) && name.back() != 's';
       if (plural) add_pattern(s, std::string(name) + "s", candidate, unit);
     };
-    if (auto label = labels_.label(kEnglish, row)) add(*label);
-    auto [first, last] = labels_.aliases(kEnglish, row);
-    for (size_t a = first; a < last; ++a) add(labels_.alias(kEnglish, a));
+    if (auto label = labels_.label(kLanguage, row)) add(*label);
+    auto [first, last] = labels_.aliases(kLanguage, row);
+    for (size_t a = first; a < last; ++a) add(labels_.alias(kLanguage, a));
     return added;
   }
 
@@ -187,7 +259,7 @@ class Aligner {
         return set_date(s, c, facts_.time_value(f), facts_.time_precision(f));
       case kg::FactKind::monolingualtext: {
         const std::string_view lang = facts_.language(f);
-        if (lang != "en" && lang.rfind("en-", 0) != 0) return false;
+        if (lang != options_.lang && lang.rfind(options_.lang + "-", 0) != 0) return false;
         return add_pattern(s, facts_.text(f), index, false);
       }
       case kg::FactKind::string:
@@ -319,6 +391,10 @@ class Aligner {
     stats.add("sentences_aligned");
     stats.add("alignments", static_cast<int64_t>(relations.size()));
     stats.add("qualifier_alignments", static_cast<int64_t>(refs.size() - relations.size()));
+    if (options_.qa) {
+      const auto offset = static_cast<uint32_t>(body.data() - doc.text.data());
+      return collect_answers(s, body, offset, index, subject_named, stats);
+    }
     count_cooccurrence(relations, result.cooc);
     if (!options_.relations.empty() && subject_named) relation_examples(s, subject, body, result);
 
@@ -326,7 +402,7 @@ class Aligner {
     if (subject_named) {
       stats.add("sentences_naming_subject");
     } else if (options_.replace_pronoun) {
-      auto label = labels_.label(kEnglish, subject);
+      auto label = labels_.label(kLanguage, subject);
       if (replace_first_pronoun(sentence, label ? *label : std::string_view(doc.title))) stats.add("pronouns_replaced");
     }
     std::string& out = result.records.all;
@@ -363,7 +439,9 @@ class Aligner {
       std::string& out = result.relations;
       out += "{\"text\":";
       append_json_string(out, body);
-      out += ",\"lang\":\"en\",\"spans\":[";
+      out += ",\"lang\":";
+      append_json_string(out, options_.lang);
+      out += ",\"spans\":[";
       const bool subject_first = sb < ob;
       for (int k = 0; k < 2; ++k) {
         const bool is_subject = (k == 0) == subject_first;
@@ -381,7 +459,7 @@ class Aligner {
       append_json_string(out, object);
       out += ",\"label\":";
       append_json_string(out, relation);
-      if (const auto name = text_.relation_label(kEnglish, cand.ref.fact->relation)) {
+      if (const auto name = text_.relation_label(kLanguage, cand.ref.fact->relation)) {
         out += ",\"relation_label\":";
         append_json_string(out, *name);
       }
@@ -420,6 +498,7 @@ class Aligner {
   LabelIndex labels_;
   FactText text_;
   TitleResolver titles_;
+  QuestionForms questions_;
 };
 
 }  // namespace
@@ -465,11 +544,19 @@ Stats align_kg(const KgAlignOptions& options) {
   std::vector<uint8_t> fact_aligned(aligner.facts().fact_count(), 0);
   CooccurrenceTable cooc;
   const FactText& text = aligner.text();
+  // kg-align qa: one SQuAD v1.1 document; the articles' entries arrive each after ",\n".
+  bool first_entry = true;
+  if (options.qa) out.write("{\"version\":\"1.1\",\"source\":\"kg-align qa (silver)\",\"data\":[\n");
   run_ordered_pipeline<text::DocumentBatch, TaskResult>(
       workers, 2 * workers + 2, [&](text::DocumentBatch& task) { return source.next(task); },
       [&](unsigned w, text::DocumentBatch& task, TaskResult& result) { aligner.process(*scratch[w], task, result); },
       [&](TaskResult& result) {
-        out.write(result.records.all);
+        std::string_view records = result.records.all;
+        if (options.qa && first_entry && !records.empty()) {
+          records.remove_prefix(2);
+          first_entry = false;
+        }
+        out.write(records);
         if (relations_out) relations_out->write(result.relations);
         result.count(errors);
         for (size_t f : result.aligned_facts) fact_aligned[f] = 1;
@@ -477,6 +564,7 @@ Stats align_kg(const KgAlignOptions& options) {
         stats.merge(result.stats);
       });
   errors.finish(options.inputs);
+  if (options.qa) out.write("\n]}\n");
   out.close();
   if (relations_out) relations_out->close();
   if (!options.cooc.empty()) cooc.write(options.cooc);
@@ -498,7 +586,7 @@ Stats align_kg(const KgAlignOptions& options) {
   stats.set("triples_aligned", triples_aligned);
   stats.set("relations", std::count(relation_seen.begin(), relation_seen.end(), 1));
   stats.set("relations_aligned", std::count(relation_aligned.begin(), relation_aligned.end(), 1));
-  stats.set("relation_pairs", static_cast<int64_t>(cooc.size()));
+  if (!options.qa) stats.set("relation_pairs", static_cast<int64_t>(cooc.size()));
   stats.set("errors", static_cast<int64_t>(errors.count()));
   return stats;
 }

@@ -33,6 +33,13 @@ struct KgAlignOptions : RunOptions {
   bool qualifiers = true;
   bool replace_pronoun = true;
   bool all_sections = false;  // every section, not only the lead
+  // The wiki's language: articles resolve through LANG + "wiki" sitelinks, objects match by their
+  // names in LANG. TEKGEN (and kg-align without qa) is English.
+  std::string lang = "en";
+  // kg-align qa: SQuAD v1.1 JSON (silver_qa.hpp) to `output` instead of the quadruples.
+  bool qa = false;
+  std::string questions;             // directory of LANG.jsonl question forms ("" for none)
+  bool qa_sentence_context = false;  // the sentence as the context, not its paragraph
 };
 
 Stats align_kg(const KgAlignOptions& options);

@@ -220,8 +220,9 @@ TemplateElement parse_markup(std::string_view content, std::vector<std::string>&
   return parse_function_word(content);
 }
 
-// Relation ids as Wikidata writes them: "P" and a number without leading zeros.
-bool parse_relation(std::string_view id, uint64_t& number) {
+}  // namespace
+
+bool parse_relation_id(std::string_view id, uint64_t& number) {
   if (id.size() < 2 || id.size() > 19 || id[0] != 'P' || id[1] == '0') return false;
   number = 0;
   for (char c : id.substr(1)) {
@@ -231,7 +232,13 @@ bool parse_relation(std::string_view id, uint64_t& number) {
   return true;
 }
 
-}  // namespace
+std::string find_language_file(const std::string& dir, const std::string& lang) {
+  for (const char* suffix : {".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.bz2"}) {
+    std::string path = (std::filesystem::path(dir) / (lang + suffix)).string();
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";
+}
 
 ParsedTemplate parse_template(std::string_view source) {
   ParsedTemplate parsed;
@@ -274,13 +281,7 @@ RelationTemplates RelationTemplates::load_dir(const std::string& dir, const std:
   RelationTemplates templates;
   for (const std::string& lang : langs) {
     if (templates.has_language(lang)) continue;  // listed twice
-    for (const char* suffix : {".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.bz2"}) {
-      const std::string path = (std::filesystem::path(dir) / (lang + suffix)).string();
-      if (std::filesystem::exists(path)) {
-        templates.load_file(lang, path);
-        break;
-      }
-    }
+    if (const std::string path = find_language_file(dir, lang); !path.empty()) templates.load_file(lang, path);
   }
   return templates;
 }
@@ -304,7 +305,7 @@ void RelationTemplates::load_file(const std::string& lang, const std::string& pa
     relation_id = std::string(relation);
     if (root["template"].get(template_text) != simdjson::SUCCESS) return skip("no string \"template\"");
     uint64_t number = 0;
-    if (!parse_relation(relation, number)) return skip("relation \"" + relation_id + "\" is not P<number>");
+    if (!parse_relation_id(relation, number)) return skip("relation \"" + relation_id + "\" is not P<number>");
     Loaded entry;
     try {
       entry.parsed = parse_template(template_text);

@@ -71,6 +71,11 @@ struct ParsedTemplate {
   std::vector<std::string> repairs;  // what was read otherwise than written ("[Х] (U+0425) read as [X]")
 };
 
+// Relation ids as Wikidata writes them: "P" and a number without leading zeros.
+bool parse_relation_id(std::string_view id, uint64_t& number);
+// DIR/LANG.jsonl, .jsonl.gz, .jsonl.zst or .jsonl.bz2, the first that exists; "" when none.
+std::string find_language_file(const std::string& dir, const std::string& lang);
+
 // Parses one template. Throws Error (reason only, no location) on an unbalanced bracket, unknown
 // markup, or a template without both [X] and [Y].
 ParsedTemplate parse_template(std::string_view source);

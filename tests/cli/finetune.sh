@@ -216,6 +216,25 @@ assert f1 > 2 * majority, (f1, majority)
 PY
 ok "relation: kg-align --relations examples are read and learnt"
 
+# Extractive QA on kg-align qa's silver SQuAD file of the same articles (questions from
+# data/questions): read as SQuAD v1.1, learnt (the model fits its training questions), predict
+# answers every question with a span of its context.
+"$bin/kg-align" qa --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --questions "$src/data/questions" \
+  -o "$tmp/silver-qa.json" -q "$tmp/docs.jsonl"
+"$bin/finetune" --task qa --init "$tmp/wiki-init" --train "$tmp/silver-qa.json" --test "en=$tmp/silver-qa.json" \
+  --epochs 20 --batch 8 --lr 3e-3 --max-len 64 --doc-stride 16 --threads 2 --quiet -o "$tmp/silver-qa"
+"$bin/finetune" predict --model "$tmp/silver-qa/seed-11/best" "$tmp/silver-qa.json" -o "$tmp/silver-qa-pred.json" --quiet
+$py - "$tmp/silver-qa/results.json" "$tmp/silver-qa.json" "$tmp/silver-qa-pred.json" <<'PY' || fail "qa on kg-align qa"
+import json, sys
+r, silver, pred = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:])
+contexts = {q["id"]: p["context"] for a in silver["data"] for p in a["paragraphs"] for q in p["qas"]}
+f1 = r["languages"]["en"]["f1"]["mean"]
+print(f"silver QA: {len(contexts)} questions, training-set F1 {f1:.3f}")
+assert r["task"] == "qa" and r["languages"]["en"]["examples"] == len(contexts) and f1 > 0.8, r["languages"]
+assert set(pred) == set(contexts) and all(a in contexts[i] for i, a in pred.items()), pred
+PY
+ok "qa: kg-align qa's silver SQuAD file is read and learnt; predict answers every question"
+
 # --train-layers last:1,frozen-embeddings: the embeddings and layer 0 stay the pre-trained ones, layer 1
 # and the head train. --labels fixes the label order (config.json's id2label); a training label it
 # leaves out is ignored by the loss and reported.

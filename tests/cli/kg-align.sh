@@ -67,6 +67,75 @@ done
 [ "$(stat_of "$tmp/broken-template.json" template_fallbacks)" -gt 0 ] || fail "fr P19 should fall back to the kmlm form"
 ok "a broken template line costs its relation in its language (template and pairs modes)"
 
+# 6. Silver QA (kg-align qa): SQuAD v1.1 from the same alignments, checked independently (every answer
+#    the span at its answer_start, a name of an object of its subject and relation; questions from
+#    data/questions; every aligned item statement asked), paragraph and sentence contexts; deterministic.
+for context in paragraph sentence; do
+  "$bin/kg-align" qa --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --questions "$src/data/questions" \
+    --context $context -o "$tmp/silver-$context.json" --stats "$tmp/silver-$context.stats.json" -q "$tmp/docs.jsonl"
+  $check qa "$tmp/tsv" "$tmp/docs.jsonl" "$src/data/questions/en.jsonl" "$tmp/aligned.jsonl" "$tmp/silver-$context.json" \
+    "$tmp/silver-$context.stats.json" $context
+done
+"$bin/kg-align" qa --kg "$tmp/kg.h5" --redirects "$tmp/redirects.tsv" --questions "$src/data/questions" --threads 1 \
+  -o "$tmp/silver1.json" -q "$tmp/docs.jsonl.gz"
+cmp -s "$tmp/silver-paragraph.json" "$tmp/silver1.json" || fail "kg-align qa differs with --threads 1"
+ok "kg-align qa: $(stat_of "$tmp/silver-paragraph.stats.json" qa_questions) silver questions, sound and complete"
+# In another language: the demo KG (data/wikidata-sample.json) given dewiki sitelinks and, where it
+# has no German label, its English one (the same for these names); two German articles written for
+# this test. Questions from data/questions/de.jsonl, or the query form with the German relation
+# label (P30 has no German form); answer_start counts code points (the "ä" before "Physiker").
+python3 - "$src/data/wikidata-sample.json" > "$tmp/de-kg.json" <<'PY'
+import json, sys
+entities = json.load(open(sys.argv[1], encoding="utf-8"))
+print("[")
+for k, e in enumerate(entities):
+    labels = e.get("labels", {})
+    if "de" not in labels and "en" in labels:
+        labels["de"] = {"language": "de", "value": labels["en"]["value"]}
+    if e["type"] == "item" and "de" in labels:
+        e["sitelinks"] = {"dewiki": {"site": "dewiki", "title": labels["de"]["value"]}}
+    print(json.dumps(e, ensure_ascii=False) + ("," if k + 1 < len(entities) else ""))
+print("]")
+PY
+python3 - > "$tmp/de-docs.jsonl" <<'PY'
+import json
+for id, title, text in [
+        ("1", "Marie Curie", "Marie Curie wurde in Warschau geboren. Sie lehrte an der Universität Paris als Physiker und "
+         "Chemiker.\nSie erhielt den Nobelpreis für Physik."),
+        ("2", "Deutschland", "Deutschland ist ein Staat in Europa. Die Hauptstadt ist Berlin.")]:
+    print(json.dumps({"id": id, "title": title, "text": text, "links": [], "sections": [],
+                      "root_end": len(text.encode())}, ensure_ascii=False))
+PY
+"$bin/wd-extract" "$tmp/de-kg.json" -o "$tmp/de-kg.h5" --langs de --sites dewiki -q
+"$bin/kg-align" qa --kg "$tmp/de-kg.h5" --lang de --questions "$src/data/questions" -o "$tmp/de-silver.json" -q \
+  "$tmp/de-docs.jsonl"
+python3 - "$tmp/de-silver.json" <<'PY' || fail "kg-align qa --lang de"
+import json, sys
+got = []
+for article in json.load(open(sys.argv[1], encoding="utf-8"))["data"]:
+    for p in article["paragraphs"]:
+        for q in p["qas"]:
+            for a in q["answers"]:
+                assert p["context"][a["answer_start"]:][:len(a["text"])] == a["text"], (p["context"], a)
+            got.append((q["id"], q["question"], [a["text"] for a in q["answers"]]))
+want = [("1-0-P19", "Wo wurde Marie Curie geboren?", ["Warschau"]),
+        ("1-0-P106", "Welchen Beruf hat Marie Curie?", ["Physiker", "Chemiker"]),
+        ("1-1-P166", "Welche Auszeichnung hat Marie Curie erhalten?", ["Nobelpreis für Physik"]),
+        ("2-0-P31", "Was ist Deutschland?", ["Staat"]),
+        ("2-0-P30", "Deutschland Kontinent?", ["Europa"]),
+        ("2-0-P36", "Was ist die Hauptstadt von Deutschland?", ["Berlin"])]
+assert got == want, got
+PY
+ok "kg-align qa --lang de: German names, forms and the query form, code-point offsets"
+code=0; "$bin/kg-align" qa --kg "$tmp/kg.h5" --context document -o "$tmp/x.json" "$tmp/docs.jsonl" 2> /dev/null || code=$?
+[ $code = 2 ] && [ ! -e "$tmp/x.json" ] || fail "bad --context: exit 2 and no output expected (exit $code)"
+mkdir -p "$tmp/bad-q"
+printf '{"relation": "P19", "question": "Where was he born?"}\n' > "$tmp/bad-q/en.jsonl"
+code=0; "$bin/kg-align" qa --kg "$tmp/kg.h5" --questions "$tmp/bad-q" -o "$tmp/x.json" "$tmp/docs.jsonl" 2> "$tmp/err.txt" ||
+  code=$?
+[ $code = 1 ] && grep -q "en.jsonl:1: the question of P19 must hold \[X\] once" "$tmp/err.txt" || fail "a form without [X]: exit $code $(cat "$tmp/err.txt")"
+ok "kg-align qa: bad --context and question files without a usable form refused"
+
 # 5. Bad input: a broken document line and a broken subgraph line are reported with file:line and
 #    skipped; a malformed co-occurrence table and a missing KG stop with exit 1; usage errors exit 2.
 { head -3 "$tmp/docs.jsonl"; echo '{"id": broken'; tail -n +4 "$tmp/docs.jsonl"; } > "$tmp/bad-docs.jsonl"

@@ -4,6 +4,7 @@
   kg_align_check.py align TSV_DIR DOCS REDIRECTS ALIGNED COOC STATS
   kg_align_check.py subgraphs TSV_DIR COOC SUBGRAPHS
   kg_align_check.py render TEMPLATE_JSONL KMLM_DIR LINEAR_JSONL SUBGRAPHS
+  kg_align_check.py qa TSV_DIR DOCS QUESTIONS_JSONL ALIGNED SILVER_JSON STATS paragraph|sentence
 
 Written from the rules in man 1 kg-align and man 1 verbalize, with Python's own case folding and
 word boundaries, so it shares no code with the tools. Exits 1 with a message on the first failure.
@@ -222,6 +223,83 @@ def check_render(template_jsonl, kmlm_dir, linear_jsonl, subgraphs):
     print(f"render: template records in {len(langs)} languages, {len(docs)} subject documents")
 
 
+def check_qa(tsv, docs, questions_path, aligned, silver_path, stats_path, context_kind):
+    """kg-align qa's SQuAD file: valid SQuAD v1.1, every answer the span at answer_start (Python's
+    code-point indexes) of a context that is a paragraph (line) or sentence of its article, and a
+    name of an object of (subject, relation) in the KG; questions are the relation's form (or the
+    query form) with the subject's English label; every item statement aligned by kg-align (the
+    quadruples) is asked in its article with its object among the answers."""
+    names, _, triples = load_kg(tsv)
+    label = {e: text for e, lang, text in rows(os.path.join(tsv, "labels.tsv")) if lang == "en"}
+    forms = {}
+    for line in open(questions_path, encoding="utf-8"):
+        q = json.loads(line)
+        forms[q["relation"]] = q["question"]
+    objects = collections.defaultdict(set)
+    for s, r, o in triples:
+        objects[(s, r)].add(o)
+    texts = {}
+    for line in open(docs, encoding="utf-8"):
+        doc = json.loads(line)
+        texts[doc["id"]] = doc["text"]
+    silver = json.load(open(silver_path, encoding="utf-8"))
+    stats = json.load(open(stats_path))
+    if silver.get("version") != "1.1" or not isinstance(silver.get("data"), list):
+        fail("not a SQuAD v1.1 document")
+    asked = set()  # (doc, relation, object)
+    ids = set()
+    questions = answers = 0
+    for article in silver["data"]:
+        for paragraph in article["paragraphs"]:
+            context = paragraph["context"]
+            for qa in paragraph["qas"]:
+                questions += 1
+                doc, _, relation = qa["id"].rsplit("-", 2)
+                if qa["id"] in ids:
+                    fail(f"id {qa['id']} given twice")
+                ids.add(qa["id"])
+                subject = qa["subject"]
+                if relation != qa["relation"]:
+                    fail(f"{qa['id']}: the id's relation is not {qa['relation']}")
+                units = texts[doc].split("\n")
+                if context_kind == "paragraph" and context not in units:
+                    fail(f"{qa['id']}: the context is not a paragraph of document {doc}: {context[:80]}")
+                if context_kind == "sentence" and not any(context in u for u in units):
+                    fail(f"{qa['id']}: the context is not in a paragraph of document {doc}")
+                name = label.get(subject, article["title"])
+                want = forms[relation].replace("[X]", name) if relation in forms else None
+                if want is not None and qa["question"] != want:
+                    fail(f"{qa['id']}: question {qa['question']!r}, the form gives {want!r}")
+                if want is None and not qa["question"].startswith(name + " "):
+                    fail(f"{qa['id']}: the query form does not start with the subject: {qa['question']!r}")
+                if not qa["answers"]:
+                    fail(f"{qa['id']}: no answer")
+                for a in qa["answers"]:
+                    answers += 1
+                    start, text = a["answer_start"], a["text"]
+                    if context[start:start + len(text)] != text:
+                        fail(f"{qa['id']}: {text!r} is not at {start} of its context")
+                    named = [o for o in objects[(subject, relation)]
+                             if any(n.casefold() == text.casefold() for n in names[o])]
+                    if not named and not text[:1].isdigit():  # dates are checked by the alignment tests
+                        fail(f"{qa['id']}: {text!r} names no object of {subject} {relation}")
+                    for o in named:
+                        asked.add((doc, relation, o))
+    if questions != stats["qa_questions"] or answers != stats["qa_answers"] or questions == 0:
+        fail(f"{questions} questions and {answers} answers, the statistics say {stats['qa_questions']} and "
+             f"{stats['qa_answers']}")
+    missing = []
+    for line in open(aligned, encoding="utf-8"):
+        rec = json.loads(line)
+        for fact in rec["facts"]:
+            if len(fact) == 3 and fact[1] == "item" and (rec["doc"], fact[0], fact[2]) not in asked:
+                missing.append((rec["title"], fact[0], fact[2]))
+    if len(missing) > stats.get("qa_answers_overlapping_subject", 0):
+        fail(f"aligned statements not asked: {missing[:5]}")
+    print(f"qa: {questions} questions, {answers} answers in {len(silver['data'])} articles; all spans of their "
+          f"contexts, all naming their objects; every aligned item statement asked")
+
+
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    {"align": check_align, "subgraphs": check_subgraphs, "render": check_render}[mode](*args)
+    {"align": check_align, "subgraphs": check_subgraphs, "render": check_render, "qa": check_qa}[mode](*args)
