@@ -161,9 +161,11 @@ double answer_exact_match(std::string_view prediction, std::string_view gold, Qa
   return normalize_answer(prediction, rules, lang) == normalize_answer(gold, rules, lang) ? 1.0 : 0.0;
 }
 
-double answer_f1(std::string_view prediction, std::string_view gold, QaRules rules, std::string_view lang) {
-  const std::vector<std::string> p = answer_tokens(prediction, rules, lang), g = answer_tokens(gold, rules, lang);
-  std::map<std::string, int64_t> counts;
+namespace {
+
+// Token F1 of two normalised answers (the evaluators' Counter intersection).
+double token_f1(const std::vector<std::string>& p, const std::vector<std::string>& g) {
+  std::map<std::string_view, int64_t> counts;
   for (const std::string& t : g) ++counts[t];
   int64_t same = 0;
   for (const std::string& t : p)
@@ -177,6 +179,12 @@ double answer_f1(std::string_view prediction, std::string_view gold, QaRules rul
   return 2 * precision * recall / (precision + recall);
 }
 
+}  // namespace
+
+double answer_f1(std::string_view prediction, std::string_view gold, QaRules rules, std::string_view lang) {
+  return token_f1(answer_tokens(prediction, rules, lang), answer_tokens(gold, rules, lang));
+}
+
 QaScores score_answers(const std::vector<std::string>& predictions, const std::vector<std::vector<std::string>>& golds,
                        const std::vector<std::string>& langs) {
   if (predictions.size() != golds.size() || langs.size() != golds.size())
@@ -185,10 +193,13 @@ QaScores score_answers(const std::vector<std::string>& predictions, const std::v
   for (size_t i = 0; i < golds.size(); ++i) {
     if (golds[i].empty()) continue;
     const QaRules rules = qa_rules_for(langs[i]);
+    // Normalised answers are their tokens joined by single spaces: equal answers, equal tokens.
+    const std::vector<std::string> prediction = answer_tokens(predictions[i], rules, langs[i]);
     double em = 0, f1 = 0;
     for (const std::string& g : golds[i]) {
-      em = std::max(em, answer_exact_match(predictions[i], g, rules, langs[i]));
-      f1 = std::max(f1, answer_f1(predictions[i], g, rules, langs[i]));
+      const std::vector<std::string> gold = answer_tokens(g, rules, langs[i]);
+      em = std::max(em, prediction == gold ? 1.0 : 0.0);
+      f1 = std::max(f1, token_f1(prediction, gold));
     }
     s.exact_match += em;
     s.f1 += f1;

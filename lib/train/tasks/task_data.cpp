@@ -80,9 +80,10 @@ int64_t first_token_of(const tok::Encoding& enc, size_t begin) {
 // Appends a sequence of one or two segments with the model's special tokens: XLM-R <s> A </s>
 // (</s> B </s>), BERT [CLS] A [SEP] (B [SEP]) with segment ids 0 and 1 (when the model has them).
 // The longer segment loses tokens from its end until the whole fits max_len (longest first, as
-// Hugging Face truncates). Returns whether anything was cut.
+// Hugging Face truncates). Returns whether anything was cut; kept_a, when given, receives how many
+// of A's tokens were kept.
 bool append_segments(std::vector<int32_t> a, std::vector<int32_t> b, bool pair, const tok::SpecialTokens& sp,
-                     const nn::ModelConfig& config, int64_t max_len, EncodedExample& out) {
+                     const nn::ModelConfig& config, int64_t max_len, EncodedExample& out, size_t* kept_a = nullptr) {
   const bool bert = config.architecture == nn::Architecture::Bert;
   const size_t specials = !pair ? 2 : bert ? 3 : 4;
   const size_t room = max_len > static_cast<int64_t>(specials) ? static_cast<size_t>(max_len) - specials : 0;
@@ -91,6 +92,7 @@ bool append_segments(std::vector<int32_t> a, std::vector<int32_t> b, bool pair, 
     cut = true;
     (a.size() >= b.size() ? a : b).pop_back();
   }
+  if (kept_a) *kept_a = a.size();
   const int32_t second_type = bert && config.type_vocab > 1 ? 1 : 0;
   auto push = [&](int32_t id, int32_t type) {
     out.ids.push_back(id);
@@ -369,10 +371,11 @@ std::vector<EncodedExample> encode_task_data(const TaskData& data, const LabelSe
         const int64_t t1 = first_token_of(enc, w.begin1);
         tokenizer.encode(w.sentence2, enc);
         const int64_t t2 = first_token_of(enc, w.begin2);
-        report.truncated += append_segments(first, enc.ids, true, sp, config, max_len, e);
+        size_t kept_first = 0;
+        report.truncated += append_segments(first, enc.ids, true, sp, config, max_len, e, &kept_first);
         // The word's first token in each segment (after <s>; after A's tokens and its separators).
         const bool bert = config.architecture == nn::Architecture::Bert;
-        const auto kept1 = static_cast<int64_t>(std::find(e.ids.begin() + 1, e.ids.end(), sp.eos) - e.ids.begin()) - 1;
+        const auto kept1 = static_cast<int64_t>(kept_first);
         const int64_t second = kept1 + (bert ? 2 : 3), end = static_cast<int64_t>(e.ids.size()) - 1;
         auto place = [&](int64_t t, int64_t offset, int64_t last) {
           if (t < 0 || offset + t > last) {
