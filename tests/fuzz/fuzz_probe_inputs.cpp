@@ -1,7 +1,8 @@
 // libFuzzer target: the probe's inputs on arbitrary bytes. The bytes as an X-FACTR fact file
 // (every fact kept has Q ids and non-empty labels, in its file's relation), as an alias file, and
 // as a relation template realised as a cloze in several languages and genders (a template is
-// refused with an Error, or gives a prefix without trailing and a suffix without leading spaces).
+// refused with an Error, or gives a prefix without trailing and a suffix without leading spaces),
+// and as a file of kg-align qa's question forms (every form kept holds [X] once and fills).
 // Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/probe-corpus.
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "core/error.hpp"
 #include "fuzz_file.hpp"
 #include "gen/relation_templates.hpp"
+#include "gen/silver_qa.hpp"
 #include "probe/cloze_text.hpp"
 #include "probe/probe_facts.hpp"
 
@@ -30,6 +32,22 @@ void check_facts(const std::string& path) {
   }
   kglm::probe::AliasTable aliases;
   aliases.load(path, errors);
+}
+
+void check_question_forms(const std::string& path) {
+  kglm::gen::QuestionForms forms;
+  try {
+    forms.load_file(path);
+  } catch (const kglm::Error&) {
+    return;
+  }
+  for (uint64_t relation = 0; relation < 4096; ++relation) {
+    const std::string* form = forms.find(relation);
+    if (!form) continue;
+    const size_t x = form->find("[X]");
+    if (x == std::string::npos || form->find("[X]", x + 1) != std::string::npos) std::abort();
+    if (kglm::gen::fill_question(*form, "S").size() != form->size() - 2) std::abort();
+  }
 }
 
 void check_template(std::string_view text) {
@@ -63,6 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!file.made()) return 0;
     try {
       check_facts(file.path());
+      check_question_forms(file.path());
     } catch (const kglm::Error&) {
       // a stream that cannot be read (a corrupt compressed file): refused, not a crash
     }

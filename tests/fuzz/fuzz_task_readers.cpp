@@ -1,11 +1,12 @@
 // libFuzzer target: the readers of finetune's qa, wic and slots tasks on arbitrary bytes — SQuAD
 // JSON, WiC / XL-WiC TSV, and MultiATIS++ TSV, MTOP TSV and MASSIVE JSON lines. Invariants: every
 // gold answer is the context's bytes at its span; every WiC word start lies inside its sentence;
-// every slot example has as many tags as words, each O or B-/I- with a name, none empty, and an
-// intent. Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/task-corpus.
+// every slot example has as many tags as words, each O or a scheme prefix (B I E S L U) and a name,
+// none empty, and an intent. Any abort() or sanitizer report is a bug. Seeds in tests/fuzz/task-corpus.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "fuzz_file.hpp"
@@ -27,7 +28,7 @@ void refused_or_checked(F read) {
 }
 
 bool good_tag(const std::string& t) {
-  return t == "O" || ((t.starts_with("B-") || t.starts_with("I-")) && t.size() > 2);
+  return t == "O" || (t.size() > 2 && t[1] == '-' && std::string_view("BIESLU").find(t[0]) != std::string_view::npos);
 }
 
 }  // namespace

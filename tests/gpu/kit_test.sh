@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$src/tests/gpu/pack.sh" --build "$build" --fixtures "$fixtures" -o "$tmp/carried/kglm-gpu-kit.tar.xz"
+"$src/tests/gpu/pack.sh" --build "$build" --fixtures "$fixtures" -o "$tmp/carried/kglm-gpu-kit.tar.xz" --fast
 mkdir -p "$tmp/elsewhere"
 tar -xJf "$tmp/carried/kglm-gpu-kit.tar.xz" -C "$tmp/elsewhere"
 kit=$tmp/elsewhere/kglm-gpu-kit

@@ -102,6 +102,37 @@ finetune_group() {
   compared && check "$(labelled "finetune --device cuda: PAN-X en losses and dev F1 within 1e-3 of the CPU's")" \
     $py "$src/tests/cli/metrics_match.py" "$w/cpu/seed-5/metrics.jsonl" \
       "$(gpu_or_cpu "$w/cuda/seed-5/metrics.jsonl" "$w/cpu/seed-5/metrics.jsonl")" 1e-3 loss dev_f1
+  # The qa, slots --intent and wic heads: XQuAD en (four articles to train, the fifth as dev), the
+  # NLU Evaluation Data's first fold as MASSIVE JSON lines (600 to train, 200 as dev), English WiC.
+  $py - "$fixtures/xquad/xquad.en.json" "$src/tests/data/slots/hwu-fold1.csv" "$w" <<'PY' || fail "qa/slots data"
+import csv, json, sys
+xquad, hwu, w = sys.argv[1:]
+articles = json.load(open(xquad, encoding="utf-8"))["data"]
+for name, part in (("qa-train", articles[:4]), ("qa-dev", articles[4:5])):
+    with open(f"{w}/{name}.json", "w", encoding="utf-8") as f:
+        json.dump({"version": "1.1", "data": part}, f, ensure_ascii=False)
+rows = list(csv.DictReader(open(hwu, encoding="utf-8"), delimiter=";"))
+for name, part in (("slots-train", rows[:600]), ("slots-dev", rows[600:800])):
+    with open(f"{w}/{name}.jsonl", "w", encoding="utf-8") as f:
+        for r in part:
+            f.write(json.dumps({"id": r["answerid"], "locale": "en-US", "intent": f"{r['scenario']}_{r['intent']}",
+                                "annot_utt": r["answer_annotation"]}) + "\n")
+PY
+  local task
+  for task in qa slots wic; do
+    local t=(--task "$task" --init "$w/init" --batch 16 --lr 1e-3 --max-len 64 --epochs 1 --seeds 5 --threads 2 --quiet)
+    case $task in
+      qa) t+=(--train "$w/qa-train.json" --dev "$w/qa-dev.json" --doc-stride 16 --max-query-len 24) ;;
+      slots) t+=(--intent --train "$w/slots-train.jsonl" --dev "$w/slots-dev.jsonl") ;;
+      wic) t+=(--train "$src/tests/data/wic/train.data.txt" --dev "$src/tests/data/wic/dev.data.txt") ;;
+    esac
+    cpu "finetune-$task" "$bin/finetune" "${t[@]}" -o "$w/cpu-$task" || continue
+    on_device "finetune-$task-cuda" "$bin/finetune" "${t[@]}" --device cuda -o "$w/cuda-$task"
+    compared && check "$(labelled "finetune --task $task --device cuda: losses and dev scores within 1e-3 of the CPU's")" \
+      $py "$src/tests/cli/metrics_match.py" "$w/cpu-$task/seed-5/metrics.jsonl" \
+        "$(gpu_or_cpu "$w/cuda-$task/seed-5/metrics.jsonl" "$w/cpu-$task/seed-5/metrics.jsonl")" 1e-3 loss dev_f1 \
+        dev_accuracy
+  done
 }
 
 # The frozen-feature heads (finetune --task pos|parse|nli --frozen) on the 12-step reference encoder,

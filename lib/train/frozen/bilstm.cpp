@@ -13,7 +13,7 @@ using nn::DType;
 using nn::Tensor;
 
 BiLstm::BiLstm(nn::ParameterStore& params, const std::string& name, int64_t in, int64_t hidden)
-    : params_(params), in_(in), hidden_(hidden) {
+    : params_(params), hidden_(hidden) {
   const char* names[2] = {".forward", ".backward"};
   for (int d = 0; d < 2; ++d) {
     const std::string prefix = name + names[d];

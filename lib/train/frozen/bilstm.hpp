@@ -34,7 +34,7 @@ class BiLstm {
     nn::LstmSaved saved;
   };
   nn::ParameterStore& params_;
-  int64_t in_, hidden_;
+  int64_t hidden_;
   Direction directions_[2];
   nn::Tensor identity_, dprojection_, zeros_h_, zeros_c_, y_;
   const nn::Tensor* x_ = nullptr;

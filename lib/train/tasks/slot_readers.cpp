@@ -72,6 +72,12 @@ SlotExample parse_multiatis(const std::vector<std::string_view>& fields, size_t 
     throw Error(std::to_string(e.sentence.words.size()) + " words but " + std::to_string(e.sentence.tags.size()) +
                 " slot labels");
   if (e.intent.empty()) throw Error("an empty intent");
+  // O, or a prefix of one of the tag schemes (B I E S L U) and a slot name: anything else would stop
+  // the whole run when scored, not cost its record.
+  for (const std::string& tag : e.sentence.tags)
+    if (tag != "O" &&
+        (tag.size() < 3 || tag[1] != '-' || std::string_view("BIESLU").find(tag[0]) == std::string_view::npos))
+      throw Error("slot label '" + tag + "' is not O or B-, I-, E-, S-, L-, U- and a name");
   return e;
 }
 

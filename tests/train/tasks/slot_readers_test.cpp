@@ -32,7 +32,8 @@ TEST(SlotReaders, MultiAtisTsv) {
                                      "id\tutterance\tslot_labels\tintent\n"
                                      "1\tshow flights to boston\tO O O B-toloc.city_name\tatis_flight\n"
                                      "2\tlist fares\tO\tatis_airfare\n"
-                                     "3\tfares to dallas\tO O B-toloc.city_name\tatis_airfare#atis_flight\n");
+                                     "3\tfares to dallas\tO O B-toloc.city_name\tatis_airfare#atis_flight\n"
+                                     "4\tslot_labels\tslot_labels\tintent\n");  // a second header (fuzzing)
   ErrorCounter errors(ErrorLimit{});
   const std::vector<SlotExample> e = read_slots(path, SlotFormat::multiatis, errors);
   ASSERT_EQ(e.size(), 2u);
@@ -40,7 +41,7 @@ TEST(SlotReaders, MultiAtisTsv) {
   EXPECT_EQ(e[0].sentence.tags.back(), "B-toloc.city_name");
   EXPECT_EQ(e[1].intent, "atis_airfare#atis_flight");  // a multi-intent label is one label
   EXPECT_EQ(e[1].line, 4u);
-  EXPECT_EQ(errors.count(), 1u);  // line 3: one tag for two words
+  EXPECT_EQ(errors.count(), 2u);  // line 3: one tag for two words; line 5: no tag scheme's label
   EXPECT_THROW(read_slots(dir.write("noheader.tsv", "1\tshow\tO\tatis_flight\n"), SlotFormat::multiatis, errors),
                Error);
 }
