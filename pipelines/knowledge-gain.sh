@@ -83,6 +83,9 @@ stage_kg() {
   echo "== the X-FACTR dev KG in $KGLM_KG_LANGS; the Wikipedia excerpt (both arms' text)"
   "$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$RUN/kg.h5" --langs "$KGLM_KG_LANGS" $(q)
   "$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$RUN/docs.jsonl" --redirects "$RUN/redirects.tsv" $(q)
+  # Relation co-occurrence (TEKGEN's), which verbalize subgraphs groups the template sentences' facts by.
+  "$bin/kg-align" --kg "$RUN/kg.h5" --redirects "$RUN/redirects.tsv" --cooc "$RUN/cooc.tsv" -o "$RUN/aligned.jsonl" \
+    "$RUN/docs.jsonl" $(q)
 }
 
 stage_split() {
@@ -108,7 +111,7 @@ stage_knowledge() {
     "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" --langs "$others" --mode parallel --pairs all \
       --relations "$RUN/split/relations.txt" --entities "$RUN/split/seen-entities.txt" -o "$k/kmlm-parallel.jsonl" $(q)
   fi
-  "$bin/verbalize" subgraphs --kg "$RUN/split/kg-seen.h5" --kinds item -o "$k/subgraphs-all.jsonl" $(q)
+  "$bin/verbalize" subgraphs --kg "$RUN/split/kg-seen.h5" --cooc "$RUN/cooc.tsv" --kinds item -o "$k/subgraphs-all.jsonl" $(q)
   python3 - "$k/subgraphs-all.jsonl" "$RUN/split/split.tsv" "$k/subgraphs.jsonl" <<'PY'
 import json, sys
 seen = {tuple(l.rstrip("\n").split("\t")[:3]) for l in open(sys.argv[2]) if l.rstrip("\n").endswith("\tseen")}
@@ -116,7 +119,7 @@ kept = 0
 with open(sys.argv[3], "w") as out:
     for line in open(sys.argv[1]):
         g = json.loads(line)
-        keep = [i for i, t in enumerate(g["triples"]) if tuple(t[:3]) in seen]
+        keep = [i for i, f in enumerate(g["facts"]) if (g["subject"], f[0], f[2]) in seen]
         if keep:
             g["facts"], g["triples"] = [g["facts"][i] for i in keep], [g["triples"][i] for i in keep]
             out.write(json.dumps(g) + "\n")
@@ -203,7 +206,7 @@ stage_report() {
 pipeline_start "$@"
 knowledge_gain_preset
 arms=$((2 * ${#seeds[@]}))
-stage kg --out "$RUN/kg.h5" --out "$RUN/docs.jsonl" -- stage_kg
+stage kg --out "$RUN/kg.h5" --out "$RUN/docs.jsonl" --out "$RUN/cooc.tsv" -- stage_kg
 stage split --after kg --out "$RUN/split" -- stage_split
 stage knowledge --after "split" --in "$KGLM_KG_TEMPLATES" --out "$RUN/knowledge" -- stage_knowledge
 stage tokens --after "kg knowledge" --out "$RUN/a.h5" --out "$RUN/b.h5" -- stage_tokens
