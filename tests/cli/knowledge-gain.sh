@@ -2,8 +2,9 @@
 # pipelines/knowledge-gain.sh --preset small end to end at a tiny size (its numbers mean nothing here:
 # the real run's table is docs/results/knowledge-gain.md): every stage runs; the unseen facts are
 # absent from the KG that arm (b)'s knowledge comes from and from that knowledge text, the seen ones
-# present; both arms probe the same facts; the report has a row with a bootstrap interval around the
-# gain for every method, relation and side, and the overall rows of the seen and the unseen facts;
+# present; the three arms probe the same facts; the report has a row with a bootstrap interval around
+# each arm's gain for every method, relation and side, and the overall rows of the seen and the
+# unseen facts; arm (c)'s templates are the variant's;
 # the predictions are kept; a second run finds every stage complete.
 # Usage: knowledge-gain.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
 set -euo pipefail
@@ -36,7 +37,7 @@ assert not claims & unseen, sorted(claims & unseen)[:3]
 assert len(claims & seen) > 0.9 * len(seen), (len(claims & seen), len(seen))
 # The knowledge text states seen facts only.
 unseen_pairs = {(s, o) for s, _, o in unseen}
-for name in ("kmlm.jsonl", "kmlm-parallel.jsonl", "templates.jsonl"):
+for name in ("kmlm.jsonl", "kmlm-parallel.jsonl", "templates.jsonl", "templates-variant.jsonl"):
     n = 0
     for line in open(f"{run}/knowledge/{name}", encoding="utf-8"):
         r = json.loads(line)
@@ -47,26 +48,29 @@ for name in ("kmlm.jsonl", "kmlm-parallel.jsonl", "templates.jsonl"):
             assert not {(r["subject"], s[3]) for s in r["spans"] if s[2] == "entity"} & unseen_pairs, (name, r)
     assert n > 0, f"{name} is empty"
 rows = list(csv.DictReader(open(f"{run}/knowledge-gain.tsv"), delimiter="\t"))
-for m in ("independent", "order"):
-    for lang in ("en", "fr", "es"):
-        for side in ("seen", "unseen"):
-            overall = [r for r in rows if (r["method"], r["lang"], r["relation"], r["side"]) == (m, lang, "overall", side)]
-            assert len(overall) == 1, (m, lang, side)
-            for rel in ("P30", "P36", "P37") if lang == "en" else ():  # fr, es: not every fact has labels
-                assert any((r["method"], r["lang"], r["relation"], r["side"]) == (m, lang, rel, side) for r in rows), (m, rel)
+key = lambda r: (r["arm"], r["method"], r["lang"], r["relation"], r["side"])  # noqa: E731
+for arm in "bc":
+    for m in ("independent", "order"):
+        for lang in ("en", "fr", "es"):
+            for side in ("seen", "unseen"):
+                assert len([r for r in rows if key(r) == (arm, m, lang, "overall", side)]) == 1, (arm, m, lang, side)
+                for rel in ("P30", "P36", "P37") if lang == "en" else ():  # fr, es: not every fact has labels
+                    assert any(key(r) == (arm, m, lang, rel, side) for r in rows), (arm, m, rel)
 for r in rows:
     lo, gain, hi = float(r["ci_low"]), float(r["gain"]), float(r["ci_high"])
     assert lo <= gain + 1e-9 and gain <= hi + 1e-9, r
-    assert abs(float(r["acc_b"]) - float(r["acc_a"]) - gain) < 0.02, r
-en = {r["side"]: int(r["facts"]) for r in rows if (r["method"], r["lang"], r["relation"]) == ("order", "en", "overall")}
+    assert abs(float(r["acc_arm"]) - float(r["acc_a"]) - gain) < 0.02, r
+en = {r["side"]: int(r["facts"]) for r in rows if key(r)[:4] == ("c", "order", "en", "overall")}
 assert en == {"seen": len(seen), "unseen": len(unseen)}, (en, len(seen), len(unseen))
 md = open(f"{run}/knowledge-gain.md", encoding="utf-8").read()
-assert "| **overall** |" in md and "## order decoding, fr" in md, md[:400]
-for arm in "ab":
+assert "| **overall** |" in md and "## (c) − (a), order decoding, fr" in md, md[:400]
+variant = {json.loads(l)["text"] for l in open(f"{run}/knowledge/templates-variant.jsonl", encoding="utf-8")}
+assert variant and not variant & {json.loads(l)["text"] for l in open(f"{run}/knowledge/templates.jsonl")}, "(c) = (b)"
+for arm in "abc":
     for seed in "34":
         assert os.path.getsize(f"{run}/predictions/probe-{arm}-{seed}.jsonl") > 0
 print(f"split {len(seen)} seen / {len(unseen)} unseen facts; report rows {len(rows)}")
 PY
 "${run[@]}" > "$tmp/log2"
-[ "$(grep -c ": complete (.*), skipped$" "$tmp/log2")" = 14 ] || fail "a second run did not find the stages complete: $(cat "$tmp/log2")"
+[ "$(grep -c ": complete (.*), skipped$" "$tmp/log2")" = 18 ] || fail "a second run did not find the stages complete: $(cat "$tmp/log2")"
 ok "knowledge-gain --preset small: seen/unseen split, arm (b)'s knowledge without the unseen facts, report, rerun skipped"
