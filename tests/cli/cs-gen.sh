@@ -34,6 +34,19 @@ check parallel "$tmp/tsv" "$tmp/par.jsonl"
 check alias "$tmp/tsv" "$tmp/par.jsonl"
 check alias "$tmp/tsv" "$tmp/t1.jsonl"
 ok "parallel groups cover exactly the languages with all labels; alias records use aliases"
+# English alone: KMLM's English sentences, those of parallel mode's English records, nothing switched.
+"$cs" kmlm --kg "$tmp/kg.h5" --langs en --alias -o "$tmp/en.jsonl" -q || fail "kmlm --langs en"
+check alias "$tmp/tsv" "$tmp/en.jsonl"
+python3 - "$tmp/en.jsonl" "$tmp/par.jsonl" <<'PY' || fail "kmlm --langs en: not the English sentences"
+import json, sys
+english = lambda path, alias: sorted((tuple(r["triple"]), r["text"]) for r in map(json.loads, open(path))  # noqa: E731
+                                     if r["lang"] == "en" and bool(r.get("alias")) == alias)
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs and all(r["lang"] == "en" and r["langs"] == ["en"] * 3 for r in recs), recs[:2]
+assert english(sys.argv[1], False) == english(sys.argv[2], False)
+assert english(sys.argv[1], True), "no alias record"
+PY
+ok "kmlm --langs en: English sentences only, as parallel mode writes them, with alias records"
 
 # 4. Allowlists, the subject cap, --split-by-lang, --format plain.
 printf 'P19\n# comment\nP36\n' > "$tmp/rels.txt"
