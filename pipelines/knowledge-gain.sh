@@ -28,20 +28,20 @@ pipeline_option init KGLM_KG_INIT "" "the pretrained encoder to start from (mini
 pipeline_option model KGLM_KG_MODEL "" "layers, hidden size, heads, FFN size of a model from scratch (small: 2 128 4 512)"
 pipeline_option relations KGLM_KG_RELATIONS "" "the probed relations (minilm: P17,P19,P20,P27,P36,P37,P106,P1412)"
 pipeline_option langs KGLM_KG_LANGS "" "languages of the knowledge text and the probes (minilm: en; small: en,fr,es)"
-pipeline_option facts KGLM_KG_FACTS "" "X-FACTR facts sampled per relation, half of their subjects seen (minilm: 300)"
+pipeline_option facts KGLM_KG_FACTS "" "X-FACTR facts sampled per relation, half of their subjects seen (minilm: 40)"
 pipeline_option templates KGLM_KG_TEMPLATES "$here/data/templates" \
   "verbalize's relation templates for arm (b)'s knowledge text (five of the eight minilm relations word as X-FACTR)"
 pipeline_option variant-templates KGLM_KG_VARIANT_TEMPLATES "$here/data/templates-paraphrase" \
   "the templates of arm (c), else (b)'s knowledge text (the default shares no wording with X-FACTR's); none: no arm (c)"
-pipeline_option draws KGLM_KG_DRAWS "" "KMLM sentences per seen fact: cs-gen kmlm draws (minilm: 4)"
+pipeline_option draws KGLM_KG_DRAWS "" "KMLM sentences per seen fact: cs-gen kmlm draws (minilm: 6)"
 pipeline_option alpha KGLM_KG_ALPHA 0.5 "KMLM's knowledge-loss weight α (pretrain --kmlm-alpha)"
-pipeline_option seeds KGLM_KG_SEEDS "" "seeds of the arm pairs (minilm: 1 2 3)"
+pipeline_option seeds KGLM_KG_SEEDS "" "seeds of the arms (minilm: 1 2 3)"
 pipeline_option warmup-steps KGLM_KG_WARMUP_STEPS "" "steps of the shared start on the Wikipedia text (minilm: 150)"
-pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 300)"
-pipeline_option batch KGLM_KG_BATCH "" "sequences per step (minilm: 16)"
+pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 150)"
+pipeline_option batch KGLM_KG_BATCH "" "sequences per step (minilm: 32)"
 pipeline_option max-len KGLM_KG_MAX_LEN "" "tokens per sequence (minilm: 32)"
-pipeline_option lr KGLM_KG_LR "" "the arms' peak learning rate (minilm: 1e-4)"
-pipeline_option start-lr KGLM_KG_START_LR "" "the shared start's peak learning rate (minilm: 1e-3, the new head alone)"
+pipeline_option lr KGLM_KG_LR "" "the arms' peak learning rate (minilm: 3e-4)"
+pipeline_option start-lr KGLM_KG_START_LR "" "the shared start's peak learning rate (minilm: 1e-3, the new head and the last layer)"
 pipeline_option vocab KGLM_KG_VOCAB 1500 "small: the SentencePiece vocabulary trained on the text"
 pipeline_option methods KGLM_KG_METHODS independent,confidence "probe decoding methods"
 pipeline_option num-mask KGLM_KG_NUM_MASK "" "the most mask tokens a probed answer may take (minilm: 3)"
@@ -61,8 +61,8 @@ knowledge_gain_preset() {
         KGLM_KG_INIT=$minilm_model
       fi
       : "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}" "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=40}"
-      : "${KGLM_KG_DRAWS:=6}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=300}" "${KGLM_KG_STEPS:=480}"
-      : "${KGLM_KG_BATCH:=16}" "${KGLM_KG_MAX_LEN:=32}" "${KGLM_KG_LR:=3e-4}" "${KGLM_KG_START_LR:=1e-3}"
+      : "${KGLM_KG_DRAWS:=6}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=150}" "${KGLM_KG_STEPS:=150}"
+      : "${KGLM_KG_BATCH:=32}" "${KGLM_KG_MAX_LEN:=32}" "${KGLM_KG_LR:=3e-4}" "${KGLM_KG_START_LR:=1e-3}"
       : "${KGLM_KG_NUM_MASK:=3}"
       ;;
     small)
