@@ -10,8 +10,9 @@
 # X-FACTR's templates on the seen and the unseen facts. Arm (c) is (b) with verbalize templates that
 # share no wording with X-FACTR's (--variant-templates): does a fact learnt in one wording come back
 # in another? The report gives each arm's accuracy, the gain over (a) and its paired bootstrap 95%
-# interval over facts, per relation and overall, for each side. The claim holds if the seen facts gain with an interval
-# above 0 while the unseen facts' gain stays near 0. Runs here, or as Slurm jobs with --submit
+# interval over facts, per relation and overall, for each side. The claim holds if the seen facts
+# gain with an interval above 0 while the unseen facts' gain stays near 0. Runs here, or as Slurm
+# jobs with --submit
 # (man 7 kglm-slurm); --device cuda and bigger settings scale it to a GPU node.
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=8G
@@ -227,7 +228,8 @@ arms=$((${#arm_names[@]} * ${#seeds[@]}))
 stage kg --out "$RUN/kg.h5" --out "$RUN/docs.jsonl" --out "$RUN/cooc.tsv" -- stage_kg
 stage split --after kg --out "$RUN/split" -- stage_split
 stage knowledge --after "split" --in "$KGLM_KG_TEMPLATES" --in "$KGLM_KG_VARIANT_TEMPLATES" --out "$RUN/knowledge" -- stage_knowledge
-stage tokens --after "kg knowledge" --out "$RUN/a.h5" --out "$RUN/b.h5" -- stage_tokens
+# c.h5: arm (c)'s data (absent with --variant-templates none, in every record alike).
+stage tokens --after "kg knowledge" --out "$RUN/a.h5" --out "$RUN/b.h5" --out "$RUN/c.h5" -- stage_tokens
 stage start --after tokens --out "$RUN/start" -- stage_start
 stage arm --array "$arms" --after "tokens start" --out "$RUN/arm-{task}/model" --time 00:30:00 -- stage_arm
 stage probe --array "$arms" --after "kg split arm" --out "$RUN/arm-{task}/probe.jsonl" -- stage_probe
