@@ -38,7 +38,7 @@ pipeline_option draws KGLM_KG_DRAWS "" "KMLM sentences per seen fact: cs-gen kml
 pipeline_option alpha KGLM_KG_ALPHA 0.5 "KMLM's knowledge-loss weight α (pretrain --kmlm-alpha)"
 pipeline_option seeds KGLM_KG_SEEDS "" "seeds of the arms (minilm: 1 2 3)"
 pipeline_option warmup-steps KGLM_KG_WARMUP_STEPS "" "steps of the shared start on the Wikipedia text (minilm: 150)"
-pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 150)"
+pipeline_option steps KGLM_KG_STEPS "" "steps of each arm (minilm: 120)"
 pipeline_option batch KGLM_KG_BATCH "" "sequences per step (minilm: 32)"
 pipeline_option max-len KGLM_KG_MAX_LEN "" "tokens per sequence (minilm: 32)"
 pipeline_option lr KGLM_KG_LR "" "the arms' peak learning rate (minilm: 3e-4)"
@@ -62,7 +62,7 @@ knowledge_gain_preset() {
         KGLM_KG_INIT=$minilm_model
       fi
       : "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}" "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=40}"
-      : "${KGLM_KG_DRAWS:=6}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=150}" "${KGLM_KG_STEPS:=150}"
+      : "${KGLM_KG_DRAWS:=6}" "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=150}" "${KGLM_KG_STEPS:=120}"
       : "${KGLM_KG_BATCH:=32}" "${KGLM_KG_MAX_LEN:=32}" "${KGLM_KG_LR:=3e-4}" "${KGLM_KG_START_LR:=1e-3}"
       : "${KGLM_KG_NUM_MASK:=3}"
       ;;
