@@ -9,6 +9,12 @@ the fact), and the gain of the macro average over relations is recomputed each t
 holds where the seen facts' overall gain has its interval above 0 while the unseen facts' stays
 near 0. Writes PREFIX.tsv and PREFIX.md (a table per arm, method and language) and prints the TSV.
 
+PREFIX.md also weighs the relations' answer priors, which lift seen and unseen facts alike: per
+relation, the accuracy of always answering the object most frequent among its seen facts (the
+"majority" baseline, per side), and how many distinct answers each arm gives over the relation's
+facts (mean over seeds); an arm whose accuracy is the baseline's and whose answers are few has
+learnt the prior, not the facts.
+
 Usage: knowledge-gain-report.py --split split.tsv --seeds "1 2 3" [--arms b,c] [--bootstrap 2000]
                                [--runs probe] [--title T] --out PREFIX DIR
 """
@@ -40,6 +46,9 @@ def main():
             side_of[(sub, rel, obj)] = side
     # verdicts[(method, lang, relation, side)][fact] = {(arm, seed): correct}
     verdicts = {}
+    answers = {}  # (arm, seed, method, lang, relation) -> the distinct predictions
+    gold = {}  # (lang, relation, side) -> {fact: obj_uri}
+    label = {}  # (lang, obj_uri) -> the object's label
     for arm in arms:
         for seed in seeds:
             for line in open(os.path.join(a.dir, f"{a.runs}-{arm}-{seed}.jsonl"), encoding="utf-8"):
@@ -49,6 +58,9 @@ def main():
                     raise SystemExit(f"{p['relation']} {p['sub_uri']} {p['obj_uri']}: probed but not in {a.split}")
                 cell = verdicts.setdefault((p["method"], p["lang"], p["relation"], side), {})
                 cell.setdefault((p["sub_uri"], p["obj_uri"]), {})[(arm, seed)] = p["correct"]
+                answers.setdefault((arm, seed, p["method"], p["lang"], p["relation"]), set()).add(p["prediction"])
+                gold.setdefault((p["lang"], p["relation"], side), {})[p["sub_uri"]] = p["obj_uri"]
+                label[(p["lang"], p["obj_uri"])] = p["obj_label"]
     runs = [(arm, seed) for arm in arms for seed in seeds]
     diffs, accs = {}, {}
     for key, facts in verdicts.items():
@@ -99,6 +111,7 @@ def main():
                 line += [str(facts), pct(acc_a), pct(acc_arm), pct(gain), f"[{pct(lo)}, {pct(hi)}]"]
             md.append("| " + " | ".join(f"**{c}**" if rel == "overall" and c else c for c in line) + " |")
         md.append("")
+    md += priors_table(arms, seeds, methods, langs, relations, answers, gold, label, pct, mean)
     text = "\n".join(rows) + "\n"
     with open(a.out + ".tsv", "w") as f:
         f.write(text)
@@ -107,6 +120,33 @@ def main():
     print(f"seeds {' '.join(seeds)}; accuracies in %, means over seeds; gain = arm - a with its paired bootstrap "
           f"95% interval over facts ({a.bootstrap} resamples)")
     print(text, end="")
+
+
+def priors_table(arms, seeds, methods, langs, relations, answers, gold, label, pct, mean):
+    """The answer-prior section of PREFIX.md: the majority baseline and each arm's distinct answers."""
+    md = ["## Answer priors", "",
+          "majority = the accuracy (%) of always answering the object most frequent among the relation's seen "
+          "facts; distinct = how many different answers an arm gives over the relation's facts (mean over seeds).",
+          ""]
+    for method, lang in ((m, lang) for m in methods for lang in langs):
+        md += [f"### {method} decoding, {lang}", "",
+               "| relation | majority object | majority: seen | majority: unseen | facts | "
+               + " | ".join(f"({arm}) distinct" for arm in arms) + " |",
+               "|---|---|---:|---:|---:|" + "---:|" * len(arms)]
+        for rel in relations:
+            seen = gold.get((lang, rel, "seen"), {})
+            unseen = gold.get((lang, rel, "unseen"), {})
+            if not seen:
+                continue
+            counts = {}
+            for obj in seen.values():
+                counts[obj] = counts.get(obj, 0) + 1
+            top = min(counts, key=lambda o: (-counts[o], o))
+            base = [pct(sum(o == top for o in side.values()) / len(side)) if side else "" for side in (seen, unseen)]
+            distinct = [f"{mean([len(answers.get((arm, s, method, lang, rel), ())) for s in seeds]):.1f}" for arm in arms]
+            md.append(f"| {rel} | {label[(lang, top)]} ({top}) | {base[0]} | {base[1]} | {len(seen) + len(unseen)} | " + " | ".join(distinct) + " |")
+        md.append("")
+    return md
 
 
 if __name__ == "__main__":

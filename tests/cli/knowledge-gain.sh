@@ -64,6 +64,16 @@ en = {r["side"]: int(r["facts"]) for r in rows if key(r)[:4] == ("c", "order", "
 assert en == {"seen": len(seen), "unseen": len(unseen)}, (en, len(seen), len(unseen))
 md = open(f"{run}/knowledge-gain.md", encoding="utf-8").read()
 assert "| **overall** |" in md and "## (c) − (a), order decoding, fr" in md, md[:400]
+# The answer-prior section: the majority baseline of each English relation, recomputed here from
+# the predictions (the facts probed in English, each with its gold object and side).
+priors = md.split("## Answer priors", 1)[1].split("### order decoding, en", 1)[1].split("###", 1)[0]
+probed = [json.loads(line) for line in open(f"{run}/predictions/probe-a-3.jsonl", encoding="utf-8")]
+for rel in ("P30", "P36", "P37"):
+    facts = {(p["sub_uri"], p["obj_uri"]) for p in probed if p["lang"] == "en" and p["relation"] == rel}
+    seen_objs = [o for s, o in facts if (s, rel, o) in seen]
+    top = min(set(seen_objs), key=lambda o: (-seen_objs.count(o), o))
+    row = next(line for line in priors.splitlines() if line.startswith(f"| {rel} |"))
+    assert f"({top}) | {100 * seen_objs.count(top) / len(seen_objs):.2f} |" in row, (row, top, seen_objs)
 # Arm (c)'s English template sentences are the variant's (it has English templates only).
 english = lambda name: {r["text"] for r in map(json.loads, open(f"{run}/knowledge/{name}", encoding="utf-8"))  # noqa: E731
                         if r["lang"] == "en"}
