@@ -16,7 +16,8 @@ packages=(
   libsentencepiece-dev sentencepiece libopenblas-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
-  python3 python3-networkx python3-h5py
+  libcrcutil-dev
+  python3 python3-networkx python3-h5py python3-matplotlib
   "$@"
 )
 

@@ -232,6 +232,25 @@ print('   UPOS accuracy %.1f%%, UAS %.1f%%, LAS %.1f%% on 8 sentences (the predi
 " "$RUN/frozen/pos/results.json" "$RUN/frozen/parse/results.json" "$RUN/frozen/test.parsed.conllu"
 }
 
+stage_figures() {
+  echo "== kglm-plot: the demo's figures -> $RUN/figures/"
+  local fig=$RUN/figures
+  mkdir -p "$fig"
+  "$bin/kglm-plot" curves "$RUN/pretrain-metrics.jsonl" --smooth 0.6 -o "$fig/pretrain-curves.png" \
+    --title "pretrain on the demo sample: MLM, knowledge and reasoning losses (smoothing 0.6)"
+  "$bin/kglm-plot" curves "$RUN/tekgen-metrics.jsonl" --smooth 0.6 -o "$fig/verbalizer-curves.png"
+  "$bin/kglm-plot" curves "$RUN/elmo/metrics.jsonl" --smooth 0.6 -o "$fig/elmo-curves.png"
+  local task
+  for task in ner relation xlr; do
+    "$bin/kglm-plot" results "$RUN/finetune-$task/results.json" -o "$fig/finetune-$task.png"
+  done
+  "$bin/kglm-plot" results "$RUN/frozen/pos/results.json" "$RUN/frozen/parse/results.json" --labels "UPOS,UAS" \
+    -o "$fig/frozen-elmo.png" --title "ELMo frozen features: UPOS accuracy and UAS (English)"
+  "$bin/kglm-plot" plan "$RUN/kmlm-balanced.plan.tsv" "$RUN/kelm-balanced.plan.tsv" \
+    --labels "KMLM parallel text (tokens, alpha 0.7),KELM sentences (lines, alpha 0.3)" -o "$fig/sample-lang.png"
+  ls "$fig" | sed 's/^/   /'
+}
+
 pipeline_start "$@"
 data=$here/data
 stage wd-extract --in "$data/wikidata-sample.json" --out "$RUN/kg.h5" --out "$RUN/kg-tsv" -- stage_wd_extract
@@ -255,4 +274,6 @@ stage finetune --after "pretrain kg-align kg-cycles" --requeue --out "$RUN/finet
   --out "$RUN/finetune-xlr" -- stage_finetune
 stage elmo --after sample-lang --out "$RUN/elmo" -- stage_elmo
 stage frozen --after elmo --in "$data/ud/en-demo.conllu" --out "$RUN/frozen" -- stage_frozen
+stage figures --after "pretrain verbalizer finetune elmo frozen sample-lang" --in "$bin/kglm-plot" \
+  --out "$RUN/figures" -- stage_figures
 pipeline_end

@@ -12,7 +12,7 @@ export KGLM_BIN=$bin
 "$src/pipelines/demo.sh" --submit --sbatch-args "--mem=1G" "$tmp/slurm" > "$tmp/submit.out" 2>&1 ||
   fail "--submit: $(cat "$tmp/submit.out")"
 stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
-[ "$stages" = 12 ] || fail "expected 12 jobs: $(cat "$tmp/submit.out")"
+[ "$stages" = 13 ] || fail "expected 13 jobs: $(cat "$tmp/submit.out")"
 grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
 jobs=$(run_jobs "$tmp/slurm")
 "$src/pipelines/demo.sh" --submit "$tmp/slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
