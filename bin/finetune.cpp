@@ -101,6 +101,8 @@ int train_main(int argc, char** argv) {
       ("dev", po::value(&o.dev), "dev file (PATH or LANG=PATH): evaluated during training, the best model kept")
       ("test", po::value(&o.tests)->composing(), "LANG=FILE, repeatable: scored with the best model of each seed")
       ("out", po::value(&o.out), "the run directory")
+      ("tensorboard", po::value(&o.tensorboard),
+       "DIR: TensorBoard event files of each seed's metrics log, in DIR/seed-S (TensorBoard's runs)")
       ("seeds", po::value(&seeds)->default_value("11"), "comma-separated seeds, one run each")
       ("epochs", po::value(&o.epochs)->default_value(3), "passes over the training data")
       ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),

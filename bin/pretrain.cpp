@@ -217,6 +217,8 @@ int train_main(int argc, char** argv) {
       ("resume", po::value(&o.resume), "continue the run saved in this checkpoint directory")
       ("out", po::value(&o.out), "checkpoint directory (replaced atomically at each save)")
       ("log", po::value(&o.log), "metrics JSONL: one line per step, one per evaluation")
+      ("tensorboard", po::value(&o.tensorboard),
+       "DIR: TensorBoard event files holding every number of the metrics log (a resumed run adds a file)")
       ("architecture", po::value(&o.architecture),
        "xlm-roberta or bert (default: from the tokenizer), or elmo (a word-level dataset; needs --options)")
       ("options", po::value(&o.elmo_options),

@@ -122,6 +122,8 @@ int train_main(int argc, char** argv) {
       ("resume", po::value(&o.resume), "continue the run whose checkpoint is this directory")
       ("out", po::value(&o.out), "the checkpoint directory (a Hugging Face T5 directory, rewritten at every save)")
       ("log", po::value(&o.log), "metrics JSON lines (loss per step, held-out loss)")
+      ("tensorboard", po::value(&o.tensorboard),
+       "DIR: TensorBoard event files holding every number of the metrics log (a resumed run adds a file)")
       ("eval-data", po::value(&o.eval_data), "held-out pairs (default: --eval-fraction of the training pairs)")
       ("eval-fraction", po::value(&o.eval_fraction)->default_value(0.02), "pairs held out when no --eval-data")
       ("eval-max", po::value(&o.eval_max)->default_value(2000), "held-out pairs at most")

@@ -11,6 +11,7 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+pkg_check_modules(CRCUTIL REQUIRED IMPORTED_TARGET libcrcutil)  # CRC-32C of TensorBoard's event files
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 find_package(absl REQUIRED)
 

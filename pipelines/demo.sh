@@ -93,9 +93,10 @@ with open(sys.argv[3], 'w') as out:
     { echo "spm_train failed: $(tail -3 "$RUN/t5-spm.log")" >&2; return 1; }
   printf '{"model_type": "t5", "vocab_size": %d, "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 2, "num_heads": 4}\n' \
     "$(wc -l < "$RUN/t5-spm.vocab")" > "$RUN/t5-config.json"
+  rm -rf "$(tensorboard_dir)"
   "$bin/verbalize" train --config "$RUN/t5-config.json" --tokenizer "$RUN/t5-spm.model" --steps 400 --batch 16 \
-    --lr 3e-3 --eval-fraction 0.1 --log "$RUN/tekgen-metrics.jsonl" --out "$RUN/tekgen" --stats "$RUN/tekgen.stats.json" \
-    --quiet "$RUN/kelm-pairs.jsonl" "$RUN/aligned.jsonl"
+    --lr 3e-3 --eval-fraction 0.1 --log "$RUN/tekgen-metrics.jsonl" --tensorboard "$(tensorboard_dir)" \
+    --out "$RUN/tekgen" --stats "$RUN/tekgen.stats.json" --quiet "$RUN/kelm-pairs.jsonl" "$RUN/aligned.jsonl"
   "$bin/verbalize" generate --model "$RUN/tekgen" --beams 2 -o "$RUN/kelm-neural.jsonl" \
     --text-output "$RUN/kelm-neural.text.jsonl" --quiet "$RUN/subgraphs.jsonl"
   "$bin/verbalize" generate --model "$RUN/tekgen" -o "$RUN/tekgen-aligned.jsonl" --quiet "$RUN/aligned.jsonl"
@@ -132,9 +133,10 @@ stage_pretrain() {
   # --max-len 192 keeps every reasoning sample (up to five sentences) whole.
   "$bin/pretrain" prepare --tokenizer "$RUN/spm.model" --max-len 192 -o "$RUN/tokens.h5" --stats "$RUN/prepare.stats.json" \
     --quiet "$RUN/kmlm-cs.jsonl" "$RUN/entitycs.jsonl" "$RUN/kelm-balanced.jsonl" "$RUN/kmlm-balanced" "$RUN/reasoning"
+  rm -rf "$(tensorboard_dir)"
   "$bin/pretrain" --data "$RUN/tokens.h5" --layers 2 --hidden 64 --heads 4 --ffn 256 --batch 16 --steps 300 \
     --lr 2e-3 --warmup 30 --lang-alpha 0.5 --eval-fraction 0.05 --eval-every 100 --log "$RUN/pretrain-metrics.jsonl" \
-    --out "$RUN/ckpt" --stats "$RUN/pretrain.stats.json" --quiet
+    --tensorboard "$(tensorboard_dir)" --out "$RUN/ckpt" --stats "$RUN/pretrain.stats.json" --quiet
   "$bin/pretrain" masks --data "$RUN/tokens.h5" -n 2000 -o "$RUN/masks.jsonl" --quiet
   python3 -c "
 import json, sys
@@ -185,9 +187,10 @@ stage_elmo() {
   "$bin/pretrain" vocab -o "$RUN/elmo/vocab.txt" --counts "$RUN/elmo/counts.tsv" --quiet "$RUN/kmlm-balanced"
   "$bin/pretrain" prepare --words --vocab "$RUN/elmo/vocab.txt" --max-len 64 -o "$RUN/elmo/words.h5" --quiet \
     "$RUN/kmlm-balanced"
+  rm -rf "$(tensorboard_dir)"
   "$bin/pretrain" --architecture elmo --options "$here/data/elmo/options-small.json" --data "$RUN/elmo/words.h5" \
     --batch 16 --steps 120 --eval-fraction 0.05 --eval-every 60 --log "$RUN/elmo/metrics.jsonl" \
-    --out "$RUN/elmo/ckpt" --stats "$RUN/elmo/pretrain.stats.json" --quiet 2> /dev/null
+    --tensorboard "$(tensorboard_dir)" --out "$RUN/elmo/ckpt" --stats "$RUN/elmo/pretrain.stats.json" --quiet 2> /dev/null
   head -3 "$RUN/kmlm-balanced"/en.jsonl | python3 -c "
 import json, sys
 for line in sys.stdin: print(json.loads(line)['text'])" > "$RUN/elmo/sentences.txt"
@@ -217,10 +220,11 @@ stage_frozen() {
   mkdir -p "$RUN/frozen"
   awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 24' "$here/data/ud/en-demo.conllu" > "$RUN/frozen/train.conllu"
   awk 'BEGIN { RS = ""; ORS = "\n\n" } NR > 24' "$here/data/ud/en-demo.conllu" > "$RUN/frozen/test.conllu"
-  rm -rf "$RUN/frozen/pos" "$RUN/frozen/parse"
+  rm -rf "$RUN/frozen/pos" "$RUN/frozen/parse" "$(tensorboard_dir)"
   for task in pos parse; do
     "$bin/finetune" --task $task --frozen --init "$RUN/elmo/ckpt" --train "en=$RUN/frozen/train.conllu" \
-      --test "en=$RUN/frozen/test.conllu" --epochs 8 --batch 8 --seeds 1 --out "$RUN/frozen/$task" --quiet
+      --test "en=$RUN/frozen/test.conllu" --epochs 8 --batch 8 --seeds 1 --out "$RUN/frozen/$task" --quiet \
+      --tensorboard "$(tensorboard_dir $task)"
   done
   "$bin/finetune" predict --model "$RUN/frozen/parse/seed-1/best" "$RUN/frozen/test.conllu" \
     -o "$RUN/frozen/test.parsed.conllu" --quiet

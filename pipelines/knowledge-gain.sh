@@ -172,10 +172,10 @@ stage_start() {
     from=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
   fi
   echo "== the shared start: $KGLM_KG_WARMUP_STEPS steps on the Wikipedia text (${from[*]})"
-  rm -rf "$RUN/start"
+  rm -rf "$RUN/start" "$(tensorboard_dir)"
   "$bin/pretrain" --data "$RUN/a.h5" "${from[@]}" --batch "$KGLM_KG_BATCH" --steps "$KGLM_KG_WARMUP_STEPS" \
     --lr "$KGLM_KG_START_LR" --warmup $((KGLM_KG_WARMUP_STEPS / 10)) --device "$KGLM_KG_DEVICE" --seed 1 --log "$RUN/start.jsonl" \
-    --out "$RUN/start" $(q)
+    --tensorboard "$(tensorboard_dir)" --out "$RUN/start" $(q)
 }
 
 # Array task TASK: arm a, b (or c) of each seed in turn.
@@ -188,12 +188,13 @@ stage_arm() {
   local arm seed
   arm_of_task
   echo "== arm ($arm), seed $seed: $KGLM_KG_STEPS steps of $KGLM_KG_BATCH x $KGLM_KG_MAX_LEN from the shared start"
-  rm -rf "$RUN/arm-$task_id/model"
+  rm -rf "$RUN/arm-$task_id/model" "$(tensorboard_dir "$arm-$seed")"
   mkdir -p "$RUN/arm-$task_id"
   echo "$arm $seed" > "$RUN/arm-$task_id/arm-seed.txt"
   "$bin/pretrain" --data "$RUN/$arm.h5" --init "$RUN/start" --batch "$KGLM_KG_BATCH" --steps "$KGLM_KG_STEPS" \
     --lr "$KGLM_KG_LR" --warmup $((KGLM_KG_STEPS / 10)) --kmlm-alpha "$KGLM_KG_ALPHA" --eval-fraction 0.02 \
     --seed "$seed" --device "$KGLM_KG_DEVICE" --log "$RUN/arm-$task_id/metrics.jsonl" --out "$RUN/arm-$task_id/model" \
+    --tensorboard "$(tensorboard_dir "$arm-$seed")" \
     --stats "$RUN/arm-$task_id/pretrain.stats.json" $(q)
 }
 

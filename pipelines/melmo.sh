@@ -88,30 +88,32 @@ stage_scheme_evaluate() {
   model=$TRAIN_DIR/ckpt out=$TRAIN_DIR/eval
   read -r -a extra <<< "$KGLM_EVAL_ARGS"
   mkdir -p "$out"
-  rm -rf "${out:?}"/pos-* "$out"/parse-* "$out"/xnli "$out"/tatoeba.*
+  rm -rf "${out:?}"/pos-* "$out"/parse-* "$out"/xnli "$out"/tatoeba.* "$(tensorboard_dir "$scheme")"
   local frozen=("$bin/finetune" --init "$model" --seeds "$KGLM_EVAL_SEEDS" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}"
     --quiet "${extra[@]}")
+  # frozen_eval NAME FINETUNE_OPTION...: one evaluation into $out/NAME, its TensorBoard runs beside the others'.
+  frozen_eval() { local name=$1; shift; "${frozen[@]}" "$@" --out "$out/$name" --tensorboard "$(tensorboard_dir "$scheme/$name")"; }
   for item in $KGLM_UD_TRAIN; do
     lang=${item%%=*} train=${item#*=} test=$(file_of "$lang" "$KGLM_UD_TEST")
     [[ -n $test && ( -z $mono || $lang == "$mono" ) ]] || continue
     echo "== $scheme: PoS and parsing, $lang"
-    "${frozen[@]}" --task pos --train "$lang=$train" --test "$lang=$test" --out "$out/pos-$lang"
-    "${frozen[@]}" --task parse --train "$lang=$train" --test "$lang=$test" --out "$out/parse-$lang"
+    frozen_eval pos-$lang --task pos --train "$lang=$train" --test "$lang=$test"
+    frozen_eval parse-$lang --task parse --train "$lang=$train" --test "$lang=$test"
   done
   [[ -n $mono ]] && return 0  # a monolingual model: its own language only, as the paper's MONO rows
   train=$(file_of "$KGLM_TRANSFER_FROM" "$KGLM_UD_TRAIN")
   for item in $KGLM_UD_TEST; do [[ ${item%%=*} == "$KGLM_TRANSFER_FROM" ]] || tests+=(--test "$item"); done
   if [[ -n $train && ${#tests[@]} -gt 0 ]]; then
     echo "== $scheme: PoS transfer from $KGLM_TRANSFER_FROM"
-    "${frozen[@]}" --task pos --train "$KGLM_TRANSFER_FROM=$train" "${tests[@]}" --out "$out/pos-transfer"
+    frozen_eval pos-transfer --task pos --train "$KGLM_TRANSFER_FROM=$train" "${tests[@]}"
   fi
   if [[ -n $KGLM_XNLI_TRAIN && -n $KGLM_XNLI_TEST ]]; then
     local columns xnli_tests=()
     read -r -a columns <<< "$KGLM_XNLI_COLUMNS"
     for item in $KGLM_XNLI_TEST; do xnli_tests+=(--test "$item"); done
     echo "== $scheme: XNLI (ESIM), trained on ${KGLM_XNLI_TRAIN%%=*}"
-    "${frozen[@]}" --task nli --train "$KGLM_XNLI_TRAIN" --text-column "${columns[0]}" --pair-column "${columns[1]}" \
-      --label-column "${columns[2]}" "${xnli_tests[@]}" --out "$out/xnli"
+    frozen_eval xnli --task nli --train "$KGLM_XNLI_TRAIN" --text-column "${columns[0]}" --pair-column "${columns[1]}" \
+      --label-column "${columns[2]}" "${xnli_tests[@]}"
   fi
   for item in $KGLM_TATOEBA; do pairs+=(--pairs "$item"); done
   if [[ ${#pairs[@]} -gt 0 ]]; then

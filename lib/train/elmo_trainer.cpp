@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -207,8 +208,8 @@ void ElmoTrainer::split_data() {
 }
 
 void ElmoTrainer::open_log() {
-  if (!options_.log.empty() && comm_->rank() == 0)
-    open_metrics_log(log_, options_.log, !options_.resume.empty(), state_.step);
+  if (comm_->rank() == 0)
+    log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
 }
 
 void ElmoTrainer::fill_stream(const int32_t* ids, int64_t windows, int64_t steps, size_t width,
@@ -278,16 +279,18 @@ ElmoStepResult ElmoTrainer::step() {
   r.seconds = seconds_since(step_start);
   r.step = ++state_.step;
   ++steps_run_;
-  if (log_.is_open())
-    log_ << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss)
-         << ", \"loss_forward\": " << metric_number(r.directions[0])
-         << ", \"loss_backward\": " << metric_number(r.directions[1]) << ", \"lr\": " << metric_number(r.report.lr)
-         << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
-         << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"tokens\": " << r.tokens
-         << ", \"tokens_per_s\": " << metric_number(static_cast<double>(r.tokens) / r.seconds)
-         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}\n"
-         << std::flush;
+  if (log_.is_open()) {
+    std::ostringstream line;
+    line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss)
+           << ", \"loss_forward\": " << metric_number(r.directions[0])
+           << ", \"loss_backward\": " << metric_number(r.directions[1]) << ", \"lr\": " << metric_number(r.report.lr)
+           << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
+           << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+           << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"tokens\": " << r.tokens
+           << ", \"tokens_per_s\": " << metric_number(static_cast<double>(r.tokens) / r.seconds)
+           << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+    log_.write(line.str());
+  }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " +
              metric_number(r.loss, 6) + " (sampled perplexity " + metric_number(std::exp(r.loss), 6) + ") " +
@@ -336,13 +339,15 @@ ElmoEvalResult ElmoTrainer::evaluate() {
   r.tokens = rows * length;
   for (int d = 0; d < 2; ++d) r.directions[d] = sums[d] / static_cast<double>(r.tokens);
   r.loss = 0.5 * (r.directions[0] + r.directions[1]);
-  if (log_.is_open())
-    log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-         << ", \"eval_ppl_forward\": " << metric_number(std::exp(r.directions[0]))
-         << ", \"eval_ppl_backward\": " << metric_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
-         << "}\n"
-         << std::flush;
+  if (log_.is_open()) {
+    std::ostringstream line;
+    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
+           << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
+           << ", \"eval_ppl_forward\": " << metric_number(std::exp(r.directions[0]))
+           << ", \"eval_ppl_backward\": " << metric_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
+           << "}";
+    log_.write(line.str());
+  }
   if (verbose())
     log_info("step " + std::to_string(state_.step) + " held-out perplexity " + metric_number(std::exp(r.loss), 6) +
              " (forward " + metric_number(std::exp(r.directions[0]), 6) + ", backward " +

@@ -33,6 +33,7 @@
 #include "nn/loss_scaler.hpp"
 #include "train/elmo_trainer_state.hpp"
 #include "train/elmo_windows.hpp"
+#include "train/metrics_log.hpp"
 #include "train/pretrain.hpp"
 #include "train/token_dataset.hpp"
 #include "train/trainer_support.hpp"
@@ -94,7 +95,7 @@ class ElmoTrainer {
   std::array<std::vector<int32_t>, 2> eval_streams_;  // the held-out sentences end to end; each reversed
   std::unique_ptr<ElmoWindows> windows_;
   size_t first_row_ = 0, rows_ = 0;  // this rank's rows of each window
-  std::ofstream log_;
+  MetricsLog log_;
   int64_t steps_run_ = 0;
   double comm_seconds_ = 0;
   TrainClock::time_point start_;

@@ -18,6 +18,7 @@
 #include "train/frozen/frozen_run.hpp"
 #include "train/pretrain.hpp"
 #include "train/tasks/finetuner.hpp"
+#include "train/tensorboard_events.hpp"
 
 namespace kglm::train {
 
@@ -237,6 +238,10 @@ std::vector<std::pair<uint64_t, fs::path>> finetuned_model_dirs(const std::strin
   if (dirs.empty()) throw Error(model + ": neither a fine-tuned model nor a run directory with seed-*/best models");
   std::sort(dirs.begin(), dirs.end());
   return dirs;
+}
+
+std::string seed_tensorboard_dir(const FinetuneOptions& options, uint64_t seed) {
+  return tensorboard_subdir(options.tensorboard, "seed-" + std::to_string(seed));
 }
 
 int run_finetune(const FinetuneOptions& o) {

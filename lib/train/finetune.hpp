@@ -41,6 +41,7 @@ struct FinetuneOptions : FinetuneCommon {
   std::string train, dev;          // PATH or LANG=PATH; dev optional
   std::vector<std::string> tests;  // LANG=PATH
   std::string out;                 // the run directory
+  std::string tensorboard;         // TensorBoard event files, one run per seed: DIR/seed-S ("" = none)
   std::vector<uint64_t> seeds{11};
   int64_t epochs = 3, max_len = 128;
   tasks::QaWindowOptions qa_windows;  // qa: --doc-stride, --max-query-len
@@ -102,6 +103,10 @@ LangPath split_lang_path(const std::string& arg, bool lang_required, const char*
 std::vector<std::pair<uint64_t, std::filesystem::path>> finetuned_model_dirs(const std::string& model);
 
 // The exit status: 0, or kExitStopped (75) when stopped by SIGUSR1 or --stop-after.
+// A seed's TensorBoard directory: --tensorboard DIR's seed-S (TensorBoard lists each as a run), or
+// DIR itself where it is a FIFO or device; "" without --tensorboard.
+std::string seed_tensorboard_dir(const FinetuneOptions& options, uint64_t seed);
+
 int run_finetune(const FinetuneOptions& options);
 int run_finetune_evaluate(const FinetuneEvaluateOptions& options);
 int run_finetune_predict(const FinetunePredictOptions& options);

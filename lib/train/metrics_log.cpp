@@ -49,14 +49,22 @@ uint64_t truncate_metrics_log(const std::string& path, int64_t step) {
   return dropped;
 }
 
-void open_metrics_log(std::ofstream& log, const std::string& path, bool resuming, int64_t step) {
-  if (resuming) {
-    if (uint64_t dropped = truncate_metrics_log(path, step); dropped > 0)
-      log_info(path + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(step) +
-               ", the checkpoint's");
+void MetricsLog::open(const std::string& path, const std::string& tensorboard, bool resuming, int64_t step) {
+  if (!path.empty()) {
+    if (resuming) {
+      if (uint64_t dropped = truncate_metrics_log(path, step); dropped > 0)
+        log_info(path + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(step) +
+                 ", the checkpoint's");
+    }
+    jsonl_.open(path, resuming ? std::ios::app : std::ios::trunc);
+    if (!jsonl_) throw Error(path + ": cannot open the metrics log");
   }
-  log.open(path, resuming ? std::ios::app : std::ios::trunc);
-  if (!log) throw Error(path + ": cannot open the metrics log");
+  if (!tensorboard.empty()) events_ = std::make_unique<TensorBoardEvents>(tensorboard, resuming ? step : -1);
+}
+
+void MetricsLog::write(const std::string& json_line) {
+  if (jsonl_.is_open()) jsonl_ << json_line << '\n' << std::flush;
+  if (events_) events_->write_metrics_line(json_line);
 }
 
 }  // namespace kglm::train

@@ -1,9 +1,13 @@
-// The metrics log (JSON lines with a "step" field) that pretrain appends to.
+// The metrics log of a training run: JSON lines with a "step" field (--log), mirrored as TensorBoard
+// event files (--tensorboard). Rank 0 opens it; the other ranks leave it closed.
 #pragma once
 
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <string>
+
+#include "train/tensorboard_events.hpp"
 
 namespace kglm::train {
 
@@ -13,8 +17,22 @@ namespace kglm::train {
 // number of lines dropped.
 uint64_t truncate_metrics_log(const std::string& path, int64_t step);
 
-// Opens the log a run appends its lines to: a fresh run truncates it, a resumed one (at `step`)
-// drops the lines after that step first (saying so on stderr) and appends.
-void open_metrics_log(std::ofstream& log, const std::string& path, bool resuming, int64_t step);
+class MetricsLog {
+ public:
+  // Opens the sinks that are set ("" = none): the JSON-lines log at `path` and a new event file in
+  // the directory `tensorboard`. A fresh run truncates the log; a resumed one (at `step`) first drops
+  // the log's lines after that step (saying so on stderr) and appends, and its event file starts
+  // with TensorBoard's marker of a restart after `step`, so neither holds a step twice.
+  void open(const std::string& path, const std::string& tensorboard, bool resuming, int64_t step);
+  bool is_open() const { return jsonl_.is_open() || events_ != nullptr; }
+
+  // One metrics line (a JSON object with "step"; no newline) into every sink, flushed, so that a
+  // tail -f or a TensorBoard watching the directory sees it at once.
+  void write(const std::string& json_line);
+
+ private:
+  std::ofstream jsonl_;
+  std::unique_ptr<TensorBoardEvents> events_;
+};
 
 }  // namespace kglm::train

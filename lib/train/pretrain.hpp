@@ -18,6 +18,7 @@ struct PretrainOptions {
   std::string resume;      // checkpoint directory written by pretrain ("" = fresh run)
   std::string out;         // checkpoint directory (rewritten atomically at every save)
   std::string log;         // metrics JSONL ("" = none)
+  std::string tensorboard;  // a directory of TensorBoard event files mirroring the log ("" = none)
 
   // Architecture of a randomly initialised model.
   std::string architecture;  // "xlm-roberta" | "bert" | "elmo" | "" (from the tokenizer kind)

@@ -78,6 +78,9 @@ void flatten(simdjson::dom::element value, std::string& tag, int64_t step, doubl
     case simdjson::dom::element_type::DOUBLE:
       events.write_scalar(tag, step, static_cast<float>(double(value)), wall_time);
       break;
+    case simdjson::dom::element_type::BOOL:  // "skipped": true (a step the loss scaler skipped) as 1
+      events.write_scalar(tag, step, bool(value) ? 1.0f : 0.0f, wall_time);
+      break;
     case simdjson::dom::element_type::OBJECT:
       for (auto field : simdjson::dom::object(value)) {
         const size_t keep = tag.size();
@@ -87,9 +90,14 @@ void flatten(simdjson::dom::element value, std::string& tag, int64_t step, doubl
         tag.resize(keep);
       }
       break;
-    default:  // null (a term a step did not have), strings, booleans, arrays
+    default:  // null (a term a step did not have), strings, arrays
       break;
   }
+}
+
+bool is_stream(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 }  // namespace
@@ -137,10 +145,13 @@ std::string event_session_start(int64_t step, double wall_time) {
   return e;
 }
 
+std::string tensorboard_subdir(const std::string& dir, const std::string& name) {
+  if (dir.empty() || is_stream(dir)) return dir;
+  return (std::filesystem::path(dir) / name).string();
+}
+
 TensorBoardEvents::TensorBoardEvents(const std::string& dir, int64_t resumed_at) {
-  struct stat st {};
-  const bool special = ::stat(dir.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
-  if (special) {
+  if (is_stream(dir)) {
     path_ = dir;
   } else {
     std::error_code ec;

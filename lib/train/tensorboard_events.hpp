@@ -25,8 +25,8 @@ class TensorBoardEvents {
   TensorBoardEvents& operator=(const TensorBoardEvents&) = delete;
 
   // Writes every number of one metrics JSON line (an object with an integer "step") as a scalar
-  // tagged with its key (nested objects: keys joined with '/'); null, strings and booleans are
-  // skipped. A line without "step" is ignored.
+  // tagged with its key (nested objects: keys joined with '/'; booleans as 1 and 0); null and
+  // strings are skipped. A line without "step" is ignored.
   void write_metrics_line(std::string_view json_line);
 
   // One scalar at a step.
@@ -40,6 +40,10 @@ class TensorBoardEvents {
   std::string path_;
   std::FILE* file_ = nullptr;
 };
+
+// DIR/name, a run of its own under --tensorboard DIR (TensorBoard lists each subdirectory as a run:
+// finetune's seeds), or DIR itself where it is a FIFO or character device; "" for an empty DIR.
+std::string tensorboard_subdir(const std::string& dir, const std::string& name);
 
 // The bytes of an Event record holding the file version, and of one holding scalars; exposed for
 // the unit tests, which decode them.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -276,8 +277,8 @@ void Trainer::split_data() {
 }
 
 void Trainer::open_log() {
-  if (!options_.log.empty() && comm_->rank() == 0)
-    open_metrics_log(log_, options_.log, !options_.resume.empty(), state_.step);
+  if (comm_->rank() == 0)
+    log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
 }
 
 StepResult Trainer::step() {
@@ -347,15 +348,17 @@ StepResult Trainer::step() {
   r.comm_seconds = comm_seconds_ - comm_before;
   r.step = ++state_.step;
   ++steps_run_;
-  if (log_.is_open())
-    log_ << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss) << term_numbers("", r.terms)
-         << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
-         << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
-         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
-         << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
-         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}\n"
-         << std::flush;
+  if (log_.is_open()) {
+    std::ostringstream line;
+    line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss) << term_numbers("", r.terms)
+           << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
+           << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+           << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
+           << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
+           << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
+           << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+    log_.write(line.str());
+  }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " +
              metric_number(r.loss, 6) + " lr " + metric_number(r.report.lr, 6) + " " +
@@ -425,12 +428,14 @@ EvalResult Trainer::evaluate() {
     r.loss = loss / static_cast<double>(r.masked);
     r.accuracy = static_cast<double>(correct) / static_cast<double>(r.masked);
   }
-  if (log_.is_open())
-    log_ << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-         << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
-         << term_numbers("eval_", r.terms) << "}\n"
-         << std::flush;
+  if (log_.is_open()) {
+    std::ostringstream line;
+    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
+           << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
+           << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
+           << term_numbers("eval_", r.terms) << "}";
+    log_.write(line.str());
+  }
   if (verbose())
     log_info("step " + std::to_string(state_.step) + " held-out perplexity " + metric_number(std::exp(r.loss), 6));
   return r;

@@ -24,6 +24,7 @@
 #include "train/batch_order.hpp"
 #include "train/loss_terms.hpp"
 #include "train/mlm_batch.hpp"
+#include "train/metrics_log.hpp"
 #include "train/objectives/objective_table.hpp"
 #include "train/pretrain.hpp"
 #include "train/token_dataset.hpp"
@@ -108,7 +109,7 @@ class Trainer {
   std::unique_ptr<BatchOrder> order_;
   std::unique_ptr<ObjectiveMasker> masker_;
   MaskTally tally_;  // masked tokens of this invocation's steps, for stats()
-  std::ofstream log_;
+  MetricsLog log_;
   std::vector<uint32_t> sequences_;  // reused by step()
   std::vector<MlmBatch> micro_;      // reused by step()
   int64_t steps_run_ = 0;

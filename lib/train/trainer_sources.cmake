@@ -10,6 +10,7 @@ set(KGLM_TRAIN_TRAINER_SOURCES
   train/token_batches.cpp
   train/mlm_batch.cpp
   train/loss_terms.cpp
+  train/tensorboard_events.cpp
   train/metrics_log.cpp
   train/trainer_state.cpp
   train/trainer_support.cpp

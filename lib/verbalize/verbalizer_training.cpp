@@ -260,11 +260,7 @@ class Run {
       tokens_seen_ = tokens_at_start_ = state.tokens_seen;
       if (verbose()) log_info("resuming at step " + std::to_string(step_));
     }
-    if (comm_->rank() == 0 && !o_.log.empty()) {
-      if (!o_.resume.empty()) train::truncate_metrics_log(o_.log, step_);
-      log_.open(o_.log, o_.resume.empty() ? std::ios::trunc : std::ios::app);
-      if (!log_) throw Error(o_.log + ": cannot open the metrics log");
-    }
+    if (comm_->rank() == 0) log_.open(o_.log, o_.tensorboard, !o_.resume.empty(), step_);
   }
 
   const std::vector<uint32_t>& epoch_order(int64_t epoch) {
@@ -278,7 +274,7 @@ class Run {
   }
 
   void log(const std::string& line) {
-    if (log_.is_open()) log_ << line << "\n" << std::flush;
+    if (log_.is_open()) log_.write(line);
   }
 
   const TrainOptions& o_;
@@ -299,7 +295,7 @@ class Run {
   double last_loss_ = NAN, first_eval_ = NAN, last_eval_ = NAN;
   int64_t order_epoch_ = -1;
   std::vector<uint32_t> order_;
-  std::ofstream log_;
+  train::MetricsLog log_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -38,6 +38,7 @@ struct TrainOptions : RunSettings {
   std::string resume;     // a checkpoint directory of this command
   std::string out;        // the checkpoint directory, rewritten atomically at every save
   std::string log;        // metrics JSON lines ("" = none)
+  std::string tensorboard;  // a directory of TensorBoard event files mirroring the log ("" = none)
   int64_t max_source_len = 128, max_target_len = 128;
   int64_t batch = 32, steps = 1000;
   nn::OptimizerOptions optimizer;  // lr 1e-3 (the paper's) unless given

@@ -175,6 +175,11 @@ stage_file_lines() {
   fi
 }
 
+# tensorboard_dir [NAME]: where the running stage's training tools write TensorBoard event files
+# (--tensorboard): RUN/tensorboard/STAGE, or RUN/tensorboard/STAGE/NAME for one of several runs
+# (finetune tasks, array tasks). `tensorboard --logdir RUN/tensorboard` shows every stage's runs.
+tensorboard_dir() { echo "$RUN/tensorboard/$stage_name${1:+/$1}"; }
+
 stage_task_path() { local path=$1; printf '%s' "${path//\{task\}/$(printf %04d "$2")}"; }
 
 # The record stage $stage_name task $2 would have now; compared with the stored one, or stored.

@@ -42,30 +42,32 @@ train_pretrain() {
     echo "== pretrain: resuming $out/ckpt at step $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' \
       "$out/ckpt/trainer_state.json")"
   else
-    rm -rf "$out/ckpt" "$out/metrics.jsonl" # another run's: its data or settings differ
+    rm -rf "$out/ckpt" "$out/metrics.jsonl" "$(tensorboard_dir)" # another run's: its data or settings differ
     start=(--layers "${model[0]}" --hidden "${model[1]}" --heads "${model[2]}" --ffn "${model[3]}")
     [[ -n "$KGLM_INIT" ]] && start=(--init "$KGLM_INIT")
     echo "== pretrain: $KGLM_STEPS steps -> $out/ckpt"
   fi
   checkpointing "$bin/pretrain" --data "$out/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
     --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
-    --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
+    --tensorboard "$(tensorboard_dir)" --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }
 
-# train_finetune DIR FINETUNE_OPTION...: `finetune -o DIR` that hands on SIGUSR1 (checkpoint, exit 75).
+# train_finetune DIR FINETUNE_OPTION...: `finetune -o DIR` that hands on SIGUSR1 (checkpoint, exit 75),
+# its TensorBoard runs in $(tensorboard_dir DIR's name)/seed-S.
 # When the stage continues after a stop or requeue, a DIR with its results is kept and a DIR without
 # them is resumed (--resume); otherwise DIR is started over.
 train_finetune() {
-  local dir=$1
+  local dir=$1 tb
   shift
+  tb=$(tensorboard_dir "$(basename "$dir")")
   if [[ ${STAGE_CONTINUES:-0} == 1 && -f "$dir/results.json" ]]; then
     return 0
   elif [[ ${STAGE_CONTINUES:-0} == 1 && -d "$dir" ]]; then
     echo "   resuming $dir"
-    checkpointing "$bin/finetune" "$@" -o "$dir" --resume
+    checkpointing "$bin/finetune" "$@" -o "$dir" --tensorboard "$tb" --resume
   else
-    rm -rf "$dir"
-    checkpointing "$bin/finetune" "$@" -o "$dir"
+    rm -rf "$dir" "$tb"
+    checkpointing "$bin/finetune" "$@" -o "$dir" --tensorboard "$tb"
   fi
 }
 
@@ -103,11 +105,11 @@ elmo_pretrain() {
     start=(--resume "$out/ckpt")
     echo "== pretrain --architecture elmo: resuming $out/ckpt"
   else
-    rm -rf "$out/ckpt" "$out/metrics.jsonl"
+    rm -rf "$out/ckpt" "$out/metrics.jsonl" "$(tensorboard_dir)"
     start=(--options "$KGLM_ELMO_OPTIONS")
     echo "== pretrain --architecture elmo: $KGLM_STEPS steps ($KGLM_ELMO_OPTIONS) -> $out/ckpt"
   fi
   checkpointing "$bin/pretrain" --architecture elmo --data "$out/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
     --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
-    --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
+    --tensorboard "$(tensorboard_dir)" --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }

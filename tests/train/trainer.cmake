@@ -1,5 +1,6 @@
 add_kglm_test(trainer_test SOURCES train/trainer_test.cpp)
 add_kglm_test(trainer_class_test SOURCES train/trainer_class_test.cpp)
+add_kglm_test(tensorboard_events_test SOURCES train/tensorboard_events_test.cpp)
 add_kglm_test(objectives_test SOURCES train/objectives_test.cpp)
 add_test(NAME cli_pretrain COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pretrain.sh ${PROJECT_BINARY_DIR}/bin
          ${KGLM_FIXTURES_DIR} ${PROJECT_SOURCE_DIR})

@@ -19,6 +19,7 @@
 #include "nn/safetensors.hpp"
 #include "nn/threads.hpp"
 #include "train/frozen/frozen_head.hpp"
+#include "train/metrics_log.hpp"
 #include "train/tasks/results_table.hpp"
 
 namespace kglm::train::frozen {
@@ -237,8 +238,7 @@ class SeedRun {
     if (fs::exists(dir_ / "best") || fs::exists(dir_ / "metrics.jsonl"))
       throw UsageError(dir_.string() + " holds a run already: give another --out");
     fs::create_directories(dir_);
-    log_.open(dir_ / "metrics.jsonl");
-    if (!log_) throw Error((dir_ / "metrics.jsonl").string() + ": cannot open the metrics log");
+    log_.open((dir_ / "metrics.jsonl").string(), seed_tensorboard_dir(o, seed), false, 0);
   }
 
   void train() {
@@ -258,10 +258,10 @@ class SeedRun {
         const nn::StepReport report = optimizer_->step();
         head_->params().zero_grads();
         ++step_;
-        log_ << "{\"step\": " << step_ << ", \"epoch\": " << number(static_cast<double>(step_) / steps_per_epoch_)
-             << ", \"loss\": " << number(loss) << ", \"lr\": " << number(report.lr)
-             << ", \"grad_norm\": " << number(report.grad_norm)
-             << (train_.is_pairs() ? ", \"pairs\": " : ", \"words\": ") << counted << "}\n";
+        log_.write("{\"step\": " + std::to_string(step_) +
+                   ", \"epoch\": " + number(static_cast<double>(step_) / steps_per_epoch_) + ", \"loss\": " +
+                   number(loss) + ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
+                   (train_.is_pairs() ? ", \"pairs\": " : ", \"words\": ") + std::to_string(counted) + "}");
         if (verbose && o_.log_every > 0 && step_ % o_.log_every == 0)
           log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" +
                    std::to_string(schedule_.total_steps) + " loss " + number(loss));
@@ -270,7 +270,6 @@ class SeedRun {
       if (dev_ && (o_.eval_every == 0 || step_ % o_.eval_every != 0)) evaluate_dev();
     }
     if (!dev_) save_head(dir_ / "best", *head_, task_);
-    log_.flush();
   }
 
   tasks::SeedResult test(const std::vector<FrozenData>& tests) {
@@ -286,9 +285,9 @@ class SeedRun {
  private:
   void evaluate_dev() {
     const tasks::TaskScore s = score(task_, *dev_, predict_all(*head_, *dev_, o_.batch));
-    log_ << "{\"step\": " << step_;
-    for (const auto& [name, value] : s.details) log_ << ", \"dev_" << name << "\": " << number(value);
-    log_ << "}\n";
+    std::string line = "{\"step\": " + std::to_string(step_);
+    for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
+    log_.write(line + "}");
     const bool better = s.value > best_;
     if (!o_.quiet) {
       const std::string mix = head_->describe();
@@ -312,7 +311,7 @@ class SeedRun {
   nn::OptimizerOptions schedule_;
   int64_t step_ = 0, steps_per_epoch_ = 0;
   double best_ = -1;
-  std::ofstream log_;
+  MetricsLog log_;
 };
 
 void finish_stats(const FinetuneCommon& o, Stats& stats) {

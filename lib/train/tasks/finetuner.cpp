@@ -137,10 +137,7 @@ void Finetuner::start_or_resume() {
   }
   if (comm_->rank() == 0) {
     fs::create_directories(dir_);
-    const std::string path = (dir_ / "metrics.jsonl").string();
-    if (resuming) truncate_metrics_log(path, step_);
-    log_.open(path, resuming ? std::ios::app : std::ios::trunc);
-    if (!log_) throw Error(path + ": cannot open the metrics log");
+    log_.open((dir_ / "metrics.jsonl").string(), seed_tensorboard_dir(options_, seed_), resuming, step_);
   }
 }
 
@@ -168,7 +165,7 @@ std::span<const uint32_t> Finetuner::batch_examples(int64_t step) {
 }
 
 void Finetuner::log(const std::string& json_line) {
-  if (log_.is_open()) log_ << json_line << "\n" << std::flush;
+  if (log_.is_open()) log_.write(json_line);
 }
 
 double Finetuner::train_step() {

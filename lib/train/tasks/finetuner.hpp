@@ -14,6 +14,7 @@
 #include "nn/optimizer.hpp"
 #include "tok/tokenizer.hpp"
 #include "train/finetune.hpp"
+#include "train/metrics_log.hpp"
 #include "train/tasks/results_table.hpp"
 #include "train/tasks/task_config.hpp"
 
@@ -77,7 +78,7 @@ class Finetuner {
   int64_t order_epoch_ = -1;
   std::vector<uint32_t> order_;
   std::vector<std::vector<uint32_t>> token_batches_;  // --batch-tokens: the epoch's batches
-  std::ofstream log_;
+  MetricsLog log_;
 };
 
 }  // namespace kglm::train::tasks
