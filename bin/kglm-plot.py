@@ -440,7 +440,8 @@ def main():
     ap.add_argument("-o", "--out", required=True, metavar="FIGURE", help="FIGURE.png, .svg or .pdf")
     ap.add_argument("--format", choices=("png", "svg", "pdf"), help="the format where FIGURE's name has no extension")
     ap.add_argument("--title", help="the figure's title instead of the kind's")
-    ap.add_argument("--labels", help="curves, results, plan: the runs' names in the legend, comma-separated")
+    ap.add_argument("--labels", help="curves, results, plan: the runs' names in the legend, comma-separated "
+                    "(one per input; a name holds no comma)")
     ap.add_argument("--smooth", type=float, default=0.0, metavar="W",
                     help="curves: TensorBoard's exponential smoothing weight in [0, 1) (0: none)")
     ap.add_argument("--keys", help="curves: the metrics keys to draw, one panel each (default: every measure)")
