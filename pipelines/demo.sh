@@ -248,8 +248,8 @@ stage_figures() {
   for task in ner relation xlr; do
     "$bin/kglm-plot" results "$RUN/finetune-$task/results.json" -o "$fig/finetune-$task.png"
   done
-  "$bin/kglm-plot" results "$RUN/frozen/pos/results.json" "$RUN/frozen/parse/results.json" --labels "UPOS,UAS" \
-    -o "$fig/frozen-elmo.png" --title "ELMo frozen features: UPOS accuracy and UAS (English)"
+  "$bin/kglm-plot" results "$RUN/frozen/pos/results.json" "$RUN/frozen/parse/results.json" --labels "PoS,parsing" \
+    -o "$fig/frozen-elmo.png" --title "ELMo frozen features: UPOS accuracy and LAS (English)"
   "$bin/kglm-plot" plan "$RUN/kmlm-balanced.plan.tsv" "$RUN/kelm-balanced.plan.tsv" \
     --labels "KMLM parallel text (tokens; alpha 0.7),KELM sentences (lines; alpha 0.3)" -o "$fig/sample-lang.png"
   ls "$fig" | sed 's/^/   /'
