@@ -61,20 +61,24 @@ for seed in 5 6; do match "$tmp/tb-ner/seed-$seed" "$tmp/ner/seed-$seed/metrics.
 grep -q dev_f1 "$tmp/ner/seed-5/metrics.jsonl" || fail "no dev scores in the finetune log"
 ok "finetune: a run per seed, with its dev scores"
 
-# 5. verbalize train on pairs of the fixtures' text: source = a line, target = its reverse.
-python3 - "$fx/tokenizer/botchan.txt" "$tmp/pairs.jsonl" <<'PY'
+# 5. verbalize train on pairs of the fixtures' text (source: a line, target: its words reversed),
+# with a T5 SentencePiece model trained on them (<pad> 0, </s> 1, <unk> 2, as T5's).
+python3 - "$fx/tokenizer/botchan.txt" "$tmp/pairs.jsonl" "$tmp/t5-spm.txt" <<'PY'
 import json, sys
 lines = [l.strip() for l in open(sys.argv[1], encoding="utf-8") if 3 < len(l.split()) < 14][:300]
-with open(sys.argv[2], "w", encoding="utf-8") as out:
+with open(sys.argv[2], "w", encoding="utf-8") as out, open(sys.argv[3], "w", encoding="utf-8") as text:
     for l in lines:
         out.write(json.dumps({"serialized_triples": l, "sentence": " ".join(reversed(l.split()))}) + "\n")
+        text.write(l + "\n")
 PY
-cat > "$tmp/t5.json" <<'JSON'
-{"model_type": "t5", "vocab_size": 1000, "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 1,
+spm_train --input="$tmp/t5-spm.txt" --model_prefix="$tmp/t5-spm" --vocab_size=400 --hard_vocab_limit=false --pad_id=0 \
+  --eos_id=1 --unk_id=2 --bos_id=-1 --character_coverage=1.0 > "$tmp/spm.log" 2>&1 || fail "spm_train: $(tail -3 "$tmp/spm.log")"
+cat > "$tmp/t5.json" <<JSON
+{"model_type": "t5", "vocab_size": $(wc -l < "$tmp/t5-spm.vocab"), "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 1,
  "num_decoder_layers": 1, "num_heads": 4, "relative_attention_num_buckets": 16, "relative_attention_max_distance": 64,
  "dropout_rate": 0.1, "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false}
 JSON
-t5=(--config "$tmp/t5.json" --tokenizer "$spm" --batch 16 --lr 3e-3 --threads 2 --seed 3 --eval-every 5
+t5=(--config "$tmp/t5.json" --tokenizer "$tmp/t5-spm.model" --batch 16 --lr 3e-3 --threads 2 --seed 3 --eval-every 5
   --eval-fraction 0.1 --quiet)
 code=0
 "$bin/verbalize" train "${t5[@]}" --steps 16 --stop-after 8 --out "$tmp/t5" --log "$tmp/t5.jsonl" \

@@ -4,7 +4,9 @@
 B's (give the two runs directories whose paths have the same length: a model stores its
 tokenizer's path), except for what differs between any two runs: timings and peak memory in JSON statistics and metrics logs, and
 the creation time of HDF5 stores and the object times of HDF5 files (compared through h5dump, which
-prints no object times, without the stores' "created" attribute).
+prints no object times, without the stores' "created" attribute). TensorBoard event files are named
+by their time, host and process: a directory's files are compared as the (step, tag, value) scalars
+they hold, timings left out; figures (PNG, SVG) draw timings too (throughput): present in both.
 same_outputs.py --store A.h5 B.h5: two HDF5 stores hold the same data, whatever their provenance
 (tool, command line, inputs, creation time): a merged store against one written in one run."""
 import json
@@ -44,6 +46,53 @@ def h5_text(path, a, b, drop=("created",)):
     return text.replace(path, "FILE").replace(a, b)
 
 
+def event_scalars(directory):
+    """The (step, tag, value) scalars of a directory's TensorBoard event files (TFRecords of Event
+    protos: step = 2, summary = 5 { value = 1 { tag = 1, simple_value = 2 } }), timings left out."""
+    def fields(buf):
+        at, out = 0, []
+        while at < len(buf):
+            key, at = varint(buf, at)
+            kind = key & 7
+            if kind == 0:
+                v, at = varint(buf, at)
+            elif kind == 1:
+                v, at = buf[at:at + 8], at + 8
+            elif kind == 5:
+                v, at = buf[at:at + 4], at + 4
+            else:
+                n, at = varint(buf, at)
+                v, at = buf[at:at + n], at + n
+            out.append((key >> 3, v))
+        return out
+
+    def varint(buf, at):
+        v = shift = 0
+        while True:
+            byte = buf[at]
+            at += 1
+            v |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return v, at
+
+    scalars = []
+    for name in sorted(os.listdir(directory)):
+        if not name.startswith("events.out.tfevents."):
+            continue
+        data, at = open(os.path.join(directory, name), "rb").read(), 0
+        while at < len(data):
+            n = int.from_bytes(data[at:at + 8], "little")
+            event = dict(fields(data[at + 12:at + 12 + n]))
+            at += n + 16
+            for _, value in fields(event.get(5, b"")):
+                v = dict(fields(value))
+                tag = v[1].decode()
+                if not TIMING.search(tag):
+                    scalars.append((event.get(2, 0), tag, v.get(2)))
+    return scalars
+
+
 def same(rel, a, b):
     pa, pb = os.path.join(a, rel), os.path.join(b, rel)
     da = open(pa, "rb").read().replace(a.encode(), b.encode())
@@ -69,8 +118,19 @@ def main():
         return
     a, b = (os.path.realpath(p) for p in sys.argv[1:3])
     fa, fb = files(a), files(b)
+    # Event files: one entry per directory that holds them, compared by their scalars.
+    events = lambda fs: {os.path.dirname(f) for f in fs if os.path.basename(f).startswith("events.out.tfevents.")}  # noqa: E731
+    ea, eb = events(fa), events(fb)
+    fa = {f for f in fa if not os.path.basename(f).startswith("events.out.tfevents.")} | {d + "/<events>" for d in ea}
+    fb = {f for f in fb if not os.path.basename(f).startswith("events.out.tfevents.")} | {d + "/<events>" for d in eb}
     problems = ["only in %s: %s" % (a, f) for f in sorted(fa - fb)] + ["only in %s: %s" % (b, f) for f in sorted(fb - fa)]
-    problems += ["differs: %s" % f for f in sorted(fa & fb) if not same(f, a, b)]
+    def same_entry(f):
+        if f.endswith("/<events>"):
+            d = os.path.dirname(f)
+            return event_scalars(os.path.join(a, d)) == event_scalars(os.path.join(b, d))
+        return f.endswith((".png", ".svg")) or same(f, a, b)
+
+    problems += ["differs: %s" % f for f in sorted(fa & fb) if not same_entry(f)]
     for p in problems:
         print(p, file=sys.stderr)
     print("%d files compared, %d problems" % (len(fa | fb), len(problems)))
