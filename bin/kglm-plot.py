@@ -159,7 +159,8 @@ def plot_curves(plt, args):
         absent = [k for k in wanted if k not in keys]
         if absent:
             raise InputError(f"no run has {', '.join(absent)} (they have: {', '.join(keys)})")
-        panels = {k: (k, k.replace("_", " ")) for k in wanted}
+        # One panel a key, its axis labelled with the unit of the key's kind.
+        panels = {k: (k, (curve_panel(k) or (k, k.replace("_", " ")))[1]) for k in wanted}
     else:
         panels = {k: curve_panel(k) for k in keys}
     rank = ["loss", "held-out", "perplexity", "lr", "grad_norm", "throughput", "loss_scale", "skipped_steps", "comm"]
