@@ -208,8 +208,7 @@ void ElmoTrainer::split_data() {
 }
 
 void ElmoTrainer::open_log() {
-  if (comm_->rank() == 0)
-    log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
+  if (comm_->rank() == 0) log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
 }
 
 void ElmoTrainer::fill_stream(const int32_t* ids, int64_t windows, int64_t steps, size_t width,
@@ -282,13 +281,13 @@ ElmoStepResult ElmoTrainer::step() {
   if (log_.is_open()) {
     std::ostringstream line;
     line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss)
-           << ", \"loss_forward\": " << metric_number(r.directions[0])
-           << ", \"loss_backward\": " << metric_number(r.directions[1]) << ", \"lr\": " << metric_number(r.report.lr)
-           << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-           << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
-           << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"tokens\": " << r.tokens
-           << ", \"tokens_per_s\": " << metric_number(static_cast<double>(r.tokens) / r.seconds)
-           << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+         << ", \"loss_forward\": " << metric_number(r.directions[0])
+         << ", \"loss_backward\": " << metric_number(r.directions[1]) << ", \"lr\": " << metric_number(r.report.lr)
+         << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+         << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"tokens\": " << r.tokens
+         << ", \"tokens_per_s\": " << metric_number(static_cast<double>(r.tokens) / r.seconds)
+         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
     log_.write(line.str());
   }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
@@ -342,10 +341,10 @@ ElmoEvalResult ElmoTrainer::evaluate() {
   if (log_.is_open()) {
     std::ostringstream line;
     line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-           << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-           << ", \"eval_ppl_forward\": " << metric_number(std::exp(r.directions[0]))
-           << ", \"eval_ppl_backward\": " << metric_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
-           << "}";
+         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
+         << ", \"eval_ppl_forward\": " << metric_number(std::exp(r.directions[0]))
+         << ", \"eval_ppl_backward\": " << metric_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
+         << "}";
     log_.write(line.str());
   }
   if (verbose())

@@ -11,13 +11,13 @@
 namespace kglm::train {
 
 struct PretrainOptions {
-  std::string data;        // token dataset (pretrain prepare): a path, a comma-separated list or a glob
-  double cache_mb = 4096;  // token blocks held in memory; a larger dataset streams (TokenDatasetOptions)
-  std::string tokenizer;   // tokenizer files copied into checkpoints (default: the dataset's)
-  std::string init;        // HF model directory to start from ("" = random init)
-  std::string resume;      // checkpoint directory written by pretrain ("" = fresh run)
-  std::string out;         // checkpoint directory (rewritten atomically at every save)
-  std::string log;         // metrics JSONL ("" = none)
+  std::string data;         // token dataset (pretrain prepare): a path, a comma-separated list or a glob
+  double cache_mb = 4096;   // token blocks held in memory; a larger dataset streams (TokenDatasetOptions)
+  std::string tokenizer;    // tokenizer files copied into checkpoints (default: the dataset's)
+  std::string init;         // HF model directory to start from ("" = random init)
+  std::string resume;       // checkpoint directory written by pretrain ("" = fresh run)
+  std::string out;          // checkpoint directory (rewritten atomically at every save)
+  std::string log;          // metrics JSONL ("" = none)
   std::string tensorboard;  // a directory of TensorBoard event files mirroring the log ("" = none)
 
   // Architecture of a randomly initialised model.

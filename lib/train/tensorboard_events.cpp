@@ -161,9 +161,10 @@ TensorBoardEvents::TensorBoardEvents(const std::string& dir, int64_t resumed_at)
                   describe_file_type(dir));
     char host[256] = "localhost";
     ::gethostname(host, sizeof host - 1);
-    path_ = (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(static_cast<int64_t>(now_seconds())) +
-                                           "." + host + "." + std::to_string(::getpid())))
-                .string();
+    path_ =
+        (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(static_cast<int64_t>(now_seconds())) +
+                                       "." + host + "." + std::to_string(::getpid())))
+            .string();
   }
   // Appending, never truncating: a device or FIFO is written in place, and a directory's file is new.
   file_ = std::fopen(path_.c_str(), "ab");
@@ -201,7 +202,8 @@ void TensorBoardEvents::write_metrics_line(std::string_view json_line) {
     tag.assign(field.key);
     flatten(field.value, tag, step, t, *this);
   }
-  if (std::fflush(file_) != 0) throw Error(path_ + ": cannot write the TensorBoard event file: " + std::strerror(errno));
+  if (std::fflush(file_) != 0)
+    throw Error(path_ + ": cannot write the TensorBoard event file: " + std::strerror(errno));
 }
 
 }  // namespace kglm::train

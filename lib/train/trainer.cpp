@@ -277,8 +277,7 @@ void Trainer::split_data() {
 }
 
 void Trainer::open_log() {
-  if (comm_->rank() == 0)
-    log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
+  if (comm_->rank() == 0) log_.open(options_.log, options_.tensorboard, !options_.resume.empty(), state_.step);
 }
 
 StepResult Trainer::step() {
@@ -351,12 +350,12 @@ StepResult Trainer::step() {
   if (log_.is_open()) {
     std::ostringstream line;
     line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss) << term_numbers("", r.terms)
-           << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-           << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
-           << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
-           << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
-           << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
-           << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+         << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+         << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
+         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
+         << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
+         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
     log_.write(line.str());
   }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
@@ -431,9 +430,9 @@ EvalResult Trainer::evaluate() {
   if (log_.is_open()) {
     std::ostringstream line;
     line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-           << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-           << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
-           << term_numbers("eval_", r.terms) << "}";
+         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
+         << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
+         << term_numbers("eval_", r.terms) << "}";
     log_.write(line.str());
   }
   if (verbose())

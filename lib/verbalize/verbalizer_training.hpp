@@ -32,12 +32,12 @@ struct TrainOptions : RunSettings {
   std::string eval_data;  // held-out pairs; "" = eval_fraction of the training pairs
   double eval_fraction = 0.02;
   int64_t eval_max = 2000;
-  std::string init;       // a T5 model directory to start from (stage 2, or a pre-trained T5)
-  std::string config;     // a new model's config.json (model_type t5 or mt5)
-  std::string tokenizer;  // a new model's SentencePiece .model (T5 ids: <pad> 0, </s> 1)
-  std::string resume;     // a checkpoint directory of this command
-  std::string out;        // the checkpoint directory, rewritten atomically at every save
-  std::string log;        // metrics JSON lines ("" = none)
+  std::string init;         // a T5 model directory to start from (stage 2, or a pre-trained T5)
+  std::string config;       // a new model's config.json (model_type t5 or mt5)
+  std::string tokenizer;    // a new model's SentencePiece .model (T5 ids: <pad> 0, </s> 1)
+  std::string resume;       // a checkpoint directory of this command
+  std::string out;          // the checkpoint directory, rewritten atomically at every save
+  std::string log;          // metrics JSON lines ("" = none)
   std::string tensorboard;  // a directory of TensorBoard event files mirroring the log ("" = none)
   int64_t max_source_len = 128, max_target_len = 128;
   int64_t batch = 32, steps = 1000;

@@ -41,16 +41,25 @@ std::multimap<uint32_t, std::string> fields(const std::string& msg) {
     const uint64_t key = varint(msg, at);
     const auto field = static_cast<uint32_t>(key >> 3);
     switch (key & 7) {
-      case 0: out.emplace(field, std::to_string(varint(msg, at))); break;
-      case 1: out.emplace(field, msg.substr(at, 8)); at += 8; break;
-      case 5: out.emplace(field, msg.substr(at, 4)); at += 4; break;
+      case 0:
+        out.emplace(field, std::to_string(varint(msg, at)));
+        break;
+      case 1:
+        out.emplace(field, msg.substr(at, 8));
+        at += 8;
+        break;
+      case 5:
+        out.emplace(field, msg.substr(at, 4));
+        at += 4;
+        break;
       case 2: {
         const uint64_t n = varint(msg, at);
         out.emplace(field, msg.substr(at, n));
         at += n;
         break;
       }
-      default: ADD_FAILURE() << "wire type " << (key & 7);
+      default:
+        ADD_FAILURE() << "wire type " << (key & 7);
     }
   }
   EXPECT_EQ(at, msg.size());
@@ -82,7 +91,7 @@ TEST(TensorBoardEvents, FramingAndScalar) {
 
   const auto e = fields(event);
   EXPECT_EQ(fixed<double>(e.find(1)->second), 1700000000.25);  // wall_time
-  EXPECT_EQ(e.find(2)->second, "42");                            // step
+  EXPECT_EQ(e.find(2)->second, "42");                          // step
   const auto summary = fields(e.find(5)->second);
   const auto value = fields(summary.find(1)->second);
   EXPECT_EQ(value.find(1)->second, "loss_mlm");

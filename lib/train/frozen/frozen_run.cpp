@@ -258,9 +258,9 @@ class SeedRun {
         const nn::StepReport report = optimizer_->step();
         head_->params().zero_grads();
         ++step_;
-        log_.write("{\"step\": " + std::to_string(step_) +
-                   ", \"epoch\": " + number(static_cast<double>(step_) / steps_per_epoch_) + ", \"loss\": " +
-                   number(loss) + ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
+        log_.write("{\"step\": " + std::to_string(step_) + ", \"epoch\": " +
+                   number(static_cast<double>(step_) / steps_per_epoch_) + ", \"loss\": " + number(loss) +
+                   ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
                    (train_.is_pairs() ? ", \"pairs\": " : ", \"words\": ") + std::to_string(counted) + "}");
         if (verbose && o_.log_every > 0 && step_ % o_.log_every == 0)
           log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" +
