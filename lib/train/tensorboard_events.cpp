@@ -190,7 +190,8 @@ void TensorBoardEvents::write_scalar(std::string_view tag, int64_t step, float v
 }
 
 void TensorBoardEvents::write_metrics_line(std::string_view json_line) {
-  simdjson::dom::parser parser;
+  // One parser for every line (its buffers are reused): a line a step, on the training loop's thread.
+  static thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(json_line.data(), json_line.size()).get(root) != simdjson::SUCCESS || !root.is_object()) return;
   int64_t step = 0;
