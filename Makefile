@@ -3,7 +3,12 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build references test demo bench install sanitize fuzz gpu-kit clean
+.PHONY: all deps configure build references test check demo bench install sanitize sanitize-build fuzz gpu-kit clean
+
+# Each phase of `make test` and `make sanitize` appends its wall time to BUILD_DIR/phase-times.tsv
+# (cmake/phase.sh); each ctest pass writes BUILD_DIR/ctest-junit.xml. tests/ci_times.py prints
+# them (.ci/run does at its end): the CI budget in tests/README.md.
+phase = cmake/phase.sh $(CURDIR)/$(1)/phase-times.tsv
 
 all: build
 
@@ -28,8 +33,14 @@ references:
 
 # The reference environment installs (downloads, unpacking: little CPU) while the build compiles.
 test: configure
-	@$(MAKE) --no-print-directory -j 2 build references
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(call phase,$(BUILD)) "make test: build + references" $(MAKE) --no-print-directory -j 2 build references
+	@$(call phase,$(BUILD)) "make test: ctest" sh -c \
+	  'cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml'
+
+# The fast loop while working: the unit tests (GoogleTest, label unit) and the reliability matrix
+# of every tool (cli_bad_input, label policy), under 5 minutes after a build.
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|policy"
 
 demo: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo
@@ -60,21 +71,28 @@ install: build
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, on the CPU backend: the
 # sanitizers instrument host code only, the CUDA kernels are built and tested by `make test`, and
 # ASan's shadow memory collides with the CUDA driver's address reservations on GPU machines. The
-# Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools
-# (pipeline_demo runs every tool sanitized), and run in `make test`; so does verbalize_quality, which
-# trains two small models for minutes (cli_verbalize runs the same commands sanitized), and the
-# reference comparisons (label references: numbers against the field's own code). Built -O1
-# with line tables only (-g1): ASan's advice, and 40% less compile time; reports keep file:line.
+# Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools,
+# and run in `make test`; so do verbalize_quality and pipeline_demo, which train small models for
+# minutes (cli_verbalize and cli_bad_input run the same tools sanitized), and the reference
+# comparisons (label references: numbers against the field's own code). Built -O0 with line tables
+# only (-g1): optimisation can only remove checked accesses, so -O0 misses nothing -O1 finds (ASan
+# advises -O1 for run time), and the build, most of this pass's time, takes 40% less (measured on
+# six of the heaviest files; tests/README.md, the budget).
 # SANITIZE_SKIP adds labels to leave out: CI passes `fixtures` (the fixture-scale runs of the same
-# code, four fifths of the sanitized suite's time, stay in `make test`).
+# code stay in `make test`). `make sanitize-build` builds without testing (.ci/run starts it early).
 SANITIZE_SKIP ?=
-sanitize:
+SANITIZE_BUILD = build-asan
+sanitize-build:
 	@cmake/install-deps.sh
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON -DKGLM_CUDA=OFF \
-	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
-	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" \
-	  -E "pipeline_papers|pipeline_demo|verbalize_quality"
+	@$(call phase,$(SANITIZE_BUILD)) "make sanitize: configure + build" sh -c '\
+	  cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGLM_SANITIZE=ON -DKGLM_CUDA=OFF \
+	    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG" && \
+	  cmake --build $(SANITIZE_BUILD) -j $(JOBS)'
+
+sanitize: sanitize-build
+	@$(call phase,$(SANITIZE_BUILD)) "make sanitize: ctest" sh -c 'cd $(SANITIZE_BUILD) && \
+	  ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml \
+	    -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" -E "pipeline_papers|pipeline_demo|verbalize_quality"'
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus
@@ -94,4 +112,4 @@ fuzz:
 		fuzz_elmo_files
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz out
+	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz out

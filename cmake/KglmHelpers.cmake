@@ -16,8 +16,63 @@ function(add_kglm_test name)
     KGLM_FIXTURES_DIR="${KGLM_FIXTURES_DIR}" KGLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     KGLM_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # NO_PRETTY_VALUES: parameterised tests keep their GoogleTest names ("./cuda"), without a dump
-  # of the parameter appended.
-  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
+  # of the parameter appended. Every case is labelled `unit` (make check) and gets its binary's
+  # TIMEOUT from tests/budget.cmake (the slowest case's measured time, times 3).
+  kglm_test_timeout(${name} timeout)
+  set(T_LABELS_SUFFIX "")
+  if(T_LABELS)
+    set(T_LABELS_SUFFIX ";${T_LABELS}")
+  endif()
+  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "unit${T_LABELS_SUFFIX}" TIMEOUT ${timeout}
+                       ENVIRONMENT OMP_NUM_THREADS=1 DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# kglm_test_seconds(NAME OUT): a test's (or a GoogleTest binary's slowest case's) measured wall
+# seconds (rounded up) in this build's pass from KGLM_TEST_BUDGET (tests/budget.cmake): the `make test` column,
+# or the sanitized one in a KGLM_SANITIZE build ("-" there: not in that pass, the first column
+# stands). Fails the configuration for a test without an entry: every test has a budget.
+function(kglm_test_seconds name out)
+  list(FIND KGLM_TEST_BUDGET ${name} at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "test ${name} has no time budget: measure it and add it to tests/budget.cmake")
+  endif()
+  math(EXPR column "${at} + 1")
+  list(GET KGLM_TEST_BUDGET ${column} seconds)
+  if(KGLM_SANITIZE)
+    math(EXPR column "${at} + 2")
+    list(GET KGLM_TEST_BUDGET ${column} sanitized)
+    if(NOT sanitized STREQUAL "-")
+      set(seconds ${sanitized})
+    endif()
+  endif()
+  set(${out} ${seconds} PARENT_SCOPE)
+endfunction()
+
+# kglm_test_timeout(NAME OUT): 3 x the measured seconds, rounded up, at least KGLM_TIMEOUT_FLOOR.
+function(kglm_test_timeout name out)
+  kglm_test_seconds(${name} seconds)
+  math(EXPR timeout "${seconds} * 3")
+  if(timeout LESS KGLM_TIMEOUT_FLOOR)
+    set(timeout ${KGLM_TIMEOUT_FLOOR})
+  endif()
+  set(${out} ${timeout} PARENT_SCOPE)
+endfunction()
+
+# kglm_apply_test_budgets(): every test of the calling directory gets TIMEOUT (above), COST (its
+# measured seconds: ctest starts the longest first, whatever the history of the build directory)
+# and OMP_NUM_THREADS = its PROCESSORS (1 unless set), the tools' default --threads (man 7 kglm).
+function(kglm_apply_test_budgets)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    kglm_test_seconds(${test} seconds)
+    kglm_test_timeout(${test} timeout)
+    get_test_property(${test} PROCESSORS processors)
+    if(NOT processors)
+      set(processors 1)
+    endif()
+    set_tests_properties(${test} PROPERTIES TIMEOUT ${timeout} COST ${seconds})
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "OMP_NUM_THREADS=${processors}")
+  endforeach()
 endfunction()
 
 function(kglm_print_summary)

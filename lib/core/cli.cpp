@@ -1,6 +1,9 @@
 #include "core/cli.hpp"
 
+#include <sched.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -18,6 +21,20 @@ constexpr unsigned kHelpWidth = 110;  // columns of --help output
 }  // namespace
 
 const char* kglm_version() { return KGLM_VERSION; }
+
+unsigned default_threads() {
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    // "4", or "4,2" for nested levels (the outer one counts); anything else is ignored, as OpenMP does.
+    char* end = nullptr;
+    unsigned long n = std::strtoul(env, &end, 10);
+    if (end != env && (*end == '\0' || *end == ',') && n > 0 && n <= 4096) return static_cast<unsigned>(n);
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&allowed));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void fill_run_options(const CommonOptions& common, size_t batch_mb, RunOptions& run) {
   if (batch_mb == 0) throw UsageError("--batch-mb must be at least 1");
@@ -55,7 +72,7 @@ bool ToolCli::parse(int argc, const char* const* argv) {
     if (i > 0) common_.command_line += ' ';
     common_.command_line += argv[i];
   }
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores = default_threads();
   std::string max_errors;
   po::options_description common("common options", kHelpWidth, kHelpWidth / 2);
   // clang-format off
@@ -63,7 +80,7 @@ bool ToolCli::parse(int argc, const char* const* argv) {
       ("help,h", "print this help and exit")
       ("version", "print the version and exit")
       ("output,o", po::value(&common_.output), "output path ('-' = stdout where the format allows)")
-      ("threads,t", po::value(&common_.threads)->default_value(cores), "worker threads (default: all cores)")
+      ("threads,t", po::value(&common_.threads)->default_value(cores), "worker threads (default: $OMP_NUM_THREADS, else the CPUs this process may use)")
       ("seed", po::value(&common_.seed)->default_value(1234), "random seed; same seed => same output")
       ("quiet,q", po::bool_switch(&common_.quiet), "no progress or summary on stderr")
       ("stats", po::value(&common_.stats_file), "write run statistics as JSON to FILE")

@@ -82,6 +82,11 @@ void report_stats(const CommonOptions& common, const Stats& stats);
 // 2 UsageError; the message is one line on stderr.
 int run_tool(const char* tool, const std::function<int()>& body);
 
+// The default of --threads: OMP_NUM_THREADS when it is set to a positive number (the HPC convention:
+// a Slurm job's `export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK`, a test runner's share of the cores),
+// else the CPUs this process may run on (a Slurm or taskset CPU set), not every core of the node.
+unsigned default_threads();
+
 // The version string of this build ("0.1.0").
 const char* kglm_version();
 

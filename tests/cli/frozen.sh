@@ -9,11 +9,16 @@
 # and Greek; `finetune evaluate` and `predict` reproduce the run's scores; bad
 # sentences are skipped with FILE:LINE, the wrong kind of file and bad settings are refused.
 # (tests/references/udeval_check.py compares the scores with UD's official evaluator.)
-# Usage: frozen.sh BIN_DIR FIXTURES_DIR SOURCE_DIR
+# Usage: frozen.sh BIN_DIR FIXTURES_DIR SOURCE_DIR [RUNS_DIR]
+# RUNS_DIR: where the ELMo and the pos and parse runs are written and kept (emptied first), for
+# reference_udeval to score with UD's evaluator (ctest fixture frozen_runs); default: the scratch
+# directory. The runs' models name the ELMo's directory: they stay together.
 set -euo pipefail
 bin=$1 fx=$2 src=$3
 ud=$fx/ud
 source "$src/tests/cli/common.sh" "$ud/en_ewt-ud-train.conllu.gz"
+runs=${4:-$tmp}
+if [ "$runs" != "$tmp" ]; then rm -rf "$runs" && mkdir -p "$runs" && runs=$(cd "$runs" && pwd); fi
 py=/usr/bin/python3
 
 # The ELMo: EWT's training sentences as whitespace-separated words.
@@ -21,16 +26,16 @@ zcat "$ud/en_ewt-ud-train.conllu.gz" | awk -F'\t' '/^[0-9]+\t/ { printf "%s ", $
 "$bin/pretrain" vocab -q "en=$tmp/ewt.txt" -o "$tmp/vocab.txt"
 "$bin/pretrain" prepare --words --vocab "$tmp/vocab.txt" --max-len 64 -q "en=$tmp/ewt.txt" -o "$tmp/words.h5"
 "$bin/pretrain" --architecture elmo --options "$src/data/elmo/options-small.json" --data "$tmp/words.h5" --batch 16 \
-  -q --threads 2 --steps 300 --out "$tmp/elmo"
+  -q --threads 2 --steps 300 --out "$runs/elmo"
 # 3,000 training sentences (51,037 words), the dev set whole, two other languages' dev sets.
 zcat "$ud/en_ewt-ud-train.conllu.gz" | awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 3000' > "$tmp/train.conllu"
 dev=$ud/en_ewt-ud-dev.conllu
 tests=(--test "en=$dev" --test "sv=$ud/sv_talbanken-ud-dev.conllu" --test "it=$ud/it_isdt-ud-dev.conllu")
 
 # PoS, three seeds, the scalar mix of ELMo's three layers.
-"$bin/finetune" --task pos --frozen --init "$tmp/elmo" --train "en=$tmp/train.conllu" --dev "en=$dev" "${tests[@]}" \
-  --epochs 3 --seeds 11,22,33 --threads 2 -q --stats "$tmp/pos.stats" --out "$tmp/pos"
-$py - "$tmp/pos/results.json" "$dev" <<'PY' || fail "pos scores"
+"$bin/finetune" --task pos --frozen --init "$runs/elmo" --train "en=$tmp/train.conllu" --dev "en=$dev" "${tests[@]}" \
+  --epochs 3 --seeds 11,22,33 --threads 2 -q --stats "$tmp/pos.stats" --out "$runs/pos"
+$py - "$runs/pos/results.json" "$dev" <<'PY' || fail "pos scores"
 import collections, json, sys
 r = json.load(open(sys.argv[1]))
 tags = collections.Counter(l.split("\t")[3] for l in open(sys.argv[2], encoding="utf-8")
@@ -47,20 +52,20 @@ print(f"pos: en {en['mean']:.4f} (majority {majority:.4f}), sv {r['languages']['
 PY
 [ "$(stat_of "$tmp/pos.stats" train_words)" = 51037 ] || fail "pos: training words"
 for s in 11 22 33; do
-  [ -f "$tmp/pos/seed-$s/best/model.safetensors" ] && [ -f "$tmp/pos/seed-$s/best/frozen.json" ] || fail "seed $s"
+  [ -f "$runs/pos/seed-$s/best/model.safetensors" ] && [ -f "$runs/pos/seed-$s/best/frozen.json" ] || fail "seed $s"
 done
-grep -q '"mix.scalar_parameters"' "$tmp/pos/seed-11/best/model.safetensors" || fail "the mix's weights are saved"
+grep -q '"mix.scalar_parameters"' "$runs/pos/seed-11/best/model.safetensors" || fail "the mix's weights are saved"
 ok "pos on frozen ELMo (scalar mix): 3 seeds, EWT dev far above the majority tag, zero-shot sv and it reported"
 
 # evaluate reproduces the run's test scores; predict writes CoNLL-U with the predicted UPOS.
-"$bin/finetune" evaluate --model "$tmp/pos" "${tests[@]}" -q -o "$tmp/pos-eval"
-$py - "$tmp/pos/results.json" "$tmp/pos-eval.json" <<'PY' || fail "evaluate = the run"
+"$bin/finetune" evaluate --model "$runs/pos" "${tests[@]}" -q -o "$tmp/pos-eval"
+$py - "$runs/pos/results.json" "$tmp/pos-eval.json" <<'PY' || fail "evaluate = the run"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 for lang in ("en", "sv", "it"):
     assert a["languages"][lang]["accuracy"]["per_seed"] == b["languages"][lang]["accuracy"]["per_seed"], lang
 PY
-"$bin/finetune" predict --model "$tmp/pos/seed-11/best" "$dev" -q -o "$tmp/pos-dev.conllu"
+"$bin/finetune" predict --model "$runs/pos/seed-11/best" "$dev" -q -o "$tmp/pos-dev.conllu"
 $py - "$dev" "$tmp/pos-dev.conllu" "$tmp/pos-eval.json" <<'PY' || fail "pos predict"
 import json, sys
 gold, pred = (open(p, encoding="utf-8").read().split("\n") for p in sys.argv[1:3])
@@ -80,7 +85,7 @@ PY
 ok "finetune evaluate reproduces every seed's scores; predict writes the file back with UPOS predicted (its accuracy = the run's)"
 
 # One layer instead of the mix; XPOS with --tag-column 4.
-"$bin/finetune" --task pos --init "$tmp/elmo" --train "en=$tmp/train.conllu" --test "en=$dev" --layer 2 --epochs 2 \
+"$bin/finetune" --task pos --init "$runs/elmo" --train "en=$tmp/train.conllu" --test "en=$dev" --layer 2 --epochs 2 \
   --tag-column 4 --seeds 5 --threads 2 -q --out "$tmp/pos-layer"
 $py - "$tmp/pos-layer" <<'PY' || fail "--layer, --tag-column"
 import json, sys
@@ -91,10 +96,10 @@ PY
 ok "--layer 2 (no mix) and --tag-column 4 (XPOS)"
 
 # The biaffine parser: trees, UAS/LAS above attaching each word to its neighbour; predict writes HEAD and DEPREL.
-"$bin/finetune" --task parse --init "$tmp/elmo" --train "en=$tmp/train.conllu" --dev "en=$dev" \
-  --test "en=$dev" --test "it=$ud/it_isdt-ud-dev.conllu" --epochs 2 --seeds 7 --threads 2 -q --out "$tmp/parse"
-"$bin/finetune" predict --model "$tmp/parse/seed-7/best" "$dev" -q -o "$tmp/parse-dev.conllu"
-$py - "$dev" "$tmp/parse-dev.conllu" "$tmp/parse/results.json" <<'PY' || fail "parse"
+"$bin/finetune" --task parse --init "$runs/elmo" --train "en=$tmp/train.conllu" --dev "en=$dev" \
+  --test "en=$dev" --test "it=$ud/it_isdt-ud-dev.conllu" --epochs 2 --seeds 7 --threads 2 -q --out "$runs/parse"
+"$bin/finetune" predict --model "$runs/parse/seed-7/best" "$dev" -q -o "$tmp/parse-dev.conllu"
+$py - "$dev" "$tmp/parse-dev.conllu" "$runs/parse/results.json" <<'PY' || fail "parse"
 import json, sys
 def sentences(path):
     out, cur = [], []
@@ -152,7 +157,7 @@ xnli=$fx/xnli
 head -n 150 "$xnli/dev-en.first600.tsv" > "$tmp/nli-train.tsv"
 for l in en de el; do tail -n 150 "$xnli/dev-$l.first600.tsv" > "$tmp/nli-$l.tsv"; done
 columns=(--text-column 1 --pair-column 2 --label-column 3)
-"$bin/finetune" --task nli --frozen --init "$tmp/elmo" --train "en=$tmp/nli-train.tsv" "${columns[@]}" \
+"$bin/finetune" --task nli --frozen --init "$runs/elmo" --train "en=$tmp/nli-train.tsv" "${columns[@]}" \
   --dev "en=$tmp/nli-en.tsv" --test "en=$tmp/nli-en.tsv" --test "de=$tmp/nli-de.tsv" --test "el=$tmp/nli-el.tsv" \
   --test "train=$tmp/nli-train.tsv" --epochs 30 --batch 16 --mlp-size 32 --lr 1e-2 --dropout 0 --seeds 4 \
   --threads 2 -q --stats "$tmp/nli.stats" --out "$tmp/nli"
@@ -177,14 +182,14 @@ print("nli: " + ", ".join(f"{k} {v:.4f}" for k, v in sorted(acc.items())))
 PY
 grep -q '"text_column": "1"' "$tmp/nli/seed-4/best/frozen.json" || fail "nli: the columns are saved"
 { printf 'A premise.\t \tneutral\n'; cat "$tmp/nli-en.tsv"; } > "$tmp/nli-bad.tsv"
-"$bin/finetune" --task nli --init "$tmp/elmo" --train "en=$tmp/nli-bad.tsv" "${columns[@]}" --epochs 1 --mlp-size 16 \
+"$bin/finetune" --task nli --init "$runs/elmo" --train "en=$tmp/nli-bad.tsv" "${columns[@]}" --epochs 1 --mlp-size 16 \
   --threads 2 --out "$tmp/nli-bad" 2> "$tmp/nli-bad.err" || fail "nli: one bad pair"
 grep -q "nli-bad.tsv:1: a sentence of the pair has no words" "$tmp/nli-bad.err" || fail "nli: the bad pair's location"
 ok "nli (ESIM) on frozen ELMo: learns its 150 training pairs, held-out en and zero-shot de/el scored; evaluate and predict reproduce them; a pair without words reported as FILE:LINE and skipped"
 
 # Bad sentences cost themselves; the wrong kind of file and bad settings are refused.
 { printf '1\tBad\n\n'; awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 100' "$tmp/train.conllu"; } > "$tmp/bad.conllu"
-"$bin/finetune" --task pos --init "$tmp/elmo" --train "en=$tmp/bad.conllu" --epochs 1 --threads 2 --out "$tmp/bad" \
+"$bin/finetune" --task pos --init "$runs/elmo" --train "en=$tmp/bad.conllu" --epochs 1 --threads 2 --out "$tmp/bad" \
   2> "$tmp/bad.err" || fail "one bad sentence"
 grep -q "bad.conllu:1: expected 10 TAB-separated columns" "$tmp/bad.err" || fail "the bad line's location"
 refused() {
@@ -196,15 +201,15 @@ refused() {
   set -e
   [ $status -eq "$want" ] && grep -q -- "$pattern" "$tmp/refused.err" || fail "refused $*: $(cat "$tmp/refused.err")"
 }
-refused 1 "is an HDF5 file; expected CoNLL-U" --task pos --init "$tmp/elmo" --train "$tmp/words.h5" --out "$tmp/r1"
-refused 2 "has layers 0 to 2" --task pos --init "$tmp/elmo" --train "$tmp/train.conllu" --layer 3 --out "$tmp/r2"
-refused 2 "not resumable" --task parse --init "$tmp/elmo" --train "$tmp/train.conllu" --resume --out "$tmp/r3"
-refused 2 "3 (UPOS" --task pos --init "$tmp/elmo" --train "$tmp/train.conllu" --tag-column 7 --out "$tmp/r4"
+refused 1 "is an HDF5 file; expected CoNLL-U" --task pos --init "$runs/elmo" --train "$tmp/words.h5" --out "$tmp/r1"
+refused 2 "has layers 0 to 2" --task pos --init "$runs/elmo" --train "$tmp/train.conllu" --layer 3 --out "$tmp/r2"
+refused 2 "not resumable" --task parse --init "$runs/elmo" --train "$tmp/train.conllu" --resume --out "$tmp/r3"
+refused 2 "3 (UPOS" --task pos --init "$runs/elmo" --train "$tmp/train.conllu" --tag-column 7 --out "$tmp/r4"
 refused 2 "--frozen is for the tasks pos, parse and nli" --task token --frozen --init "$tmp/xlmr" --train "$tmp/ewt.txt" \
   --out "$tmp/r5"
-refused 2 "all names (a header line) or all numbers" --task nli --init "$tmp/elmo" --train "$tmp/nli-train.tsv" \
+refused 2 "all names (a header line) or all numbers" --task nli --init "$runs/elmo" --train "$tmp/nli-train.tsv" \
   --text-column 1 --pair-column sentence2 --label-column 3 --out "$tmp/r6"
-refused 2 "holds a run already" --task pos --init "$tmp/elmo" --train "$tmp/train.conllu" --epochs 1 --seeds 5 \
+refused 2 "holds a run already" --task pos --init "$runs/elmo" --train "$tmp/train.conllu" --epochs 1 --seeds 5 \
   --out "$tmp/pos-layer"
 ok "a bad sentence reported as FILE:LINE and skipped; an HDF5 file, --layer 3, --resume, --tag-column 7, --frozen with token, mixed TSV columns, an old run refused"
 echo "$pass checks passed"

@@ -12,7 +12,7 @@ set -euo pipefail
 bin=$1 fx=$2 src=$3 steps=${4:-3000}
 source "$src/tests/cli/common.sh" "$fx/xfactr-kg-dev.json.gz"
 command -v spm_train > /dev/null || { echo "spm_train not installed: skipped"; exit 77; }
-q=(--quiet --threads 2)
+q=(--quiet)  # threads: OMP_NUM_THREADS, the tools' default (ctest gives this test one core)
 "$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en "${q[@]}"
 "$bin/wiki-extract" "$fx/wikipedia/enwiki-sample-a.xml.bz2" -o "$tmp/docs.jsonl" --redirects "$tmp/redirects.tsv" \
   "${q[@]}"

@@ -7,6 +7,13 @@ set -uo pipefail
 bin=$KIT/bin fixtures=$KIT/fixtures src=$KIT/src
 mkdir -p "$WORK"
 ok() { echo "ok: $*"; }
+# capped SECONDS CMD...: CMD under a time cap on the GPU machine (its lease is short: a hang must not
+# eat it); with --local (LOCAL=1) uncapped, so that a loaded CI machine is not a failure: there
+# ctest's TIMEOUT of gpu_kit is the clock.
+capped() {
+  local seconds=$1; shift
+  if [ "$LOCAL" = 1 ]; then "$@"; else timeout -k 5 "$seconds" "$@"; fi
+}
 fail() { echo "FAIL: $*"; }
 skip() { echo "skip: $*"; }
 

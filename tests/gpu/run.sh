@@ -79,18 +79,27 @@ export KIT=$kit LOCAL=$local
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 
 # stage NAME CAP: runs stage-NAME.sh under a time cap, its log in $out/NAME.log; one summary row.
-# The caps fit the GPU machine (16 cores); --local runs the CPU halves of the checks on the machine
-# at hand (2 cores in CI), with twice the time.
+# The caps fit the GPU machine (16 cores), where the lease is short and a hung stage must not eat it.
+# --local runs the CPU halves of the checks on the machine at hand (2 cores in CI, shared with other
+# tests): there the cap only reports (a loaded machine is not a failure); ctest's TIMEOUT is the
+# one clock the gpu_kit test obeys.
 rows=() failed_total=0
 stage() {
   local name=$1 cap=$2 start=$SECONDS code=0
-  [ "$local" = 1 ] && cap=$((cap * 2))
   [ -n "$only" ] && [[ ",$only," != *",$name,"* ]] && return
-  echo "== stage $name (cap ${cap} s)"
-  WORK=$work/$name STAGE_CAP=$cap timeout -k 10 "$cap" "$kit/src/tests/gpu/stage-$name.sh" \
-    > "$out/$name.log" 2>&1 || code=$?
+  echo "== stage $name (cap ${cap} s$([ "$local" = 1 ] && echo ", reported only: --local"))"
+  if [ "$local" = 1 ]; then
+    WORK=$work/$name STAGE_CAP=$cap "$kit/src/tests/gpu/stage-$name.sh" > "$out/$name.log" 2>&1 || code=$?
+  else
+    WORK=$work/$name STAGE_CAP=$cap timeout -k 10 "$cap" "$kit/src/tests/gpu/stage-$name.sh" \
+      > "$out/$name.log" 2>&1 || code=$?
+  fi
   local secs=$((SECONDS - start))
-  [ $code -eq 124 ] || [ $code -eq 137 ] && echo "FAIL: stage $name passed its ${cap} s cap" >> "$out/$name.log"
+  if [ "$local" = 1 ] && [ $secs -gt "$cap" ]; then
+    echo "note: stage $name took ${secs} s, over its ${cap} s cap on a GPU machine (--local: not a failure)"
+  elif [ $code -eq 124 ] || [ $code -eq 137 ]; then
+    echo "FAIL: stage $name passed its ${cap} s cap" >> "$out/$name.log"
+  fi
   local passed failed skipped
   passed=$(grep -c '^ok: ' "$out/$name.log") failed=$(grep -c '^FAIL: ' "$out/$name.log")
   skipped=$(grep -c '^skip: ' "$out/$name.log")

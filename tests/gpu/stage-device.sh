@@ -27,7 +27,7 @@ else fail "unresolved libraries (searched LD_LIBRARY_PATH above): $(echo "$KGLM_
 # The runtime's own view: with a GPU, CudaBackend.WithoutAGpuSaysWhy skips naming the device;
 # without one it passes, having checked the refusal.
 log=$WORK/runtime.log
-timeout 60 "$KIT/tests/nn_ops_test" --gtest_filter='CudaBackend.*' > "$log" 2>&1
+capped 60 "$KIT/tests/nn_ops_test" --gtest_filter='CudaBackend.*' > "$log" 2>&1
 if grep -q "a GPU is present" "$log"; then
   ok "kglm's CUDA runtime: $(grep -m1 -o 'a GPU is present: .*' "$log")"
 elif [ "$LOCAL" = 1 ] && grep -q "PASSED" "$log"; then

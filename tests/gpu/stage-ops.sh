@@ -14,7 +14,7 @@ tests=(nn_ops_test nn_model_test nn_elmo_test trainer_class_test verbalize_test)
 for test in "${tests[@]}"; do
   exe=$KIT/tests/$test
   if [ ! -x "$exe" ]; then fail "$test: not in the kit"; continue; fi
-  ( cd "$WORK" && timeout -k 5 $((cap - 10)) "$exe" --gtest_filter="$filter" --gtest_output="json:$WORK/$test.json" \
+  ( cd "$WORK" && capped $((cap - 10)) "$exe" --gtest_filter="$filter" --gtest_output="json:$WORK/$test.json" \
       > "$WORK/$test.log" 2>&1 ) &
 done
 wait

@@ -69,19 +69,19 @@ pretrain_group() {
 mpi_group() {
   local m=(--data "$data" "${model[@]}") w=$WORK
   if ! command -v mpirun > /dev/null; then fail "mpirun: not in the kit"; return; fi
-  cpu mpirun-cpu timeout 120 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 4 --log "$w/mpi-cpu.jsonl" \
+  cpu mpirun-cpu capped 120 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 4 --log "$w/mpi-cpu.jsonl" \
     --out "$w/mpi-cpu" && ok "the kit's mpirun starts a rank (pretrain on the CPU, MPI world size 1)"
   on_device single "$bin/pretrain" "${m[@]}" --steps 12 --device cuda --log "$w/single.jsonl" --out "$w/single" &&
-    on_device nccl-1 timeout 180 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 12 --device cuda \
+    on_device nccl-1 capped 180 mpirun -np 1 "$bin/pretrain" "${m[@]}" --steps 12 --device cuda \
       --log "$w/nccl.jsonl" --out "$w/nccl"
   compared && check "$(labelled "NCCL, 1 rank under mpirun = 1 process on the GPU")" \
     $py "$src/tests/cli/compare_runs.py" "$(gpu_or_cpu "$w/single.jsonl" "$w/mpi-cpu.jsonl")" \
       "$(gpu_or_cpu "$w/nccl.jsonl" "$w/mpi-cpu.jsonl")" "$(gpu_or_cpu "$w/single" "$w/mpi-cpu")" \
       "$(gpu_or_cpu "$w/nccl" "$w/mpi-cpu")"
-  ( cd "$w" && timeout 120 mpirun -np 1 "$KIT/tests/nccl_test" --gtest_output="json:$w/nccl_test.json" \
+  ( cd "$w" && capped 120 mpirun -np 1 "$KIT/tests/nccl_test" --gtest_output="json:$w/nccl_test.json" \
       > "$w/nccl_test.log" 2>&1 )
   $py "$here/gtest_lines.py" "$w/nccl_test.json" "$w/nccl_test.log"
-  if on_device comm-bench timeout 120 mpirun -np 1 "$bin/pretrain" comm-bench --device cuda --max-bytes $((64 << 20)) \
+  if on_device comm-bench capped 120 mpirun -np 1 "$bin/pretrain" comm-bench --device cuda --max-bytes $((64 << 20)) \
        --iterations 10; then
     ok "$(labelled "pretrain comm-bench --device cuda: $(grep '^fit:' "$w/comm-bench.out")")"
     sed 's/^/comm-bench: /' "$w/comm-bench.out"

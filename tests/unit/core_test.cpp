@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
 #include "core/atomic_file.hpp"
 #include "core/byte_scan.hpp"
+#include "core/cli.hpp"
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
@@ -209,6 +212,39 @@ TEST(OrderedPipeline, PropagatesWorkerExceptions) {
         [](int&) {});
   };
   EXPECT_THROW(run(), Error);
+}
+
+// --threads' default: OMP_NUM_THREADS when it is a positive number, else the CPUs of the affinity
+// mask (what a Slurm job or taskset allows), not every core of the node.
+TEST(DefaultThreads, OmpNumThreadsThenTheAffinityMask) {
+  const char* saved = std::getenv("OMP_NUM_THREADS");
+  std::string kept = saved ? saved : "";
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const unsigned cpus = CPU_COUNT(&allowed);
+  setenv("OMP_NUM_THREADS", "3", 1);
+  EXPECT_EQ(default_threads(), 3u);
+  setenv("OMP_NUM_THREADS", "5,2", 1);  // nested levels: the outer one
+  EXPECT_EQ(default_threads(), 5u);
+  for (const char* ignored : {"0", "-2", "many", "", "4x"}) {
+    setenv("OMP_NUM_THREADS", ignored, 1);
+    EXPECT_EQ(default_threads(), cpus) << ignored;
+  }
+  unsetenv("OMP_NUM_THREADS");
+  EXPECT_EQ(default_threads(), cpus);
+  // One CPU allowed (taskset -c, a Slurm cpuset): one thread, whatever the machine has.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(default_threads(), 1u);
+  ASSERT_EQ(sched_setaffinity(0, sizeof allowed, &allowed), 0);
+  if (saved) setenv("OMP_NUM_THREADS", kept.c_str(), 1);
 }
 
 TEST(Stats, JsonRoundTrip) {
