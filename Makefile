@@ -79,7 +79,7 @@ install: build
 # advises -O1 for run time), and the build, most of this pass's time, takes 40% less (measured on
 # six of the heaviest files; tests/README.md, the budget).
 # SANITIZE_SKIP adds labels to leave out: CI passes `fixtures` (the fixture-scale runs of the same
-# code stay in `make test`). `make sanitize-build` builds without testing (.ci/run starts it early).
+# code stay in `make test`). `make sanitize-build` builds without testing.
 SANITIZE_SKIP ?=
 SANITIZE_BUILD = build-asan
 sanitize-build:

@@ -4,7 +4,7 @@
 
 Usage: ci_times.py [--slowest N] [--total SECONDS] BUILD_DIR [BUILD_DIR...]
 Each BUILD_DIR may hold phase-times.tsv and ctest-junit.xml; missing files are skipped, saying so.
-Phases may overlap (.ci/run builds the sanitized tree beside `make test`): --total is the wall time."""
+--total: the whole run's wall time (.ci/run's), beside the budget."""
 import argparse
 import os
 import sys

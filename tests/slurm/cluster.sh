@@ -43,7 +43,7 @@ slurm_cluster_start() {
   local host user cpus memory_mb
   host=$(hostname -s)
   user=$(id -un)
-  cpus=$(nproc)
+  cpus=$(getconf _NPROCESSORS_ONLN)  # the machine's (nproc would give a test's OMP_NUM_THREADS)
   memory_mb=$(( $(awk '/^MemTotal/ { print $2 }' /proc/meminfo) / 1024 * 9 / 10 ))
   cat > "$dir/slurm.conf" <<CONF
 ClusterName=kglmtest
