@@ -37,10 +37,10 @@ test: configure
 	@$(call phase,$(BUILD)) "make test: ctest" sh -c \
 	  'cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml'
 
-# The fast loop while working: the unit tests (GoogleTest, label unit) and the reliability matrix
+# The fast loop while working: the unit tests (GoogleTest, labels unit and nn_ops) and the reliability matrix
 # of every tool (cli_bad_input, label policy), under 5 minutes after a build.
 check: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|policy"
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|nn_ops|policy"
 
 demo: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo

@@ -16,14 +16,14 @@ function(add_kglm_test name)
     KGLM_FIXTURES_DIR="${KGLM_FIXTURES_DIR}" KGLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     KGLM_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # NO_PRETTY_VALUES: parameterised tests keep their GoogleTest names ("./cuda"), without a dump
-  # of the parameter appended. Every case is labelled `unit` (make check) and gets its binary's
-  # TIMEOUT from tests/budget.cmake (the slowest case's measured time, times 3).
-  kglm_test_timeout(${name} timeout)
-  set(T_LABELS_SUFFIX "")
-  if(T_LABELS)
-    set(T_LABELS_SUFFIX ";${T_LABELS}")
+  # of the parameter appended. A binary without labels is labelled `unit` (make check); one label at
+  # most (gtest_discover_tests' PROPERTIES are pairs: a list would be split). Every case gets its
+  # binary's TIMEOUT from tests/budget.cmake (the slowest case's measured time, times 3).
+  if(NOT T_LABELS)
+    set(T_LABELS unit)
   endif()
-  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "unit${T_LABELS_SUFFIX}" TIMEOUT ${timeout}
+  kglm_test_timeout(${name} timeout)
+  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${timeout}
                        ENVIRONMENT OMP_NUM_THREADS=1 DISCOVERY_TIMEOUT 60)
 endfunction()
 
