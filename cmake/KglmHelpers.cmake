@@ -1,8 +1,26 @@
+# The standard headers most of the tree includes, parsed once per build instead of once per file
+# (1 to 1.5 s of CPU per C++20 file under GCC 12): the library's precompiled header, which the tools
+# reuse, and the tests' (with GoogleTest's header), where cmake/KglmOptions.cmake allows them.
+# KGLM_PCH=OFF builds without any (each file then proves that it includes what it uses).
+set(KGLM_PCH_HEADERS <algorithm> <array> <chrono> <cmath> <cstdint> <cstdio> <cstring> <filesystem>
+    <fstream> <functional> <map> <memory> <mutex> <optional> <span> <sstream> <string> <string_view>
+    <unordered_map> <utility> <vector>)
+function(kglm_precompile_headers target)
+  if(KGLM_PCH)
+    set(headers ${KGLM_PCH_HEADERS} ${ARGN})
+    list(TRANSFORM headers REPLACE "(.+)" "$<$<COMPILE_LANGUAGE:CXX>:\\1>")  # not for nvcc
+    target_precompile_headers(${target} PRIVATE ${headers})
+  endif()
+endfunction()
+
 # add_kglm_tool(NAME): bin/NAME.cpp linked against libkglm.
 function(add_kglm_tool name)
   add_executable(${name} ${name}.cpp)
   target_link_libraries(${name} PRIVATE kglm)
   target_compile_options(${name} PRIVATE ${KGLM_WARNINGS})
+  if(KGLM_PCH_LIBRARY)
+    target_precompile_headers(${name} REUSE_FROM kglm)
+  endif()
 endfunction()
 
 # add_kglm_test(NAME SOURCES... [LABELS l...]): a GoogleTest binary registered with CTest.
@@ -10,11 +28,14 @@ function(add_kglm_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE kglm GTest::gtest GTest::gtest_main)
-  target_compile_options(${name} PRIVATE ${KGLM_WARNINGS})
+  target_compile_options(${name} PRIVATE ${KGLM_WARNINGS} ${KGLM_TEST_OPTIMIZATION})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     KGLM_FIXTURES_DIR="${KGLM_FIXTURES_DIR}" KGLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     KGLM_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  if(KGLM_PCH)
+    target_precompile_headers(${name} REUSE_FROM kglm_test_pch)
+  endif()
   # NO_PRETTY_VALUES: parameterised tests keep their GoogleTest names ("./cuda"), without a dump
   # of the parameter appended. A binary without labels is labelled `unit` (make check); one label at
   # most (gtest_discover_tests' PROPERTIES are pairs: a list would be split). Every case gets its

@@ -10,7 +10,7 @@ here=$(dirname "$0")
 py=python3
 spm=$fixtures/tokenizer/spm-test-vocab1000.model
 text=$fixtures/tokenizer/botchan.txt
-model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads 2 --seed 7
+model=(--layers 2 --hidden 32 --heads 4 --ffn 64 --batch 4 --accumulate 2 --lr 3e-3 --warmup 4 --threads "$threads" --seed 7
   --quiet)
 
 # same_run LOG_A LOG_B DIR_A DIR_B: the same training steps (losses, gradient norms, rates), the same
@@ -33,7 +33,7 @@ pretrain_group() {
     same_run "$ref" "$(gpu_or_cpu "$w/rerun.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/rerun" "$ref_dir")"
   on_device pretrain-first "$bin/pretrain" "${m[@]}" --steps 6 --decay-steps 12 --device cuda --log "$w/first.jsonl" \
     --out "$w/first" &&
-    on_device pretrain-resume "$bin/pretrain" --data "$data" --resume "$w/first" --threads 2 --quiet --steps 12 \
+    on_device pretrain-resume "$bin/pretrain" --data "$data" --resume "$w/first" --threads "$threads" --quiet --steps 12 \
       --device cuda --log "$w/first.jsonl" --out "$w/resumed"
   compared && check "$(labelled "pretrain --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
     same_run "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
@@ -59,7 +59,7 @@ pretrain_group() {
   else
     local step
     step=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$w/usr1/trainer_state.json")
-    if on_device pretrain-usr1-resume "$bin/pretrain" --data "$data" --resume "$w/usr1" --threads 2 --quiet \
+    if on_device pretrain-usr1-resume "$bin/pretrain" --data "$data" --resume "$w/usr1" --threads "$threads" --quiet \
          --steps $((step + 2)) --device cuda --out "$w/usr1-more"; then
       ok "pretrain SIGUSR1 on the GPU: checkpoint at step $step, exit 75, --resume ran 2 more steps"
     fi
@@ -91,12 +91,12 @@ mpi_group() {
 finetune_group() {
   local w=$WORK
   cpu init "$bin/pretrain" --data "$data" --layers 2 --hidden 64 --heads 4 --ffn 128 --batch 16 --steps 30 \
-    --lr 3e-3 --threads 2 --quiet --out "$w/init" || return
+    --lr 3e-3 --threads "$threads" --quiet --out "$w/init" || return
   # PAN-X English from the fixtures: the first 2,000 sentences to train on, the next 300 as dev.
   awk -v RS= -v ORS='\n\n' 'NR <= 2000' "$fixtures/panx/dev-en.tsv" > "$w/train.panx"
   awk -v RS= -v ORS='\n\n' 'NR > 2000 && NR <= 2300' "$fixtures/panx/dev-en.tsv" > "$w/dev.panx"
   local t=(--task token --init "$w/init" --train "$w/train.panx" --dev "$w/dev.panx" --batch 16 --lr 1e-3
-    --eval-every 40 --epochs 1 --seeds 5 --threads 2 --quiet)
+    --eval-every 40 --epochs 1 --seeds 5 --threads "$threads" --quiet)
   cpu finetune "$bin/finetune" "${t[@]}" -o "$w/cpu" || return
   on_device finetune-cuda "$bin/finetune" "${t[@]}" --device cuda -o "$w/cuda"
   compared && check "$(labelled "finetune --device cuda: PAN-X en losses and dev F1 within 1e-3 of the CPU's")" \
@@ -120,7 +120,7 @@ for name, part in (("slots-train", rows[:600]), ("slots-dev", rows[600:800])):
 PY
   local task
   for task in qa slots wic; do
-    local t=(--task "$task" --init "$w/init" --batch 16 --lr 1e-3 --max-len 64 --epochs 1 --seeds 5 --threads 2 --quiet)
+    local t=(--task "$task" --init "$w/init" --batch 16 --lr 1e-3 --max-len 64 --epochs 1 --seeds 5 --threads "$threads" --quiet)
     case $task in
       qa) t+=(--train "$w/qa-train.json" --dev "$w/qa-dev.json" --doc-stride 16 --max-query-len 24) ;;
       slots) t+=(--intent --train "$w/slots-train.jsonl" --dev "$w/slots-dev.jsonl") ;;
@@ -145,7 +145,7 @@ frozen_group() {
   head -n 90 "$fixtures/xnli/dev-en.first600.tsv" > "$w/train.tsv"
   sed -n 91,150p "$fixtures/xnli/dev-en.first600.tsv" > "$w/dev.tsv"
   for task in pos parse nli; do
-    local t=(--task "$task" --frozen --init "$reference" --seeds 3 --epochs 2 --batch 16 --dropout 0 --threads 2 --quiet)
+    local t=(--task "$task" --frozen --init "$reference" --seeds 3 --epochs 2 --batch 16 --dropout 0 --threads "$threads" --quiet)
     if [ "$task" = nli ]; then
       t+=(--train "en=$w/train.tsv" --dev "en=$w/dev.tsv" --text-column 1 --pair-column 2 --label-column 3
         --mlp-size 32)
@@ -184,7 +184,7 @@ elmo_group() {
     cpu elmo-words "$bin/pretrain" prepare --words --vocab "$w/vocab.txt" --max-len 64 -q "en=$text" \
       -o "$w/words.h5" || return
   local e=(--architecture elmo --options "$src/data/elmo/options-small.json" --data "$w/words.h5" --batch 16
-    --eval-fraction 0.05 --eval-every 6 --threads 2 --quiet)
+    --eval-fraction 0.05 --eval-every 6 --threads "$threads" --quiet)
   cpu elmo-cpu "$bin/pretrain" "${e[@]}" --steps 12 --log "$w/cpu.jsonl" --out "$w/cpu" || return
   on_device elmo-cuda "$bin/pretrain" "${e[@]}" --steps 12 --device cuda --log "$w/cuda.jsonl" --out "$w/cuda"
   compared && check "$(labelled "pretrain --architecture elmo --device cuda: 12 steps within 1e-3 of the CPU's losses")" \
@@ -196,7 +196,7 @@ elmo_group() {
     elmo_same "$ref" "$(gpu_or_cpu "$w/rerun.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/rerun" "$ref_dir")"
   on_device elmo-first "$bin/pretrain" "${e[@]}" --steps 6 --device cuda --log "$w/first.jsonl" --out "$w/first" &&
     on_device elmo-resume "$bin/pretrain" --architecture elmo --data "$w/words.h5" --resume "$w/first" --steps 12 \
-      --eval-every 6 --threads 2 --quiet --device cuda --log "$w/first.jsonl" --out "$w/resumed"
+      --eval-every 6 --threads "$threads" --quiet --device cuda --log "$w/first.jsonl" --out "$w/resumed"
   compared && check "$(labelled "ELMo --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
     elmo_same "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
   for precision in bf16 fp16; do
@@ -243,13 +243,13 @@ with open(sys.argv[2], 'w') as out:
  "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 16, "relative_attention_max_distance": 64,
  "dropout_rate": 0.1, "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false}
 JSON
-  local t=(--config "$w/config.json" --tokenizer "$w/spm.model" --batch 16 --lr 3e-3 --threads 2 --seed 3 "${q[@]}")
+  local t=(--config "$w/config.json" --tokenizer "$w/spm.model" --batch 16 --lr 3e-3 --threads "$threads" --seed 3 "${q[@]}")
   cpu t5 "$bin/verbalize" train "${t[@]}" --steps 20 --out "$w/cpu" --log "$w/cpu.log" "$w/pairs.jsonl" || return
   on_device t5-cuda "$bin/verbalize" train "${t[@]}" --steps 20 --device cuda --out "$w/cuda" --log "$w/cuda.log" \
     "$w/pairs.jsonl"
   compared && check "$(labelled "verbalize train --device cuda: 20 T5 steps (dropout on) within 1e-3 of the CPU's losses")" \
     $py "$src/tests/cli/losses_match.py" "$w/cpu.log" "$(gpu_or_cpu "$w/cuda.log" "$w/cpu.log")" 20 1e-3
-  local g=(--model "$w/cpu" --threads 2 --max-len 24 "${q[@]}")
+  local g=(--model "$w/cpu" --threads "$threads" --max-len 24 "${q[@]}")
   for how in greedy beam4; do
     local extra=(); [ $how = beam4 ] && extra=(--beams 4)
     cpu "gen-$how" "$bin/verbalize" generate "${g[@]}" "${extra[@]}" -o "$w/$how.jsonl" "$w/subgraphs.jsonl" || continue

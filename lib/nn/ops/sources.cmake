@@ -59,4 +59,5 @@ set_source_files_properties(
   nn/cpu/segment_pool_cpu.cpp nn/cpu/soft_align_cpu.cpp nn/cpu/char_convolution_cpu.cpp nn/cpu/cross_entropy_cpu.cpp nn/cpu/dropout_cpu.cpp nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp nn/cpu/highway_cpu.cpp nn/cpu/layer_norm_cpu.cpp nn/cpu/linear_cpu.cpp nn/cpu/lstm_cpu.cpp
   nn/cpu/rms_norm_cpu.cpp nn/cpu/sampled_softmax_cpu.cpp
-  PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}")
+  # Their own math flags would make the library's precompiled header unusable (-Winvalid-pch).
+  PROPERTIES COMPILE_OPTIONS "${_kglm_kernel_flags}" SKIP_PRECOMPILE_HEADERS ON)
