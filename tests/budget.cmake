@@ -9,7 +9,7 @@ set(KGLM_TIMEOUT_FLOOR 30)
 set(KGLM_TEST_BUDGET
   # test                              make test sanitized
   verbalize_quality                    320     -
-  gpu_kit                              90     -
+  gpu_kit                               90     -
   reference_udeval                      40     -
   reference_frozen_minilm              124     -
   slurm_demo                           111     -
