@@ -3,6 +3,10 @@
 # slurmd run in the foreground (as children of the test, stopped by pid on exit, even on failure)
 # from a generated slurm.conf, with their state, spool, logs, sockets and ports (picked free) under
 # the directory. A requeued job waits cred_expire (10 s here, 120 s by default) before it starts again.
+# The scheduler runs as soon as it has work (Slurm's defaults suit thousands of jobs, not a test's
+# dozen): batch_sched_delay=0 starts a job whose dependency was met at once, not up to 3 s later;
+# sched_interval=1 and bf_interval=1 start a requeued job when its wait ends, not at the next
+# 30-60 s pass. Measured alone (tests/README.md): slurm_kmlm 82 -> 56 s, slurm_demo 54 -> 44 s.
 # Source it, then `slurm_cluster_start DIR`; SLURM_CONF points the clients at it.
 # Returns 77 (skip) with the reason on stdout when the daemons are missing or cannot start.
 
@@ -71,6 +75,7 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0,sched_interval=1,bf_interval=1
 ReturnToService=2
 KillWait=10
 MinJobAge=600
