@@ -10,7 +10,11 @@ endif()
 # -Wstringop-overflow) fire there falsely, from -O1 up (seen in the library and the tests).
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _kglm_config)
 # Other compilers (clang, of the fuzz build) compile without them: untried.
-if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_kglm_config}}" MATCHES "-O[123sfz]")
+set(KGLM_OPTIMISED_BUILD OFF)
+if("${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_kglm_config}}" MATCHES "-O[123sfz]")
+  set(KGLM_OPTIMISED_BUILD ON)
+endif()
+if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR KGLM_OPTIMISED_BUILD)
   set(KGLM_PCH OFF)
 endif()
 # A precompiled header that GCC cannot use (flags that differ from the ones it was built with) would
