@@ -6,7 +6,7 @@
 # The scheduler runs as soon as it has work (Slurm's defaults suit thousands of jobs, not a test's
 # dozen): batch_sched_delay=0 starts a job whose dependency was met at once, not up to 3 s later;
 # sched_interval=1 and bf_interval=1 start a requeued job when its wait ends, not at the next
-# 30-60 s pass. Measured alone (tests/README.md): slurm_kmlm 82 -> 56 s, slurm_demo 54 -> 44 s.
+# 30-60 s pass. Measured alone (ctest -R): slurm_kmlm 82 -> 56 s, slurm_demo 54 -> 44 s.
 # Source it, then `slurm_cluster_start DIR`; SLURM_CONF points the clients at it.
 # Returns 77 (skip) with the reason on stdout when the daemons are missing or cannot start.
 
