@@ -186,14 +186,69 @@ void make_directories(const std::string& dir) {
   if (ec) throw Error(location(dir) + "cannot create directory: " + ec.message());
 }
 
-void write_directory_atomically(const std::filesystem::path& given_dir, const std::string& what,
-                                const std::function<void(const std::filesystem::path&)>& write_files) {
-  namespace fs = std::filesystem;
+fs::path directory_output_path(const fs::path& given) {
+  std::string text = given.string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+namespace {
+
+// The directory a directory output replaces: through a symbolic link, the one it points to.
+fs::path replaced_directory(const fs::path& given) {
   std::error_code ec;
-  // Through a symbolic link, the directory it points to is replaced and the link stays.
-  const fs::path dir = fs::is_symlink(given_dir, ec) ? fs::weakly_canonical(given_dir) : given_dir;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw Error(dir.string() + ": is " + describe_file_type(dir.string()) + "; a " + what + " is needed");
+  const fs::path dir = directory_output_path(given);
+  return fs::is_symlink(dir, ec) ? fs::weakly_canonical(dir) : dir;
+}
+
+}  // namespace
+
+void check_directory_output(const fs::path& given, const std::string& what, const std::string& marker) {
+  const fs::path dir = replaced_directory(given);
+  const std::string name = dir.string();
+  std::error_code ec;
+  if (name.empty()) throw Error("an empty path is not a " + what);
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw Error(name + ": is " + describe_file_type(name) + "; a " + what + " is needed");
+    bool has_marker = false;
+    size_t entries = 0;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      ++entries;
+      if (!it->is_regular_file(ec))
+        throw Error(name + ": exists and holds " + it->path().filename().string() + ", which is not a file of a " +
+                    what + "; replacing it would delete everything in it: give a new or empty directory");
+      has_marker = has_marker || it->path().filename() == marker;
+    }
+    if (ec) throw Error(name + ": cannot read the directory: " + ec.message());
+    if (entries > 0 && !has_marker)
+      throw Error(name + ": exists and is not a " + what + " (no " + marker +
+                  "); replacing it would delete everything in it: give a new or empty directory");
+  }
+  // Made and removed at once: the temporary the real save will write beside DIR, or, where DIR's
+  // parents are still to be made, the first of them.
+  fs::path first = dir;
+  while (first.has_parent_path() && first.parent_path() != first && !fs::exists(first.parent_path(), ec))
+    first = first.parent_path();
+  remove_stale_temporaries(first.string());
+  const fs::path probe = temporary_name_for(first.string());
+  register_temporary(probe.string());
+  const bool made = fs::create_directory(probe, ec);
+  const std::error_code made_ec = ec;
+  fs::remove(probe, ec);
+  unregister_temporary(probe.string());
+  if (!made) {
+    const fs::path parent = first.has_parent_path() ? first.parent_path() : fs::path(".");
+    throw Error(name + ": cannot write the " + what + " in " + parent.string() + ": " +
+                (made_ec ? made_ec.message() : std::string("the temporary ") + probe.string() + " exists"));
+  }
+}
+
+void write_directory_atomically(const fs::path& given_dir, const std::string& what, const std::string& marker,
+                                const std::function<void(const fs::path&)>& write_files) {
+  std::error_code ec;
+  check_directory_output(given_dir, what, marker);
+  const fs::path dir = replaced_directory(given_dir);
   remove_stale_temporaries(dir.string());
   const fs::path tmp = temporary_name_for(dir.string());
   register_temporary(tmp.string());

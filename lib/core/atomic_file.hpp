@@ -62,10 +62,23 @@ class AtomicOutputFd {
 // Writes all n bytes to fd, retrying short writes and EINTR. Throws Error naming `name`.
 void write_all(int fd, const void* data, size_t n, const std::string& name);
 
+// A directory output's path as written by the user, with trailing separators dropped ("ckpt/"
+// names "ckpt"): its temporary DIR.tmp.<pid> then lies beside it, not inside it.
+std::filesystem::path directory_output_path(const std::filesystem::path& given);
+
+// What a directory output may replace (man 7 kglm, OUTPUTS): replacing DIR deletes all it holds, so
+// DIR must be missing, an empty directory, or an earlier output of the same kind: a directory whose
+// entries are regular files, among them `marker` (model.safetensors, weights.hdf5). Anything else
+// (a typo that names a folder of experiments) is refused in one line. A directory must also be
+// creatable beside DIR (tried: made and removed), so that an unwritable or read-only location fails
+// before any work, not at the first save. `what` names the output ("model directory"). Throws Error.
+void check_directory_output(const std::filesystem::path& dir, const std::string& what, const std::string& marker);
+
 // Writes DIR as a whole: `write_files(tmp)` fills DIR.tmp.<pid>, which then replaces DIR in one
 // atomic exchange, so DIR is always either the old or the new directory (through a symbolic link,
-// the directory it points to is replaced). `what` names it in errors ("model directory").
-void write_directory_atomically(const std::filesystem::path& dir, const std::string& what,
+// the directory it points to is replaced). Checks DIR first (check_directory_output). `what` names
+// it in errors ("model directory").
+void write_directory_atomically(const std::filesystem::path& dir, const std::string& what, const std::string& marker,
                                 const std::function<void(const std::filesystem::path&)>& write_files);
 
 // Creates the directory (and parents) if missing; throws Error on failure.

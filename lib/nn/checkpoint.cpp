@@ -124,8 +124,8 @@ std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& par
 void write_model_dir(const std::filesystem::path& dir, const ParameterStore& params, DType dtype,
                      const std::vector<std::pair<std::string, std::string>>& metadata,
                      const std::function<void(const std::filesystem::path&)>& write_files) {
-  write_directory_atomically(dir, "model directory", [&](const std::filesystem::path& tmp) {
-    write_safetensors(tmp / "model.safetensors", hf_tensors(params, dtype), metadata);
+  write_directory_atomically(dir, "model directory", kModelWeightsFile, [&](const std::filesystem::path& tmp) {
+    write_safetensors(tmp / kModelWeightsFile, hf_tensors(params, dtype), metadata);
     write_files(tmp);
   });
 }

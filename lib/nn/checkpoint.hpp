@@ -30,6 +30,9 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
 // tensors of `dtype` (F32, or BF16/F16 rounded to nearest even, for smaller checkpoints).
 std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params, DType dtype = DType::F32);
 
+// The weights of a model directory: what marks a directory as one (check_directory_output).
+inline constexpr const char* kModelWeightsFile = "model.safetensors";
+
 // Writes DIR atomically: everything goes to DIR.tmp.<pid>, which replaces DIR only when complete.
 // `write_files(tmp_dir)` adds the other files (config.json, tokenizer files, trainer state). The
 // weights are stored as `dtype` (F32, BF16 or F16).

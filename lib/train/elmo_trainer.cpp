@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kStateFile = "elmo_state.safetensors";
+constexpr const char* kElmoWeightsFile = "weights.hdf5";  // AllenNLP's name; marks an ELMo directory
 constexpr int32_t kUnknownWord = 2;  // vocab.txt: <S>, </S>, <UNK>, then the words by frequency
 
 std::string state_name(int direction, size_t layer, const char* which) {
@@ -44,6 +45,7 @@ ElmoTrainer::ElmoTrainer(const PretrainOptions& options, std::shared_ptr<dist::C
       data_paths_(dataset_paths(options_.data)),
       data_(TokenDataset::open(data_paths_, {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
+  check_directory_output(options_.out, "model directory", kElmoWeightsFile);  // before any work
   if (data_.tokenizer_kind() != tok::TokenizerKind::Words)
     throw UsageError(options_.data + ": ELMo trains on a word-level dataset (pretrain prepare --words --vocab " +
                      "vocab.txt), not a " + tok::tokenizer_kind_name(data_.tokenizer_kind()) + " one");
@@ -161,7 +163,7 @@ void ElmoTrainer::build_model() {
   scaler_ = nn::LossScaler(state_.precision == "fp16");
   model_->reset_state(static_cast<int64_t>(rows_));
   if (o.resume.empty()) return;
-  nn::read_bilm_weights(fs::path(o.resume) / "weights.hdf5", elmo_, false, *params_);
+  nn::read_bilm_weights(fs::path(o.resume) / kElmoWeightsFile, elmo_, false, *params_);
   const nn::SafetensorsFile file = nn::SafetensorsFile::open(fs::path(o.resume) / kStateFile);
   for (const char* name : {"softmax/W", "softmax/b"}) {
     nn::Parameter& p = params_->get(name);
@@ -385,9 +387,9 @@ void ElmoTrainer::save() {
   uint64_t training_tokens = data_.total_tokens();
   for (uint32_t e : eval_) training_tokens -= data_.length(e);
   finished.train_tokens = static_cast<int64_t>(training_tokens);
-  write_directory_atomically(options_.out, "model directory", [&](const fs::path& tmp) {
+  write_directory_atomically(options_.out, "model directory", kElmoWeightsFile, [&](const fs::path& tmp) {
     nn::write_elmo_options(tmp / "options.json", finished);
-    nn::write_bilm_weights(tmp / "weights.hdf5", *params_, elmo_, false);
+    nn::write_bilm_weights(tmp / kElmoWeightsFile, *params_, elmo_, false);
     std::ofstream vocab(tmp / "vocab.txt", std::ios::binary);
     for (int64_t w = 0; w < state_.vocabulary; ++w) vocab << words_[static_cast<size_t>(w)] << '\n';
     if (!vocab.flush()) throw Error((tmp / "vocab.txt").string() + ": cannot write");

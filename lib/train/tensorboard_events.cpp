@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -150,6 +151,29 @@ std::string tensorboard_subdir(const std::string& dir, const std::string& name) 
   return (std::filesystem::path(dir) / name).string();
 }
 
+namespace {
+
+// TensorBoard reads a directory's event files in the order of their names, whose first field is the
+// creation time in seconds. A resumed run's file must come after the files before it, also when it
+// starts within the same second (then host and pid, compared as text, would decide: 10000 before
+// 9999): its time is the latest in the directory plus one where that is not in the past.
+int64_t event_file_seconds(const std::string& dir) {
+  auto seconds = static_cast<int64_t>(now_seconds());
+  const std::string prefix = "events.out.tfevents.";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    int64_t earlier = 0;
+    const char* first = name.data() + prefix.size();
+    const auto [last, error] = std::from_chars(first, name.data() + name.size(), earlier);
+    if (error == std::errc() && last != first && earlier >= seconds) seconds = earlier + 1;
+  }
+  return seconds;
+}
+
+}  // namespace
+
 TensorBoardEvents::TensorBoardEvents(const std::string& dir, int64_t resumed_at) {
   if (is_stream(dir)) {
     path_ = dir;
@@ -162,7 +186,7 @@ TensorBoardEvents::TensorBoardEvents(const std::string& dir, int64_t resumed_at)
     char host[256] = "localhost";
     ::gethostname(host, sizeof host - 1);
     path_ =
-        (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(static_cast<int64_t>(now_seconds())) +
+        (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(event_file_seconds(dir)) +
                                        "." + host + "." + std::to_string(::getpid())))
             .string();
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
@@ -82,6 +83,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
       data_paths_(dataset_paths(options_.data)),
       data_(TokenDataset::open(data_paths_, {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
+  check_directory_output(options_.out, "model directory", nn::kModelWeightsFile);  // before any work
   settle_settings();
   if (state_.batch % comm_->size() != 0)
     throw UsageError("--batch " + std::to_string(state_.batch) + " is the global batch: it must be a multiple of the " +

@@ -11,11 +11,13 @@
 #include <numeric>
 #include <optional>
 
+#include "core/atomic_file.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/stats.hpp"
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
+#include "nn/checkpoint.hpp"
 #include "nn/t5.hpp"
 #include "nn/t5_checkpoint.hpp"
 #include "nn/threads.hpp"
@@ -51,6 +53,7 @@ class Run {
  public:
   Run(const TrainOptions& o, std::shared_ptr<dist::Communicator> comm) : o_(o), comm_(std::move(comm)) {
     start_ = std::chrono::steady_clock::now();
+    check_directory_output(o_.out, "model directory", nn::kModelWeightsFile);  // before any work
     load_model();
     load_data();
     start_or_resume();

@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
 #include "temp_dir.hpp"
@@ -149,6 +152,28 @@ TEST(TensorBoardEvents, RefusesAFile) {
   EXPECT_EQ(tensorboard_subdir("", "seed-1"), "");
   EXPECT_EQ(tensorboard_subdir("/dev/null", "seed-1"), "/dev/null");
   EXPECT_EQ(tensorboard_subdir("runs/tb", "seed-1"), "runs/tb/seed-1");
+}
+
+// TensorBoard reads event files in name order: a run resumed within the same second as the run
+// before it (or with a pid of more digits) must still come after it (cli_tensorboard once failed so).
+TEST(TensorBoardEvents, ANewFileSortsAfterTheDirectorysEarlierOnes) {
+  TempDir dir;
+  const auto later = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count() + 100;
+  const std::string earlier = "events.out.tfevents." + std::to_string(later) + ".zzzz.99999";
+  std::ofstream(dir.path() / earlier) << "";
+  std::ofstream(dir.path() / "events.out.tfevents.notanumber.host.1") << "";
+  { TensorBoardEvents first(dir.path().string()); }
+  { TensorBoardEvents second(dir.path().string()); }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    if (entry.path().filename().string().find("notanumber") == std::string::npos)
+      names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], earlier);
+  EXPECT_EQ(names[1].substr(0, names[1].find('.', 20)), "events.out.tfevents." + std::to_string(later + 1));
+  EXPECT_EQ(names[2].substr(0, names[2].find('.', 20)), "events.out.tfevents." + std::to_string(later + 2));
 }
 
 }  // namespace

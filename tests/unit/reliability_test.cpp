@@ -197,5 +197,52 @@ TEST(Temporaries, StaleOnesOfDeadProcessesAreRemoved) {
   EXPECT_TRUE(fs::exists(dir.path() / ("kg.h5.tmp." + std::to_string(::getpid()))));
 }
 
+// A directory output replaces only what is its own (man 7 kglm, OUTPUTS): missing, empty, or an
+// earlier output of its kind (regular files, the marker among them).
+TEST(DirectoryOutput, ReplacesOnlyEmptyDirectoriesAndEarlierOutputsOfItsKind) {
+  testing::TempDir dir;
+  const auto check = [](const fs::path& p) { check_directory_output(p, "model directory", "model.safetensors"); };
+  EXPECT_NO_THROW(check(dir.path() / "new"));
+  EXPECT_NO_THROW(check(dir.path() / "new" / "parents" / "too"));
+  EXPECT_FALSE(fs::exists(dir.path() / "new"));  // checked, not made
+  fs::create_directory(dir.path() / "empty");
+  EXPECT_NO_THROW(check(dir.path() / "empty"));
+  fs::create_directory(dir.path() / "ckpt");
+  spit(dir.path() / "ckpt" / "model.safetensors", "w");
+  spit(dir.path() / "ckpt" / "README", "notes");
+  EXPECT_NO_THROW(check(dir.path() / "ckpt"));
+  EXPECT_NO_THROW(check(dir.path() / "ckpt/"));
+  fs::create_directory(dir.path() / "ckpt" / "sub");
+  EXPECT_THROW(check(dir.path() / "ckpt"), Error);
+  fs::create_directory(dir.path() / "papers");
+  spit(dir.path() / "papers" / "draft.tex", "d");
+  try {
+    check(dir.path() / "papers");
+    ADD_FAILURE() << "a directory without model.safetensors was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a model directory (no model.safetensors)"), std::string::npos)
+        << e.what();
+  }
+  spit(dir.path() / "plain", "a file");
+  EXPECT_THROW(check(dir.path() / "plain"), Error);          // a file, not a directory
+  EXPECT_THROW(check(dir.path() / "plain" / "ckpt"), Error);  // under a file: Not a directory
+  EXPECT_THROW(check(""), Error);
+  // Nothing left beside the outputs by the writability probe.
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+TEST(DirectoryOutput, TrailingSlashesNameTheDirectory) {
+  EXPECT_EQ(directory_output_path("ckpt/"), fs::path("ckpt"));
+  EXPECT_EQ(directory_output_path("runs/exp1//"), fs::path("runs/exp1"));
+  EXPECT_EQ(directory_output_path("/"), fs::path("/"));
+  testing::TempDir dir;
+  write_directory_atomically(dir.path() / "out/", "model directory", "model.safetensors",
+                             [](const fs::path& tmp) { spit(tmp / "model.safetensors", "v1"); });
+  EXPECT_EQ(slurp(dir.path() / "out" / "model.safetensors"), "v1");
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
 }  // namespace
 }  // namespace kglm
