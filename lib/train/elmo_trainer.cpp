@@ -26,7 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kStateFile = "elmo_state.safetensors";
-constexpr const char* kElmoWeightsFile = "weights.hdf5";  // AllenNLP's name; marks an ELMo directory
+// AllenNLP's name for the weights; the file that marks a directory as an ELMo model directory.
+constexpr const char* kElmoWeightsFile = "weights.hdf5";
 constexpr int32_t kUnknownWord = 2;  // vocab.txt: <S>, </S>, <UNK>, then the words by frequency
 
 std::string state_name(int direction, size_t layer, const char* which) {

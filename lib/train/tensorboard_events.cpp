@@ -185,10 +185,9 @@ TensorBoardEvents::TensorBoardEvents(const std::string& dir, int64_t resumed_at)
                   describe_file_type(dir));
     char host[256] = "localhost";
     ::gethostname(host, sizeof host - 1);
-    path_ =
-        (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(event_file_seconds(dir)) +
-                                       "." + host + "." + std::to_string(::getpid())))
-            .string();
+    path_ = (std::filesystem::path(dir) / ("events.out.tfevents." + std::to_string(event_file_seconds(dir)) + "." +
+                                           host + "." + std::to_string(::getpid())))
+                .string();
   }
   // Appending, never truncating: a device or FIFO is written in place, and a directory's file is new.
   file_ = std::fopen(path_.c_str(), "ab");

@@ -158,8 +158,9 @@ TEST(TensorBoardEvents, RefusesAFile) {
 // before it (or with a pid of more digits) must still come after it (cli_tensorboard once failed so).
 TEST(TensorBoardEvents, ANewFileSortsAfterTheDirectorysEarlierOnes) {
   TempDir dir;
-  const auto later = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count() + 100;
+  const auto later =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
+      100;
   const std::string earlier = "events.out.tfevents." + std::to_string(later) + ".zzzz.99999";
   std::ofstream(dir.path() / earlier) << "";
   std::ofstream(dir.path() / "events.out.tfevents.notanumber.host.1") << "";

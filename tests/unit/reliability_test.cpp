@@ -224,7 +224,7 @@ TEST(DirectoryOutput, ReplacesOnlyEmptyDirectoriesAndEarlierOutputsOfItsKind) {
         << e.what();
   }
   spit(dir.path() / "plain", "a file");
-  EXPECT_THROW(check(dir.path() / "plain"), Error);          // a file, not a directory
+  EXPECT_THROW(check(dir.path() / "plain"), Error);           // a file, not a directory
   EXPECT_THROW(check(dir.path() / "plain" / "ckpt"), Error);  // under a file: Not a directory
   EXPECT_THROW(check(""), Error);
   // Nothing left beside the outputs by the writability probe.
