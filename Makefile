@@ -38,7 +38,7 @@ test: configure
 	  'cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml'
 
 # The fast loop while working: the unit tests (GoogleTest, labels unit and nn_ops) and the reliability matrix
-# of every tool (cli_bad_input, label policy), under 5 minutes after a build.
+# of every tool and the fault-injection cases (cli_bad_input, cli_faults: label policy), under 5 minutes after a build.
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|nn_ops|policy"
 
