@@ -44,6 +44,26 @@ void copy_file_into(int in_fd, int out_fd, const std::string& out_name) {
   }
 }
 
+// Durability (man 7 kglm, OUTPUTS): a file's data, and then the directory entry that names it, reach
+// the disk before the tool reports the output written, so that a node crash after "saved" cannot
+// leave a checkpoint with a missing or empty file. File systems that cannot sync (EINVAL) pass.
+void sync_fd(int fd, const std::string& name) {
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    throw Error(location(name) + "cannot write to disk (fsync): " + std::strerror(errno));
+}
+
+void sync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  if (fd < 0) throw Error(location(path) + "cannot open to write to disk: " + std::strerror(errno));
+  try {
+    sync_fd(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
 void close_checked(int fd, const std::string& name) {
   if (::close(fd) != 0 && errno != EINTR) throw Error(location(name) + "write error: " + std::strerror(errno));
 }
@@ -55,6 +75,7 @@ void rename_into_place(const std::string& temp, const OutputTarget& target) {
     std::remove(temp.c_str());
     throw Error(location(target.name) + "cannot rename " + temp + " into place: " + std::strerror(err));
   }
+  sync_path(directory_of(target.path), true);
 }
 
 }  // namespace
@@ -94,6 +115,7 @@ AtomicPath::~AtomicPath() {
 
 void AtomicPath::commit() {
   if (target_.kind == OutputTarget::Kind::file) {
+    sync_path(temp_, false);
     rename_into_place(temp_, target_);
     committed_ = true;
     return;
@@ -167,6 +189,7 @@ void AtomicOutputFd::commit() {
       }
       try {
         copy_file_into(fd, out, target_.name);
+        sync_fd(out, target_.name);
       } catch (...) {
         ::close(out);
         ::close(fd);
@@ -174,6 +197,12 @@ void AtomicOutputFd::commit() {
       }
       close_checked(out, target_.name);
     }
+  }
+  try {
+    sync_fd(fd, target_.name);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   close_checked(fd, target_.name);
   rename_into_place(named_temp_, target_);
@@ -264,6 +293,9 @@ void write_directory_atomically(const fs::path& given_dir, const std::string& wh
   try {
     fs::create_directories(tmp);
     write_files(tmp);
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(tmp))
+      if (e.is_regular_file() || e.is_directory()) sync_path(e.path().string(), e.is_directory());
+    sync_path(tmp.string(), true);
     // Swap in with one atomic exchange, so DIR is always either the old or the new directory;
     // the old one, now under the temporary name, is removed with it.
     if (!fs::exists(dir)) {
@@ -279,6 +311,7 @@ void write_directory_atomically(const fs::path& given_dir, const std::string& wh
       fs::remove_all(old, ec);
       unregister_temporary(old.string());
     }
+    sync_path(directory_of(dir.string()), true);
   } catch (const fs::filesystem_error& e) {
     throw Error(dir.string() + ": cannot write the " + what + ": " + e.code().message());
   }

@@ -1,5 +1,8 @@
 #include "core/json_writer.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 #include "core/byte_scan.hpp"
 
 namespace kglm {
@@ -37,6 +40,20 @@ void append_json_string(std::string& out, std::string_view s) {
   }
   out.append(s.data() + start, s.size() - start);
   out.push_back('"');
+}
+
+std::string json_number(double v, int significant_digits) {
+  if (!std::isfinite(v)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", significant_digits, v);
+  return buf;
+}
+
+std::string json_fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char buf[352];  // %f of the largest double: 309 digits, the point, the decimals
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
 }
 
 }  // namespace kglm

@@ -20,6 +20,12 @@ inline std::string json_string(std::string_view s) {
   return out;
 }
 
+// v as a JSON number with `significant_digits` (%g), or `null` where v is NaN or infinite: JSON has
+// no such numbers, and "nan" would make the whole line unreadable to every JSON reader.
+std::string json_number(double v, int significant_digits = 9);
+// v with `decimals` digits after the point (%f), or `null` where v is not finite.
+std::string json_fixed(double v, int decimals);
+
 inline void append_json_uint(std::string& out, uint64_t v) {
   char digits[20];
   auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;

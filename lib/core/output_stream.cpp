@@ -132,4 +132,10 @@ void OutputStream::close() {
   file_->commit();
 }
 
+void write_file_atomically(const std::string& path, std::string_view content) {
+  OutputStream out(path);
+  out.write(content);
+  out.close();
+}
+
 }  // namespace kglm

@@ -14,6 +14,10 @@ namespace kglm {
 
 Compression compression_for_suffix(std::string_view path);
 
+// Writes `content` to `path` as one atomic output (man 7 kglm, OUTPUTS): small files of a model
+// directory (config.json, trainer_state.json, vocab.txt). Throws Error with the system's reason.
+void write_file_atomically(const std::string& path, std::string_view content);
+
 class OutputStream {
  public:
   explicit OutputStream(const std::string& path);

@@ -13,22 +13,50 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 
 namespace kglm::h5 {
 namespace {
 
-// HDF5 prints its error stack to stderr by default; kglm reports errors itself.
+// HDF5 prints its error stack to stderr by default; kglm reports errors itself. Nor does HDF5 close
+// its files at exit: after a failed write (a full disk) a file's close fails and its id stays open,
+// and HDF5's own shutdown then crashed on it (exit 139) after kglm had reported the error and
+// removed the temporary. Every file kglm writes is closed, flushed and checked before it is
+// committed, so the shutdown has nothing left to save. (H5dont_atexit must come first.)
 struct SilenceHdf5 {
-  SilenceHdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+  SilenceHdf5() {
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
 };
 const SilenceHdf5 silence_hdf5;
 
+// The system's reason behind the failed call, from HDF5's error stack: its file drivers record
+// errno's message ("error message = 'No space left on device'"). Empty when there is none.
+std::string system_reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* out) -> herr_t {
+        auto& found = *static_cast<std::string*>(out);
+        constexpr std::string_view kKey = "error message = '";
+        const std::string_view desc = e->desc ? e->desc : "";
+        if (const size_t at = desc.find(kKey); found.empty() && at != std::string_view::npos) {
+          const std::string_view rest = desc.substr(at + kKey.size());
+          found = std::string(rest.substr(0, rest.find('\'')));
+        }
+        return 0;
+      },
+      &reason);
+  return reason.empty() ? reason : ": " + reason;
+}
+
 hid_t check(hid_t id, const std::string& what) {
-  if (id < 0) throw Error("HDF5: " + what);
+  if (id < 0) throw Error("HDF5: " + what + system_reason());
   return id;
 }
 void check(herr_t rc, const char* op, const std::string& where) {
-  if (rc < 0) throw Error(where + "HDF5 " + op + " failed");
+  if (rc < 0) throw Error(where + "HDF5 " + op + " failed" + system_reason());
 }
 
 Handle dataset(const Group& g, std::string_view name) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
@@ -84,6 +85,7 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
     if (src.shape() != dst.shape())
       throw Error(file.source() + ": tensor '" + e.name + "' has shape " + shape_string(src.shape()) +
                   ", the model expects " + shape_string(dst.shape()));
+    require_finite(src, file.source(), e.name);
     dst.copy_from(src);
     loaded[name] = true;
   }
@@ -107,6 +109,23 @@ LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, 
                   "' differs from the word embeddings; untied decoders are not supported");
   }
   return report;
+}
+
+void require_encoder_tensors(const LoadReport& report, const std::string& prefix, const std::string& source) {
+  for (const std::string& name : report.missing)
+    if (name.rfind(prefix, 0) == 0 && name.rfind(prefix + "pooler.", 0) != 0)
+      throw Error(source + ": tensor '" + name +
+                  "' of the encoder is missing (a truncated checkpoint, or a config.json that does not match its "
+                  "weights); only a head may start random");
+}
+
+void require_finite(const Tensor& host_f32, const std::string& source, const std::string& name) {
+  const float* v = host_f32.data<float>();
+  const int64_t n = host_f32.numel();
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i]))
+      throw Error(source + ": tensor '" + name + "' holds " + (std::isnan(v[i]) ? "NaN" : "an infinity") +
+                  " (element " + std::to_string(i) + " of " + std::to_string(n) + "): the checkpoint is damaged");
 }
 
 std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params, DType dtype) {

@@ -26,6 +26,16 @@ struct LoadReport {
 // error unless allow_missing (a new head on a pre-trained encoder); shapes must match exactly.
 LoadReport load_parameters(const SafetensorsFile& file, ParameterStore& params, bool allow_missing);
 
+// The parameters of an encoder (names under `prefix`, "bert." or "roberta.") must all come from the
+// file: a checkpoint that lacks one (a truncated file, a config of 3 layers over weights of 2) is
+// refused, naming it. Only task and LM heads may start random, and the pooler, which HF's MLM
+// checkpoints do not store (transformers starts it random too). Throws Error.
+void require_encoder_tensors(const LoadReport& report, const std::string& prefix, const std::string& source);
+
+// Refuses a weight tensor (host, F32) that holds a NaN or an infinity, naming the tensor and the
+// first such element: trained from, it would make every output NaN and look like divergence.
+void require_finite(const Tensor& host_f32, const std::string& source, const std::string& name);
+
 // The parameters under their HF names (the tied decoder is not stored, as HF does), as host
 // tensors of `dtype` (F32, or BF16/F16 rounded to nearest even, for smaller checkpoints).
 std::vector<std::pair<std::string, Tensor>> hf_tensors(const ParameterStore& params, DType dtype = DType::F32);

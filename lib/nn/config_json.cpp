@@ -10,6 +10,7 @@
 #include "core/big_json_integers.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_stream.hpp"
 
 namespace kglm::nn {
 
@@ -39,6 +40,13 @@ simdjson::simdjson_result<simdjson::dom::element> find(const simdjson::dom::obje
 }
 
 }  // namespace
+
+void check_size_limits(const std::string& what, std::initializer_list<SizeLimit> sizes) {
+  for (const SizeLimit& s : sizes)
+    if (s.value > s.limit)
+      throw Error(what + ": " + s.name + " is " + std::to_string(s.value) + "; at most " + std::to_string(s.limit) +
+                  " is accepted (a damaged or mistyped file?)");
+}
 
 void ConfigJsonReader::fail(const std::string& what) const { throw Error(where_ + ": " + what); }
 
@@ -139,13 +147,7 @@ void ConfigJsonWriter::number(std::string_view key, double value) {
 }
 
 void ConfigJsonWriter::write(const std::filesystem::path& path) const {
-  AtomicPath atomic(path.string());
-  {
-    std::ofstream f(atomic.temp(), std::ios::binary);
-    f << "{\n" << members_ << "\n}\n";
-    if (!f.flush()) throw Error(path.string() + ": cannot write");
-  }
-  atomic.commit();
+  write_file_atomically(path.string(), "{\n" + members_ + "\n}\n");
 }
 
 }  // namespace kglm::nn

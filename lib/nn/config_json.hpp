@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,17 @@
 #include <vector>
 
 namespace kglm::nn {
+
+// A size of a model's configuration and its upper bound. The bounds lie far above every released
+// model, so that a damaged or mistyped number in config.json or options.json is refused before any
+// memory is allocated (a num_hidden_layers of 2000000000 built layers until memory ran out).
+struct SizeLimit {
+  const char* name;
+  int64_t value;
+  int64_t limit;
+};
+// Throws Error "what: NAME is V; at most L is accepted" for the first size over its bound.
+void check_size_limits(const std::string& what, std::initializer_list<SizeLimit> sizes);
 
 class ConfigJsonReader {
  public:

@@ -3,6 +3,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "h5/h5.hpp"
+#include "nn/checkpoint.hpp"
 #include "nn/config_json.hpp"
 
 namespace kglm::nn {
@@ -181,6 +182,7 @@ void read_bilm_weights(const std::filesystem::path& hdf5, const ElmoOptions& opt
                       shape_string(shape));
         Tensor t = Tensor::empty(shape);
         std::copy(a.values.begin(), a.values.end(), t.data<float>());
+        require_finite(t, hdf5.string(), name);
         return t;
       },
       options, with_softmax, params);

@@ -14,13 +14,24 @@ int64_t ElmoOptions::filter_total() const {
 void ElmoOptions::validate() const {
   auto fail = [](const std::string& what) { throw Error("ELMo options: " + what); };
   if (cell < 1 || projection < 1 || layers < 1) fail("lstm dim, projection_dim and n_layers must be positive");
+  check_size_limits("ELMo options", {{"dim", cell, int64_t(1) << 16},
+                                     {"projection_dim", projection, int64_t(1) << 16},
+                                     {"n_layers", layers, 64},
+                                     {"n_highway", highways, 64},
+                                     {"max_characters_per_token", max_characters, 1024},
+                                     {"embedding dim", char_embedding, 4096},
+                                     {"filters", static_cast<int64_t>(filters.size()), 1024},
+                                     {"n_tokens_vocab", vocabulary, int64_t(1) << 24},
+                                     {"unroll_steps", unroll_steps, int64_t(1) << 16},
+                                     {"batch_size", batch_size, int64_t(1) << 20},
+                                     {"n_negative_samples_batch", negative_samples, int64_t(1) << 24}});
   if (cell_clip < 0 || proj_clip < 0) fail("cell_clip and proj_clip must not be negative");
   if (activation != "relu" && activation != "tanh")
     fail("char_cnn activation \"" + activation + "\" is not supported (relu, tanh)");
   if (filters.empty()) fail("char_cnn filters are empty");
   if (max_characters < 3) fail("max_characters_per_token must be at least 3");
   for (const ElmoFilter& f : filters)
-    if (f.width < 1 || f.count < 1 || f.width > max_characters)
+    if (f.width < 1 || f.count < 1 || f.width > max_characters || f.count > (int64_t(1) << 16))
       fail("char_cnn filter [" + std::to_string(f.width) + ", " + std::to_string(f.count) + "] for tokens of " +
            std::to_string(max_characters) + " characters");
   if (highways < 0 || char_embedding < 1) fail("n_highway and the character embedding size");

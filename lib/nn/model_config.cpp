@@ -1,10 +1,14 @@
 #include "nn/model_config.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <optional>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "nn/config_json.hpp"
+#include "nn/safetensors.hpp"
 
 namespace kglm::nn {
 
@@ -16,6 +20,13 @@ void ModelConfig::validate() const {
   auto fail = [](const std::string& what) { throw Error("model config: " + what); };
   if (vocab_size <= 0) fail("vocab_size must be positive");
   if (hidden <= 0 || layers <= 0 || heads <= 0 || intermediate <= 0) fail("sizes must be positive");
+  check_size_limits("model config", {{"vocab_size", vocab_size, int64_t(1) << 24},
+                                     {"hidden_size", hidden, int64_t(1) << 16},
+                                     {"num_hidden_layers", layers, 1024},
+                                     {"num_attention_heads", heads, 1024},
+                                     {"intermediate_size", intermediate, int64_t(1) << 18},
+                                     {"max_position_embeddings", max_positions, int64_t(1) << 20},
+                                     {"type_vocab_size", type_vocab, int64_t(1) << 16}});
   if (hidden % heads != 0)
     fail("hidden_size " + std::to_string(hidden) + " is not divisible by num_attention_heads " + std::to_string(heads));
   if (max_positions <= 0 || type_vocab <= 0) fail("max_position_embeddings and type_vocab_size must be positive");
@@ -39,6 +50,37 @@ ModelConfig default_config(Architecture architecture, int64_t vocab_size) {
   }
   return c;
 }
+
+namespace {
+
+// The sizes of config.json against the weights beside it (when model.safetensors is there; its
+// header only is read): a config.json of more layers or another vocabulary than its weights (edited
+// by hand, copied from another model) is refused before the model is built, naming both numbers.
+void check_against_weights(const ModelConfig& c, const std::filesystem::path& weights, const ConfigJsonReader& json) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(weights, ec)) return;
+  const SafetensorsFile file = SafetensorsFile::open(weights);
+  int64_t layers = 0;
+  for (const SafetensorsEntry& e : file.entries()) {
+    constexpr std::string_view kLayer = "encoder.layer.";
+    if (const size_t at = e.name.find(kLayer); at != std::string::npos) {
+      int64_t index = -1;
+      const char* digits = e.name.data() + at + kLayer.size();
+      std::from_chars(digits, e.name.data() + e.name.size(), index);
+      layers = std::max(layers, index + 1);
+    }
+    constexpr std::string_view kWords = "embeddings.word_embeddings.weight";
+    if (e.name.size() >= kWords.size() && e.name.compare(e.name.size() - kWords.size(), kWords.size(), kWords) == 0 &&
+        e.shape != Shape{c.vocab_size, c.hidden})
+      json.fail("vocab_size " + std::to_string(c.vocab_size) + " and hidden_size " + std::to_string(c.hidden) +
+                " do not match " + weights.filename().string() + ", whose " + e.name + " is " + shape_string(e.shape));
+  }
+  if (c.layers > layers)
+    json.fail("num_hidden_layers is " + std::to_string(c.layers) + ", but " + weights.filename().string() + " holds " +
+              std::to_string(layers) + " layers");
+}
+
+}  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
   const ConfigJsonReader json(config_json);
@@ -75,6 +117,7 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
   } catch (const Error& e) {
     json.fail(e.what());
   }
+  check_against_weights(c, config_json.parent_path() / "model.safetensors", json);
   return c;
 }
 

@@ -12,6 +12,15 @@ void T5Config::validate() const {
   if (vocab_size <= 0) fail("vocab_size must be positive");
   if (d_model <= 0 || d_kv <= 0 || d_ff <= 0 || layers <= 0 || decoder_layers <= 0 || heads <= 0)
     fail("sizes must be positive");
+  check_size_limits("T5 config", {{"vocab_size", vocab_size, int64_t(1) << 24},
+                                  {"d_model", d_model, int64_t(1) << 16},
+                                  {"d_kv", d_kv, int64_t(1) << 16},
+                                  {"d_ff", d_ff, int64_t(1) << 18},
+                                  {"num_layers", layers, 1024},
+                                  {"num_decoder_layers", decoder_layers, 1024},
+                                  {"num_heads", heads, 1024},
+                                  {"relative_attention_num_buckets", buckets, int64_t(1) << 16},
+                                  {"relative_attention_max_distance", max_distance, int64_t(1) << 20}});
   if (buckets < 2 || max_distance < 2) fail("relative_attention_num_buckets and _max_distance must be at least 2");
   for (int64_t id : {pad_token_id, eos_token_id, decoder_start_token_id})
     if (id < 0 || id >= vocab_size) fail("token id " + std::to_string(id) + " is outside the vocabulary");

@@ -387,11 +387,7 @@ class Prober {
     for (int32_t m = 0; m < c.masks; ++m)
       sentence += (sentence.empty() ? "" : " ") + tokenizer.piece(tokenizer.special().mask);
     if (!q.suffix.empty()) sentence += " " + q.suffix;
-    char number[32];
-    auto fixed = [&](double v) {
-      std::snprintf(number, sizeof number, "%.6f", v);
-      return std::string(number);
-    };
+    auto fixed = [](double v) { return json_fixed(v, 6); };
     out += "{\"method\": " + json_string(method) + ", \"lang\": " + json_string(lang) + ", \"relation\": \"P" +
            std::to_string(q.fact->relation) + "\", \"sub_uri\": " + json_string(q.fact->subject) +
            ", \"obj_uri\": " + json_string(q.fact->object) + ", \"sub_label\": " + json_string(q.subject_label) +

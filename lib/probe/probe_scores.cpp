@@ -56,12 +56,7 @@ std::optional<double> ratio(int64_t correct, int64_t facts) {
   return static_cast<double>(correct) / static_cast<double>(facts);
 }
 
-std::string json_number(std::optional<double> v) {
-  if (!v) return "null";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6f", *v);
-  return buffer;
-}
+std::string json_ratio(std::optional<double> v) { return v ? json_fixed(*v, 6) : "null"; }
 
 }  // namespace
 
@@ -85,9 +80,9 @@ std::string write_probe_results(const std::string& prefix, const std::vector<Rel
             ", \"single_correct\": " + std::to_string(r.single_correct) +
             ", \"multi_facts\": " + std::to_string(r.multi_facts) +
             ", \"multi_correct\": " + std::to_string(r.multi_correct) +
-            ", \"all\": " + json_number(ratio(r.correct, r.facts)) +
-            ", \"single\": " + json_number(ratio(r.single_correct, r.single_facts)) +
-            ", \"multi\": " + json_number(ratio(r.multi_correct, r.multi_facts)) + "}";
+            ", \"all\": " + json_ratio(ratio(r.correct, r.facts)) +
+            ", \"single\": " + json_ratio(ratio(r.single_correct, r.single_facts)) +
+            ", \"multi\": " + json_ratio(ratio(r.multi_correct, r.multi_facts)) + "}";
     const auto key = std::make_pair(r.method, r.lang);
     if (groups.find(key) == groups.end()) group_order.push_back(key);
     groups[key].push_back(r);
@@ -108,8 +103,8 @@ std::string write_probe_results(const std::string& prefix, const std::vector<Rel
     first = false;
     json += "{\"method\": " + json_string(key.first) + ", \"lang\": " + json_string(key.second) +
             ", \"relations\": " + std::to_string(m.relations) + ", \"facts\": " + std::to_string(m.facts) +
-            ", \"all\": " + json_number(m.all) + ", \"single\": " + json_number(m.single) +
-            ", \"multi\": " + json_number(m.multi) + "}";
+            ", \"all\": " + json_ratio(m.all) + ", \"single\": " + json_ratio(m.single) +
+            ", \"multi\": " + json_ratio(m.multi) + "}";
   }
   json += "\n  ]\n}\n";
   for (const auto& [suffix, text] : {std::pair<const char*, const std::string&>{".tsv", tsv}, {".json", json}}) {

@@ -13,6 +13,7 @@
 #include "core/big_json_integers.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_stream.hpp"
 
 namespace kglm::tok {
 
@@ -23,18 +24,6 @@ std::string read_whole_file(const std::filesystem::path& path) {
   contents << in.rdbuf();
   if (in.bad()) throw Error(location(path.string()) + "read error");
   return std::move(contents).str();
-}
-
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  AtomicPath atomic(path.string());
-  {
-    std::ofstream out(atomic.temp(), std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(location(atomic.temp()) + "cannot create: " + std::strerror(errno));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) throw Error(location(atomic.temp()) + "write error");
-  }
-  atomic.commit();
 }
 
 namespace {
@@ -74,8 +63,8 @@ std::string json_object(const JsonMembers& members) {
 
 void write_config_files(const std::filesystem::path& dir, JsonMembers config, const JsonMembers& special_tokens) {
   config.insert(config.end(), special_tokens.begin(), special_tokens.end());
-  write_file_atomically(dir / kTokenizerConfigFile, json_object(config));
-  write_file_atomically(dir / kSpecialTokensMapFile, json_object(special_tokens));
+  write_file_atomically((dir / kTokenizerConfigFile).string(), json_object(config));
+  write_file_atomically((dir / kSpecialTokensMapFile).string(), json_object(special_tokens));
 }
 
 }  // namespace
@@ -116,7 +105,7 @@ void read_bert_tokenizer_config(const std::filesystem::path& config_file, WordPi
 
 void write_xlmr_hf_files(const std::filesystem::path& dir, std::string_view model_bytes) {
   make_directories(dir.string());
-  write_file_atomically(dir / kSentencePieceModelFile, model_bytes);
+  write_file_atomically((dir / kSentencePieceModelFile).string(), model_bytes);
   const JsonMembers special_tokens = {{"bos_token", json_string("<s>")},    {"eos_token", json_string("</s>")},
                                       {"unk_token", json_string("<unk>")},  {"sep_token", json_string("</s>")},
                                       {"pad_token", json_string("<pad>")},  {"cls_token", json_string("<s>")},
@@ -126,7 +115,7 @@ void write_xlmr_hf_files(const std::filesystem::path& dir, std::string_view mode
 
 void write_t5_hf_files(const std::filesystem::path& dir, std::string_view model_bytes) {
   make_directories(dir.string());
-  write_file_atomically(dir / kT5SentencePieceFile, model_bytes);
+  write_file_atomically((dir / kT5SentencePieceFile).string(), model_bytes);
   const JsonMembers special_tokens = {
       {"eos_token", json_string("</s>")}, {"unk_token", json_string("<unk>")}, {"pad_token", json_string("<pad>")}};
   write_config_files(dir, {{"tokenizer_class", json_string("T5Tokenizer")}, {"extra_ids", "0"}}, special_tokens);
@@ -135,7 +124,7 @@ void write_t5_hf_files(const std::filesystem::path& dir, std::string_view model_
 void write_bert_hf_files(const std::filesystem::path& dir, std::string_view vocab_text,
                          const WordPieceOptions& options) {
   make_directories(dir.string());
-  write_file_atomically(dir / kWordPieceVocabFile, vocab_text);
+  write_file_atomically((dir / kWordPieceVocabFile).string(), vocab_text);
   const JsonMembers special_tokens = {{"unk_token", json_string(options.unk_token)},
                                       {"sep_token", json_string(options.sep_token)},
                                       {"pad_token", json_string(options.pad_token)},

@@ -20,9 +20,6 @@ inline constexpr const char* kSpecialTokensMapFile = "special_tokens_map.json";
 // The whole file; kglm::Error naming the path when it cannot be read.
 std::string read_whole_file(const std::filesystem::path& path);
 
-// Writes content to path through a temporary file renamed on success.
-void write_file_atomically(const std::filesystem::path& path, std::string_view content);
-
 // Overwrites the options that tokenizer_config.json sets (do_lower_case, strip_accents,
 // tokenize_chinese_chars, the special token names); kglm::Error naming the file when it is not
 // valid JSON or a field has the wrong type.

@@ -7,7 +7,9 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_writer.hpp"
 #include "core/log.hpp"
+#include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "core/temporaries.hpp"
 #include "nn/convert.hpp"
@@ -47,6 +49,7 @@ ElmoTrainer::ElmoTrainer(const PretrainOptions& options, std::shared_ptr<dist::C
       data_(TokenDataset::open(data_paths_, {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   check_directory_output(options_.out, "model directory", kElmoWeightsFile);  // before any work
+  if (comm_->rank() == 0) output_lock_ = OutputLock(options_.out, "model directory");
   if (data_.tokenizer_kind() != tok::TokenizerKind::Words)
     throw UsageError(options_.data + ": ELMo trains on a word-level dataset (pretrain prepare --words --vocab " +
                      "vocab.txt), not a " + tok::tokenizer_kind_name(data_.tokenizer_kind()) + " one");
@@ -273,7 +276,7 @@ ElmoStepResult ElmoTrainer::step() {
   if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
              (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
-             metric_number(r.loss_scale, 6) + " → " + metric_number(scaler_.scale(), 6));
+             json_number(r.loss_scale, 6) + " → " + json_number(scaler_.scale(), 6));
   r.tokens = state_.batch * state_.accumulate * steps;
   for (int d = 0; d < 2; ++d) r.directions[d] = sums[d] / static_cast<double>(r.tokens);
   r.loss = 0.5 * (r.directions[0] + r.directions[1]);
@@ -283,20 +286,20 @@ ElmoStepResult ElmoTrainer::step() {
   ++steps_run_;
   if (log_.is_open()) {
     std::ostringstream line;
-    line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss)
-         << ", \"loss_forward\": " << metric_number(r.directions[0])
-         << ", \"loss_backward\": " << metric_number(r.directions[1]) << ", \"lr\": " << metric_number(r.report.lr)
-         << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+    line << "{\"step\": " << r.step << ", \"loss\": " << json_number(r.loss)
+         << ", \"loss_forward\": " << json_number(r.directions[0])
+         << ", \"loss_backward\": " << json_number(r.directions[1]) << ", \"lr\": " << json_number(r.report.lr)
+         << ", \"grad_norm\": " << json_number(r.report.grad_norm)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + json_number(r.loss_scale) : std::string())
          << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"tokens\": " << r.tokens
-         << ", \"tokens_per_s\": " << metric_number(static_cast<double>(r.tokens) / r.seconds)
-         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+         << ", \"tokens_per_s\": " << json_number(static_cast<double>(r.tokens) / r.seconds)
+         << ", \"elapsed_s\": " << json_number(seconds_since(start_)) << "}";
     log_.write(line.str());
   }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " +
-             metric_number(r.loss, 6) + " (sampled perplexity " + metric_number(std::exp(r.loss), 6) + ") " +
-             metric_number(static_cast<double>(r.tokens) / r.seconds, 6) + " tokens/s");
+             json_number(r.loss, 6) + " (sampled perplexity " + json_number(std::exp(r.loss), 6) + ") " +
+             json_number(static_cast<double>(r.tokens) / r.seconds, 6) + " tokens/s");
   return r;
 }
 
@@ -343,17 +346,17 @@ ElmoEvalResult ElmoTrainer::evaluate() {
   r.loss = 0.5 * (r.directions[0] + r.directions[1]);
   if (log_.is_open()) {
     std::ostringstream line;
-    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-         << ", \"eval_ppl_forward\": " << metric_number(std::exp(r.directions[0]))
-         << ", \"eval_ppl_backward\": " << metric_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
+    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << json_number(r.loss)
+         << ", \"eval_ppl\": " << json_number(std::exp(r.loss))
+         << ", \"eval_ppl_forward\": " << json_number(std::exp(r.directions[0]))
+         << ", \"eval_ppl_backward\": " << json_number(std::exp(r.directions[1])) << ", \"eval_tokens\": " << r.tokens
          << "}";
     log_.write(line.str());
   }
   if (verbose())
-    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + metric_number(std::exp(r.loss), 6) +
-             " (forward " + metric_number(std::exp(r.directions[0]), 6) + ", backward " +
-             metric_number(std::exp(r.directions[1]), 6) + "; " + std::to_string(r.tokens) + " tokens)");
+    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + json_number(std::exp(r.loss), 6) +
+             " (forward " + json_number(std::exp(r.directions[0]), 6) + ", backward " +
+             json_number(std::exp(r.directions[1]), 6) + "; " + std::to_string(r.tokens) + " tokens)");
   return r;
 }
 
@@ -391,9 +394,9 @@ void ElmoTrainer::save() {
   write_directory_atomically(options_.out, "model directory", kElmoWeightsFile, [&](const fs::path& tmp) {
     nn::write_elmo_options(tmp / "options.json", finished);
     nn::write_bilm_weights(tmp / kElmoWeightsFile, *params_, elmo_, false);
-    std::ofstream vocab(tmp / "vocab.txt", std::ios::binary);
-    for (int64_t w = 0; w < state_.vocabulary; ++w) vocab << words_[static_cast<size_t>(w)] << '\n';
-    if (!vocab.flush()) throw Error((tmp / "vocab.txt").string() + ": cannot write");
+    std::string vocab;
+    for (int64_t w = 0; w < state_.vocabulary; ++w) vocab += words_[static_cast<size_t>(w)] + '\n';
+    write_file_atomically((tmp / "vocab.txt").string(), vocab);
     write_elmo_trainer_state(tmp, state_);
     nn::write_safetensors(tmp / kStateFile, tensors,
                           {{"format", kElmoTrainerStateFormat}, {"step", std::to_string(state_.step)}});

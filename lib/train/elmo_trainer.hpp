@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/output_lock.hpp"
 #include "core/stats.hpp"
 #include "dist/communicator.hpp"
 #include "nn/adagrad_optimizer.hpp"
@@ -95,6 +96,7 @@ class ElmoTrainer {
   std::array<std::vector<int32_t>, 2> eval_streams_;  // the held-out sentences end to end; each reversed
   std::unique_ptr<ElmoWindows> windows_;
   size_t first_row_ = 0, rows_ = 0;  // this rank's rows of each window
+  OutputLock output_lock_;           // rank 0: the --out directory, for the whole run
   MetricsLog log_;
   int64_t steps_run_ = 0;
   double comm_seconds_ = 0;

@@ -7,6 +7,7 @@
 
 #include "core/json_writer.hpp"
 #include "core/log.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/stats.hpp"
 #include "core/temporaries.hpp"
@@ -161,7 +162,9 @@ int finetune(const FinetuneOptions& o, const std::shared_ptr<dist::Communicator>
     throw UsageError("--batch " + std::to_string(o.batch) +
                      " is the global batch: it needs one example for each of the " + std::to_string(comm->size()) +
                      " ranks");
+  OutputLock lock;  // rank 0: the run directory, until every seed is done
   if (comm->rank() == 0) {
+    lock = OutputLock(o.out, "fine-tuning run directory");
     fs::create_directories(o.out);
     tasks::write_task_config(run_task, setup.task);
   }

@@ -1,10 +1,16 @@
 #include "train/metrics_log.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/output_stream.hpp"
@@ -56,14 +62,23 @@ void MetricsLog::open(const std::string& path, const std::string& tensorboard, b
         log_info(path + ": dropped " + std::to_string(dropped) + " lines after step " + std::to_string(step) +
                  ", the checkpoint's");
     }
-    jsonl_.open(path, resuming ? std::ios::app : std::ios::trunc);
-    if (!jsonl_) throw Error(path + ": cannot open the metrics log");
+    // Not atomic: the log grows while the run goes on (tail -f), and a resumed run appends.
+    jsonl_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (resuming ? O_APPEND : O_TRUNC), 0666);
+    if (jsonl_fd_ < 0) throw Error(path + ": cannot open the metrics log: " + std::strerror(errno));
+    jsonl_path_ = path;
   }
   if (!tensorboard.empty()) events_ = std::make_unique<TensorBoardEvents>(tensorboard, resuming ? step : -1);
 }
 
+MetricsLog::~MetricsLog() {
+  if (jsonl_fd_ >= 0) ::close(jsonl_fd_);
+}
+
 void MetricsLog::write(const std::string& json_line) {
-  if (jsonl_.is_open()) jsonl_ << json_line << '\n' << std::flush;
+  if (jsonl_fd_ >= 0) {
+    const std::string line = json_line + '\n';
+    write_all(jsonl_fd_, line.data(), line.size(), jsonl_path_);
+  }
   if (events_) events_->write_metrics_line(json_line);
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -24,14 +23,20 @@ class MetricsLog {
   // the log's lines after that step (saying so on stderr) and appends, and its event file starts
   // with TensorBoard's marker of a restart after `step`, so neither holds a step twice.
   void open(const std::string& path, const std::string& tensorboard, bool resuming, int64_t step);
-  bool is_open() const { return jsonl_.is_open() || events_ != nullptr; }
+  bool is_open() const { return jsonl_fd_ >= 0 || events_ != nullptr; }
+  MetricsLog() = default;
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
+  ~MetricsLog();
 
-  // One metrics line (a JSON object with "step"; no newline) into every sink, flushed, so that a
-  // tail -f or a TensorBoard watching the directory sees it at once.
+  // One metrics line (a JSON object with "step"; no newline) into every sink, written through at
+  // once, so that a tail -f or a TensorBoard watching the directory sees it. A failed write (a full
+  // disk) throws Error with the system's reason: the run's record is part of its output.
   void write(const std::string& json_line);
 
  private:
-  std::ofstream jsonl_;
+  int jsonl_fd_ = -1;
+  std::string jsonl_path_;
   std::unique_ptr<TensorBoardEvents> events_;
 };
 

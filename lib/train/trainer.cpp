@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_writer.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/temporaries.hpp"
@@ -61,7 +62,7 @@ std::string term_numbers(const char* prefix, const TermLosses& t) {
   std::string s;
   for (size_t i = 0; i < kLossTermCount; ++i)
     s += std::string(", \"") + prefix + "loss_" + loss_term_name(static_cast<LossTerm>(i)) +
-         "\": " + metric_number(t.loss[i]) + ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) +
+         "\": " + json_number(t.loss[i]) + ", \"" + prefix + "masked_" + loss_term_name(static_cast<LossTerm>(i)) +
          "\": " + std::to_string(t.masked[i]);
   return s;
 }
@@ -84,6 +85,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
       data_(TokenDataset::open(data_paths_, {cache_bytes(options_.cache_mb)})) {
   if (data_.size() == 0) throw Error(options_.data + ": the dataset has no sequences");
   check_directory_output(options_.out, "model directory", nn::kModelWeightsFile);  // before any work
+  if (comm_->rank() == 0) output_lock_ = OutputLock(options_.out, "model directory");
   settle_settings();
   if (state_.batch % comm_->size() != 0)
     throw UsageError("--batch " + std::to_string(state_.batch) + " is the global batch: it must be a multiple of the " +
@@ -101,7 +103,7 @@ Trainer::Trainer(const PretrainOptions& options, std::shared_ptr<dist::Communica
              (options_.device == nn::Device::Cuda ? "; on " + nn::cuda::device_description() : "") +
              (state_.precision != "fp32" ? " in " + state_.precision : "") +
              (data_.streaming() ? "; streaming " + std::to_string(data_.total_tokens()) + " tokens through a " +
-                                      metric_number(options_.cache_mb, 6) + " MB cache"
+                                      json_number(options_.cache_mb, 6) + " MB cache"
                                 : "") +
              (comm_->size() > 1 ? "; " + std::to_string(comm_->size()) + " ranks (" + comm_->backend() + "), " +
                                       std::to_string(state_.batch / comm_->size()) + " sequences each per micro-batch"
@@ -204,6 +206,7 @@ void Trainer::build_model() {
            ": weights saved below F32 (--save-dtype); the resumed run starts from rounded "
            "weights and is not bit-identical to an uninterrupted one");
     nn::LoadReport report = nn::load_parameters(file, model_->params, o.resume.empty());
+    nn::require_encoder_tensors(report, config.prefix(), weights);
     if (!report.missing.empty())
       warn(weights + ": " + std::to_string(report.missing.size()) +
            " parameters not in the file start random (first: " + report.missing.front() + ")");
@@ -341,7 +344,7 @@ StepResult Trainer::step() {
   if (scaler_.update(r.report.skipped) && verbose())
     log_info("step " + std::to_string(state_.step + 1) + ": " +
              (r.report.skipped ? "gradients overflowed in fp16, step skipped; " : "") + "loss scale " +
-             metric_number(r.loss_scale, 6) + " → " + metric_number(scaler_.scale(), 6));
+             json_number(r.loss_scale, 6) + " → " + json_number(scaler_.scale(), 6));
   state_.tokens_seen += static_cast<uint64_t>(r.tokens);
   r.terms = terms.summary();
   r.loss = terms.total();
@@ -351,19 +354,19 @@ StepResult Trainer::step() {
   ++steps_run_;
   if (log_.is_open()) {
     std::ostringstream line;
-    line << "{\"step\": " << r.step << ", \"loss\": " << metric_number(r.loss) << term_numbers("", r.terms)
-         << ", \"lr\": " << metric_number(r.report.lr) << ", \"grad_norm\": " << metric_number(r.report.grad_norm)
-         << (scaler_.dynamic() ? ", \"loss_scale\": " + metric_number(r.loss_scale) : std::string())
+    line << "{\"step\": " << r.step << ", \"loss\": " << json_number(r.loss) << term_numbers("", r.terms)
+         << ", \"lr\": " << json_number(r.report.lr) << ", \"grad_norm\": " << json_number(r.report.grad_norm)
+         << (scaler_.dynamic() ? ", \"loss_scale\": " + json_number(r.loss_scale) : std::string())
          << (r.report.skipped ? ", \"skipped\": true" : "") << ", \"masked\": " << r.masked
-         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << metric_number(r.tokens / r.seconds)
-         << (comm_->size() > 1 ? ", \"comm_s\": " + metric_number(r.comm_seconds) : std::string())
-         << ", \"elapsed_s\": " << metric_number(seconds_since(start_)) << "}";
+         << ", \"tokens\": " << r.tokens << ", \"tokens_per_s\": " << json_number(r.tokens / r.seconds)
+         << (comm_->size() > 1 ? ", \"comm_s\": " + json_number(r.comm_seconds) : std::string())
+         << ", \"elapsed_s\": " << json_number(seconds_since(start_)) << "}";
     log_.write(line.str());
   }
   if (verbose() && options_.log_every > 0 && (r.step % options_.log_every == 0 || r.step == options_.steps))
     log_info("step " + std::to_string(r.step) + "/" + std::to_string(options_.steps) + " loss " +
-             metric_number(r.loss, 6) + " lr " + metric_number(r.report.lr, 6) + " " +
-             metric_number(r.tokens / r.seconds, 6) + " tokens/s");
+             json_number(r.loss, 6) + " lr " + json_number(r.report.lr, 6) + " " +
+             json_number(r.tokens / r.seconds, 6) + " tokens/s");
   return r;
 }
 
@@ -431,14 +434,13 @@ EvalResult Trainer::evaluate() {
   }
   if (log_.is_open()) {
     std::ostringstream line;
-    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << metric_number(r.loss)
-         << ", \"eval_ppl\": " << metric_number(std::exp(r.loss))
-         << ", \"eval_accuracy\": " << metric_number(r.accuracy) << ", \"eval_masked\": " << r.masked
-         << term_numbers("eval_", r.terms) << "}";
+    line << "{\"step\": " << state_.step << ", \"eval_loss\": " << json_number(r.loss)
+         << ", \"eval_ppl\": " << json_number(std::exp(r.loss)) << ", \"eval_accuracy\": " << json_number(r.accuracy)
+         << ", \"eval_masked\": " << r.masked << term_numbers("eval_", r.terms) << "}";
     log_.write(line.str());
   }
   if (verbose())
-    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + metric_number(std::exp(r.loss), 6));
+    log_info("step " + std::to_string(state_.step) + " held-out perplexity " + json_number(std::exp(r.loss), 6));
   return r;
 }
 

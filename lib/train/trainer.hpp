@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/output_lock.hpp"
 #include "core/stats.hpp"
 #include "dist/communicator.hpp"
 #include "dist/gradient_buckets.hpp"
@@ -108,7 +109,8 @@ class Trainer {
   std::vector<uint32_t> eval_;
   std::unique_ptr<BatchOrder> order_;
   std::unique_ptr<ObjectiveMasker> masker_;
-  MaskTally tally_;  // masked tokens of this invocation's steps, for stats()
+  MaskTally tally_;         // masked tokens of this invocation's steps, for stats()
+  OutputLock output_lock_;  // rank 0: the --out directory, for the whole run
   MetricsLog log_;
   std::vector<uint32_t> sequences_;  // reused by step()
   std::vector<MlmBatch> micro_;      // reused by step()

@@ -2,12 +2,14 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_stream.hpp"
 #include "nn/safetensors.hpp"
 
 namespace kglm::train {
@@ -15,12 +17,6 @@ namespace kglm::train {
 namespace {
 
 constexpr const char* kFormat = "kglm-trainer-state";
-
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -34,26 +30,26 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   field("seed", std::to_string(s.seed));
   field("batch", std::to_string(s.batch));
   field("accumulate", std::to_string(s.accumulate));
-  field("lr", exact(s.optimizer.lr));
-  field("beta1", exact(s.optimizer.beta1));
-  field("beta2", exact(s.optimizer.beta2));
-  field("eps", exact(s.optimizer.eps));
-  field("weight_decay", exact(s.optimizer.weight_decay));
-  field("max_grad_norm", exact(s.optimizer.max_grad_norm));
+  field("lr", json_number(s.optimizer.lr, 17));
+  field("beta1", json_number(s.optimizer.beta1, 17));
+  field("beta2", json_number(s.optimizer.beta2, 17));
+  field("eps", json_number(s.optimizer.eps, 17));
+  field("weight_decay", json_number(s.optimizer.weight_decay, 17));
+  field("max_grad_norm", json_number(s.optimizer.max_grad_norm, 17));
   field("warmup_steps", std::to_string(s.optimizer.warmup_steps));
   field("total_steps", std::to_string(s.optimizer.total_steps));
-  field("mask_probability", exact(s.masking.probability));
-  field("mask_fraction", exact(s.masking.mask_fraction));
-  field("random_fraction", exact(s.masking.random_fraction));
+  field("mask_probability", json_number(s.masking.probability, 17));
+  field("mask_fraction", json_number(s.masking.mask_fraction, 17));
+  field("random_fraction", json_number(s.masking.random_fraction, 17));
   std::string text;
   append_json_string(text, s.objectives);
   field("objectives", text);
-  field("kmlm_alpha", exact(s.kmlm_alpha));
+  field("kmlm_alpha", json_number(s.kmlm_alpha, 17));
   text.clear();
   append_json_string(text, s.train_layers);
   field("train_layers", text);
-  field("lang_alpha", exact(s.lang_alpha));
-  field("eval_fraction", exact(s.eval_fraction));
+  field("lang_alpha", json_number(s.lang_alpha, 17));
+  field("eval_fraction", json_number(s.eval_fraction, 17));
   std::string data;
   append_json_string(data, s.data);
   field("data", data);
@@ -62,15 +58,13 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
   text.clear();
   append_json_string(text, s.precision);
   field("precision", text);
-  field("loss_scale", exact(s.loss_scale));
+  field("loss_scale", json_number(s.loss_scale, 17));
   field("clean_steps", std::to_string(s.clean_steps));
   j += "  \"cursors\": [";
   for (size_t i = 0; i < s.cursors.size(); ++i)
     j += (i ? ", [" : "[") + std::to_string(s.cursors[i].epoch) + ", " + std::to_string(s.cursors[i].position) + "]";
   j += "]\n}\n";
-  std::ofstream f(dir / "trainer_state.json", std::ios::binary);
-  f << j;
-  if (!f.flush()) throw Error((dir / "trainer_state.json").string() + ": cannot write");
+  write_file_atomically((dir / "trainer_state.json").string(), j);
   nn::write_safetensors(dir / "optimizer.safetensors",
                         {{"exp_avg", exp_avg.to(nn::Device::Cpu)}, {"exp_avg_sq", exp_avg_sq.to(nn::Device::Cpu)}},
                         {{"format", kFormat}, {"step", std::to_string(s.step)}});
@@ -88,41 +82,50 @@ TrainerState read_trainer_state(const std::filesystem::path& dir) {
   std::string_view format;
   if (o["format"].get(format) != simdjson::SUCCESS || format != kFormat)
     throw Error(path + ": not a kglm trainer state");
-  auto integer = [&](const char* key) {
+  // Every number within what a run can have written: a damaged value fails here, naming the field,
+  // not later (a "batch" of 0 made --resume evaluate for ever).
+  auto integer = [&](const char* key, int64_t low = 0, int64_t high = INT64_MAX) {
     int64_t v;
     if (o[key].get(v) != simdjson::SUCCESS) throw Error(path + ": \"" + key + "\" missing or not an integer");
+    if (v < low || v > high)
+      throw Error(path + ": \"" + key + "\" is " + std::to_string(v) + ", outside " + std::to_string(low) + " to " +
+                  std::to_string(high) + " (a damaged file?)");
     return v;
   };
-  auto real = [&](const char* key) {
+  auto real = [&](const char* key, double low, double high) {
     double v;
     if (o[key].get(v) != simdjson::SUCCESS) throw Error(path + ": \"" + key + "\" missing or not a number");
+    if (!(v >= low && v <= high))
+      throw Error(path + ": \"" + key + "\" is " + json_number(v) + ", outside " + json_number(low) + " to " +
+                  json_number(high) + " (a damaged file?)");
     return v;
   };
+  constexpr double kHuge = 1e30;
   TrainerState s;
   s.step = integer("step");
   uint64_t seed;
   if (o["seed"].get(seed) != simdjson::SUCCESS) throw Error(path + ": \"seed\" missing");
   s.seed = seed;
-  s.batch = integer("batch");
-  s.accumulate = integer("accumulate");
-  s.optimizer.lr = real("lr");
-  s.optimizer.beta1 = real("beta1");
-  s.optimizer.beta2 = real("beta2");
-  s.optimizer.eps = real("eps");
-  s.optimizer.weight_decay = real("weight_decay");
-  s.optimizer.max_grad_norm = real("max_grad_norm");
+  s.batch = integer("batch", 1, int64_t(1) << 30);
+  s.accumulate = integer("accumulate", 1, int64_t(1) << 30);
+  s.optimizer.lr = real("lr", 0, kHuge);
+  s.optimizer.beta1 = real("beta1", 0, 1);
+  s.optimizer.beta2 = real("beta2", 0, 1);
+  s.optimizer.eps = real("eps", 0, kHuge);
+  s.optimizer.weight_decay = real("weight_decay", 0, kHuge);
+  s.optimizer.max_grad_norm = real("max_grad_norm", 0, kHuge);
   s.optimizer.warmup_steps = integer("warmup_steps");
   s.optimizer.total_steps = integer("total_steps");
-  s.masking.probability = real("mask_probability");
-  s.masking.mask_fraction = real("mask_fraction");
-  s.masking.random_fraction = real("random_fraction");
+  s.masking.probability = real("mask_probability", 0, 1);
+  s.masking.mask_fraction = real("mask_fraction", 0, 1);
+  s.masking.random_fraction = real("random_fraction", 0, 1);
   // Fields added after version 1 came out: absent, they mean what those runs did.
   std::string_view text;
   if (o["objectives"].get(text) == simdjson::SUCCESS) s.objectives = std::string(text);
-  if (o["kmlm_alpha"].error() == simdjson::SUCCESS) s.kmlm_alpha = real("kmlm_alpha");
+  if (o["kmlm_alpha"].error() == simdjson::SUCCESS) s.kmlm_alpha = real("kmlm_alpha", 0, kHuge);
   if (o["train_layers"].get(text) == simdjson::SUCCESS) s.train_layers = std::string(text);
-  s.lang_alpha = real("lang_alpha");
-  s.eval_fraction = real("eval_fraction");
+  s.lang_alpha = real("lang_alpha", -kHuge, kHuge);
+  s.eval_fraction = real("eval_fraction", 0, 1);
   std::string_view data;
   if (o["data"].get(data) == simdjson::SUCCESS) s.data = std::string(data);
   s.data_sequences = static_cast<uint64_t>(integer("data_sequences"));
@@ -130,7 +133,7 @@ TrainerState read_trainer_state(const std::filesystem::path& dir) {
   if (o["precision"].get(text) == simdjson::SUCCESS) s.precision = std::string(text);
   if (s.precision != "fp32" && s.precision != "bf16" && s.precision != "fp16")
     throw Error(path + ": \"precision\" must be fp32, bf16 or fp16, not '" + s.precision + "'");
-  if (o["loss_scale"].error() == simdjson::SUCCESS) s.loss_scale = real("loss_scale");
+  if (o["loss_scale"].error() == simdjson::SUCCESS) s.loss_scale = real("loss_scale", 0, kHuge);
   if (o["clean_steps"].error() == simdjson::SUCCESS) s.clean_steps = integer("clean_steps");
   simdjson::dom::array cursors;
   if (o["cursors"].get(cursors) != simdjson::SUCCESS) throw Error(path + ": \"cursors\" missing");

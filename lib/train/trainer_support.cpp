@@ -13,13 +13,6 @@ namespace kglm::train {
 
 double seconds_since(TrainClock::time_point t) { return std::chrono::duration<double>(TrainClock::now() - t).count(); }
 
-std::string metric_number(double v, int digits) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 bool held_out(uint32_t index, double fraction) {
   return fraction > 0 && Rng(0x6576616c, index, 0).uniform() < fraction;
 }

@@ -1,6 +1,6 @@
 // What pretrain's two trainers (the masked LM's, train/trainer.hpp, and ELMo's,
-// train/elmo_trainer.hpp) share: how they check their settings, pick held-out sequences and
-// write numbers into the metrics log.
+// train/elmo_trainer.hpp) share: how they check their settings and pick held-out sequences (numbers
+// of the metrics log: json_number, core/json_writer.hpp).
 #pragma once
 
 #include <chrono>
@@ -15,10 +15,6 @@ namespace kglm::train {
 
 using TrainClock = std::chrono::steady_clock;
 double seconds_since(TrainClock::time_point t);
-
-// A number of the metrics log: 9 significant digits (enough to compare runs to 1e-8), "null" when
-// not finite; progress lines on stderr use 6.
-std::string metric_number(double v, int digits = 9);
 
 // Held-out sequences are chosen by a hash of their index alone, so every run on the same dataset
 // (any seed, resumed or not) evaluates on the same ones.

@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/output_stream.hpp"
 #include "core/progress.hpp"
 #include "sample/corpus.hpp"
 #include "text/word_splitter.hpp"
@@ -102,31 +103,25 @@ Stats build_word_vocabulary(const VocabularyOptions& o) {
   uint64_t covered = 0;
   for (const WordCount& w : words) covered += w.total;
   {
-    AtomicPath atomic(o.output);
-    std::ofstream out(atomic.temp(), std::ios::binary);
-    for (const char* m : tok::kVocabularyMarkers) out << m << '\n';
-    for (const WordCount& w : words) out << w.word << '\n';
-    if (!out.flush()) throw Error(o.output + ": cannot write");
+    OutputStream out(o.output);
+    for (const char* m : tok::kVocabularyMarkers) out.write(std::string(m) + '\n');
+    for (const WordCount& w : words) out.write(w.word + '\n');
     out.close();
-    atomic.commit();
   }
   if (!o.counts.empty()) {
-    AtomicPath atomic(o.counts);
-    std::ofstream out(atomic.temp(), std::ios::binary);
-    out << "word\ttotal";
-    for (const auto& entry : languages) out << '\t' << entry.first;
-    out << '\n';
+    OutputStream out(o.counts);
+    std::string line = "word\ttotal";
+    for (const auto& entry : languages) line += '\t' + entry.first;
+    out.write(line + '\n');
     for (const WordCount& w : words) {
-      out << w.word << '\t' << w.total;
+      line = w.word + '\t' + std::to_string(w.total);
       for (const auto& entry : languages) {
         const auto it = entry.second.counts.find(w.word);
-        out << '\t' << (it == entry.second.counts.end() ? 0 : it->second);
+        line += '\t' + std::to_string(it == entry.second.counts.end() ? 0 : it->second);
       }
-      out << '\n';
+      out.write(line + '\n');
     }
-    if (!out.flush()) throw Error(o.counts + ": cannot write");
     out.close();
-    atomic.commit();
   }
   stats.set("lines", static_cast<int64_t>(lines));
   stats.set("tokens", static_cast<int64_t>(tokens));

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/json_writer.hpp"
 #include "core/jsonl_records.hpp"
 #include "verbalize/text_metrics.hpp"
 
@@ -17,13 +18,10 @@ struct Generated {
 }  // namespace
 
 std::string EvaluationScores::to_json() const {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "{\"sentences\": %lld, \"without_reference\": %lld, \"bleu\": %.4f, \"chrf\": %.4f, \"copy_bleu\": "
-                "%.4f, \"copy_chrf\": %.4f}",
-                static_cast<long long>(sentences), static_cast<long long>(without_reference), bleu, chrf, copy_bleu,
-                copy_chrf);
-  return buf;
+  return "{\"sentences\": " + std::to_string(sentences) +
+         ", \"without_reference\": " + std::to_string(without_reference) + ", \"bleu\": " + json_fixed(bleu, 4) +
+         ", \"chrf\": " + json_fixed(chrf, 4) + ", \"copy_bleu\": " + json_fixed(copy_bleu, 4) +
+         ", \"copy_chrf\": " + json_fixed(copy_chrf, 4) + "}";
 }
 
 EvaluationScores evaluate_generated(const std::vector<std::string>& inputs, ErrorCounter& errors) {

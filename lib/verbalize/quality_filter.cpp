@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "core/json_writer.hpp"
 #include "core/jsonl_records.hpp"
 #include "core/log.hpp"
 #include "core/output_stream.hpp"
@@ -192,9 +193,9 @@ int run_filter_train(const FilterTrainOptions& o) {
     positive.push_back(e.good ? 1 : 0);
   }
   const double auc = roc_auc(score_pairs(filter_model_dir(o.out), held_pairs, o.batch, o.device), positive);
-  char json[160];
-  std::snprintf(json, sizeof json, "{\"heldout_auc\": %.6f, \"heldout_examples\": %zu, \"train_examples\": %zu}\n", auc,
-                held.size(), train.size());
+  const std::string json = "{\"heldout_auc\": " + json_fixed(auc, 6) +
+                           ", \"heldout_examples\": " + std::to_string(held.size()) +
+                           ", \"train_examples\": " + std::to_string(train.size()) + "}\n";
   OutputStream report((fs::path(o.out) / "filter.json").string());
   report.write(json);
   report.close();
@@ -251,11 +252,9 @@ Stats run_filter(const FilterOptions& o) {
   int64_t kept = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     if (scores[i] < threshold) continue;
-    char score[32];
-    std::snprintf(score, sizeof score, ",\"score\":%.6f}\n", scores[i]);
     std::string line = records[i].json;
     line.pop_back();  // the closing brace
-    out.write(line + score);
+    out.write(line + ",\"score\":" + json_fixed(scores[i], 6) + "}\n");
     ++kept;
   }
   out.close();

@@ -12,7 +12,10 @@
 #include <optional>
 
 #include "core/atomic_file.hpp"
+#include "core/json_writer.hpp"
 #include "core/log.hpp"
+#include "core/output_lock.hpp"
+#include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "core/stats.hpp"
 #include "core/temporaries.hpp"
@@ -36,17 +39,11 @@ namespace {
 
 constexpr uint32_t kEpochStream = 0x76657062;  // "vepb": the order of each epoch's pairs
 
-std::string number(double v, int digits = 9) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 // A model directory's settings beyond config.json: the lengths it was trained with.
 void write_lengths(const fs::path& path, int64_t source, int64_t target) {
-  tok::write_file_atomically(path, "{\"format\": \"kglm-verbalizer\", \"max_source_len\": " + std::to_string(source) +
-                                       ", \"max_target_len\": " + std::to_string(target) + "}\n");
+  write_file_atomically(path.string(),
+                        "{\"format\": \"kglm-verbalizer\", \"max_source_len\": " + std::to_string(source) +
+                            ", \"max_target_len\": " + std::to_string(target) + "}\n");
 }
 
 class Run {
@@ -54,6 +51,7 @@ class Run {
   Run(const TrainOptions& o, std::shared_ptr<dist::Communicator> comm) : o_(o), comm_(std::move(comm)) {
     start_ = std::chrono::steady_clock::now();
     check_directory_output(o_.out, "model directory", nn::kModelWeightsFile);  // before any work
+    if (comm_->rank() == 0) output_lock_ = OutputLock(o_.out, "model directory");
     load_model();
     load_data();
     start_or_resume();
@@ -98,11 +96,12 @@ class Run {
     ++steps_run_;
     tokens_seen_ += static_cast<uint64_t>(totals[1]);
     last_loss_ = loss_sum / static_cast<double>(totals[0]);
-    log("{\"step\": " + std::to_string(step_) + ", \"loss\": " + number(last_loss_) + ", \"lr\": " + number(report.lr) +
-        ", \"grad_norm\": " + number(report.grad_norm) + ", \"pairs\": " + std::to_string(rows.size()) + "}");
+    log("{\"step\": " + std::to_string(step_) + ", \"loss\": " + json_number(last_loss_) +
+        ", \"lr\": " + json_number(report.lr) + ", \"grad_norm\": " + json_number(report.grad_norm) +
+        ", \"pairs\": " + std::to_string(rows.size()) + "}");
     if (verbose() && o_.log_every > 0 && (step_ % o_.log_every == 0 || step_ == o_.steps))
-      log_info("step " + std::to_string(step_) + "/" + std::to_string(o_.steps) + " loss " + number(last_loss_, 5) +
-               " lr " + number(report.lr, 4));
+      log_info("step " + std::to_string(step_) + "/" + std::to_string(o_.steps) + " loss " +
+               json_number(last_loss_, 5) + " lr " + json_number(report.lr, 4));
     return totals[2] == 0;
   }
 
@@ -122,9 +121,9 @@ class Run {
     const double loss = sums[0] / sums[1];
     if (std::isnan(first_eval_)) first_eval_ = loss;
     last_eval_ = loss;
-    log("{\"step\": " + std::to_string(step_) + ", \"eval_loss\": " + number(loss) +
+    log("{\"step\": " + std::to_string(step_) + ", \"eval_loss\": " + json_number(loss) +
         ", \"eval_pairs\": " + std::to_string(eval_.size()) + "}");
-    if (verbose()) log_info("step " + std::to_string(step_) + " held-out loss " + number(loss, 5));
+    if (verbose()) log_info("step " + std::to_string(step_) + " held-out loss " + json_number(loss, 5));
     return loss;
   }
 
@@ -298,6 +297,7 @@ class Run {
   double last_loss_ = NAN, first_eval_ = NAN, last_eval_ = NAN;
   int64_t order_epoch_ = -1;
   std::vector<uint32_t> order_;
+  OutputLock output_lock_;  // rank 0: --out, for the whole run
   train::MetricsLog log_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
@@ -439,6 +441,67 @@ TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
     EXPECT_NE(std::string(e.what()).find("intermediate.dense.weight"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
+}
+
+// Issue 59, items 8–10: a damaged checkpoint is refused naming what is wrong, before a model is built.
+TEST(Checkpoint, ImpossibleSizesInConfigJsonAreRefusedNamingTheField) {
+  const std::string original = [] {
+    std::ifstream in(kData / "xlmr-tiny/config.json");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const fs::path dir = fs::temp_directory_path() / ("kglm-config-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kData / "xlmr-tiny/model.safetensors", dir / "model.safetensors");
+  // Each size far over its bound (2^40), then num_hidden_layers above what the weights hold.
+  const std::vector<std::pair<std::string, std::string>> cases = {{"vocab_size", "1099511627776"},
+                                                                  {"hidden_size", "1099511627776"},
+                                                                  {"num_hidden_layers", "1099511627776"},
+                                                                  {"num_attention_heads", "1099511627776"},
+                                                                  {"intermediate_size", "1099511627776"},
+                                                                  {"max_position_embeddings", "1099511627776"},
+                                                                  {"type_vocab_size", "1099511627776"},
+                                                                  {"num_hidden_layers", "3"},
+                                                                  {"vocab_size", "121"}};
+  for (const auto& [field, value] : cases) {
+    std::string text = original;
+    const size_t at = text.find("\"" + field + "\": ");
+    ASSERT_NE(at, std::string::npos) << field;
+    const size_t begin = at + field.size() + 4, end = text.find(',', begin);
+    text.replace(begin, end - begin, value);
+    std::ofstream(dir / "config.json") << text;
+    try {
+      read_model_config(dir / "config.json");
+      ADD_FAILURE() << field << " " << value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, MissingEncoderTensorsAndNonFiniteWeightsAreRefused) {
+  LoadReport report;
+  report.missing = {"classifier.weight", "roberta.pooler.dense.weight"};  // heads may start random
+  EXPECT_NO_THROW(require_encoder_tensors(report, "roberta.", "ckpt"));
+  report.missing.push_back("roberta.encoder.layer.2.output.dense.weight");
+  try {
+    require_encoder_tensors(report, "roberta.", "ckpt");
+    ADD_FAILURE() << "a missing encoder tensor accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("roberta.encoder.layer.2.output.dense.weight"), std::string::npos);
+  }
+  Tensor t = Tensor::zeros({2, 3});
+  EXPECT_NO_THROW(require_finite(t, "ckpt", "w"));
+  for (float bad : {std::nanf(""), INFINITY, -INFINITY}) {
+    t.data<float>()[4] = bad;
+    try {
+      require_finite(t, "ckpt", "w");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("tensor 'w' holds"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("element 4 of 6"), std::string::npos) << e.what();
+    }
+  }
 }
 
 class OptimizerOn : public ::testing::TestWithParam<Device> {

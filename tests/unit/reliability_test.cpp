@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +13,8 @@
 #include "core/error.hpp"
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
+#include "core/json_writer.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/output_target.hpp"
 #include "core/temporaries.hpp"
@@ -242,6 +245,43 @@ TEST(DirectoryOutput, TrailingSlashesNameTheDirectory) {
   EXPECT_EQ(slurp(dir.path() / "out" / "model.safetensors"), "v1");
   for (const auto& entry : fs::recursive_directory_iterator(dir.path()))
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// Two runs with one output (man 7 kglm, OUTPUTS): the second lock is refused naming the holder; the
+// file goes with the lock, and a lock file that no process holds (left by SIGKILL) is taken over.
+TEST(OutputLock, ASecondLockIsRefusedNamingTheHolder) {
+  testing::TempDir dir;
+  const fs::path out = dir.path() / "runs" / "ckpt";
+  {
+    OutputLock first(out, "model directory");
+    EXPECT_EQ(first.path(), (fs::weakly_canonical(out).string() + ".lock"));
+    EXPECT_NE(slurp(first.path()).find("pid " + std::to_string(::getpid())), std::string::npos);
+    try {
+      OutputLock second(out.string() + "/", "model directory");
+      ADD_FAILURE() << "a second lock on the same output was taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("another run writes this model directory (host "), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos) << e.what();
+    }
+    OutputLock moved = std::move(first);
+    EXPECT_TRUE(fs::exists(moved.path()));
+  }
+  EXPECT_FALSE(fs::exists(out.string() + ".lock"));
+  spit(out.string() + ".lock", "host gone pid 1\n");  // stale: nobody holds it
+  { OutputLock again(out, "model directory"); }
+  EXPECT_FALSE(fs::exists(out.string() + ".lock"));
+}
+
+TEST(JsonNumbers, NonFiniteValuesAreNull) {
+  EXPECT_EQ(json_number(0.25), "0.25");
+  EXPECT_EQ(json_number(1.0 / 3, 17), "0.33333333333333331");
+  EXPECT_EQ(json_fixed(-2.5, 2), "-2.50");
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    EXPECT_EQ(json_number(bad), "null");
+    EXPECT_EQ(json_fixed(bad, 6), "null");
+  }
+  EXPECT_EQ(json_fixed(1e300, 1).size(), 303u);  // the widest %f fits
 }
 
 }  // namespace

@@ -11,10 +11,12 @@
 
 #include "core/json_writer.hpp"
 #include "core/log.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "core/stats.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/config_json.hpp"
 #include "nn/optimizer.hpp"
 #include "nn/safetensors.hpp"
 #include "nn/threads.hpp"
@@ -42,12 +44,6 @@ struct SavedTask {
   HeadShape shape;
 };
 
-std::string number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
 std::string string_array(const std::vector<std::string>& items) {
   std::string j = "[";
   for (size_t i = 0; i < items.size(); ++i) {
@@ -66,7 +62,7 @@ void write_saved_task(const fs::path& path, const SavedTask& t) {
       ", \"label_column\": " + json_string(t.columns.label) + ",\n \"layers\": " + std::to_string(t.shape.layers) +
       ", \"width\": " + std::to_string(t.shape.width) + ", \"mlp\": " + std::to_string(t.shape.mlp) +
       ", \"arc\": " + std::to_string(t.shape.arc) + ", \"label\": " + std::to_string(t.shape.label) +
-      ", \"dropout\": " + number(t.shape.dropout) + ",\n \"tags\": " + string_array(t.tags) +
+      ", \"dropout\": " + json_number(t.shape.dropout) + ",\n \"tags\": " + string_array(t.tags) +
       ",\n \"deprels\": " + string_array(t.deprels) + "}\n";
   OutputStream out(path.string());
   out.write(j);
@@ -105,6 +101,17 @@ SavedTask read_saved_task(const fs::path& path) {
     }
   t.shape.tags = static_cast<int64_t>(t.tags.size());
   t.shape.deprels = static_cast<int64_t>(t.deprels.size());
+  // Checked before the head is built from them (its weights are checked against them after).
+  if (t.layer < -1 || t.shape.layers < 1 || t.shape.width < 1 || t.shape.mlp < 1 || t.shape.arc < 1 ||
+      t.shape.label < 1 || !(dropout >= 0 && dropout < 1))
+    throw Error(path.string() +
+                ": layers, width, mlp, arc and label must be positive, layer at least -1 and dropout "
+                "in [0, 1): a damaged file?");
+  nn::check_size_limits(path.string(), {{"layers", t.shape.layers, 1024},
+                                        {"width", t.shape.width, int64_t(1) << 16},
+                                        {"mlp", t.shape.mlp, int64_t(1) << 16},
+                                        {"arc", t.shape.arc, int64_t(1) << 16},
+                                        {"label", t.shape.label, int64_t(1) << 16}});
   return t;
 }
 
@@ -259,12 +266,12 @@ class SeedRun {
         head_->params().zero_grads();
         ++step_;
         log_.write("{\"step\": " + std::to_string(step_) + ", \"epoch\": " +
-                   number(static_cast<double>(step_) / steps_per_epoch_) + ", \"loss\": " + number(loss) +
-                   ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
+                   json_number(static_cast<double>(step_) / steps_per_epoch_) + ", \"loss\": " + json_number(loss) +
+                   ", \"lr\": " + json_number(report.lr) + ", \"grad_norm\": " + json_number(report.grad_norm) +
                    (train_.is_pairs() ? ", \"pairs\": " : ", \"words\": ") + std::to_string(counted) + "}");
         if (verbose && o_.log_every > 0 && step_ % o_.log_every == 0)
           log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" +
-                   std::to_string(schedule_.total_steps) + " loss " + number(loss));
+                   std::to_string(schedule_.total_steps) + " loss " + json_number(loss));
         if (dev_ && o_.eval_every > 0 && step_ % o_.eval_every == 0) evaluate_dev();
       }
       if (dev_ && (o_.eval_every == 0 || step_ % o_.eval_every != 0)) evaluate_dev();
@@ -286,13 +293,13 @@ class SeedRun {
   void evaluate_dev() {
     const tasks::TaskScore s = score(task_, *dev_, predict_all(*head_, *dev_, o_.batch));
     std::string line = "{\"step\": " + std::to_string(step_);
-    for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
+    for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + json_number(value);
     log_.write(line + "}");
     const bool better = s.value > best_;
     if (!o_.quiet) {
       const std::string mix = head_->describe();
       log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + " dev " + s.metric + " " +
-               number(100 * s.value) + (better ? " (best so far)" : "") + (mix.empty() ? "" : "; " + mix));
+               json_number(100 * s.value) + (better ? " (best so far)" : "") + (mix.empty() ? "" : "; " + mix));
     }
     if (better) {
       best_ = s.value;
@@ -346,6 +353,7 @@ int run_frozen_finetune(const FinetuneOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   if (o.resume) throw UsageError("--resume: a frozen-feature run is not resumable; run it again");
   if (o.batch_tokens > 0) throw UsageError("--batch-tokens: a frozen-feature task batches --batch sentences");
+  const OutputLock lock(o.out, "fine-tuning run directory");  // before the features are computed
   SavedTask task;
   task.task = *parse_frozen_task(o.task);
   task.encoder = fs::absolute(o.init).lexically_normal().string();

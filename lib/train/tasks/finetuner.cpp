@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/json_writer.hpp"
 #include "core/log.hpp"
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
@@ -26,13 +27,6 @@ namespace {
 constexpr uint32_t kEpochStream = 0x66746570;  // "ftep": the order of each epoch's examples
 constexpr const char* kProgressFile = "finetune_state.json";
 
-std::string number(double v, int digits = 9) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 // Where a seed stands beyond the trainer state: its best dev score so far and whether it finished.
 struct SeedProgress {
   double best = -1;
@@ -43,9 +37,7 @@ struct SeedProgress {
 
 void write_progress(const fs::path& path, const SeedProgress& p) {
   OutputStream out(path.string());
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", p.best);
-  out.write(std::string("{\"format\": \"kglm-finetune-progress\", \"best\": ") + buf +
+  out.write("{\"format\": \"kglm-finetune-progress\", \"best\": " + json_number(p.best, 17) +
             ", \"best_step\": " + std::to_string(p.best_step) + ", \"done\": " + (p.done ? "true" : "false") +
             ", \"batch_tokens\": " + std::to_string(p.batch_tokens) + "}\n");
   out.close();
@@ -109,8 +101,9 @@ void Finetuner::start_or_resume() {
   params.initialize(seed_, setup_.config.initializer_range);
   const fs::path checkpoint = dir_ / "checkpoint";
   const bool resuming = options_.resume && fs::exists(checkpoint / kProgressFile);
-  const nn::LoadReport report =
-      nn::load_parameters(nn::open_model_weights(resuming ? checkpoint : fs::path(options_.init)), params, !resuming);
+  const nn::SafetensorsFile weights = nn::open_model_weights(resuming ? checkpoint : fs::path(options_.init));
+  const nn::LoadReport report = nn::load_parameters(weights, params, !resuming);
+  nn::require_encoder_tensors(report, setup_.config.prefix(), weights.source());
   if (!resuming && verbose() && !report.missing.empty())
     log_info("seed " + std::to_string(seed_) + ": " + std::to_string(report.missing.size()) + " parameters of the " +
              task_name(setup_.task.kind) + " head start random (" + report.missing.front() +
@@ -198,12 +191,12 @@ double Finetuner::train_step() {
   ++steps_run_;
   const double loss = (counts[0] > 0 ? loss_sum / static_cast<double>(counts[0]) : 0) + loss_sums[1] * intent_scale;
   log("{\"step\": " + std::to_string(step_) +
-      ", \"epoch\": " + number(static_cast<double>(step_) / steps_per_epoch_, 6) + ", \"loss\": " + number(loss) +
-      ", \"lr\": " + number(report.lr) + ", \"grad_norm\": " + number(report.grad_norm) +
-      ", \"examples\": " + std::to_string(examples.size()) + "}");
+      ", \"epoch\": " + json_number(static_cast<double>(step_) / steps_per_epoch_, 6) +
+      ", \"loss\": " + json_number(loss) + ", \"lr\": " + json_number(report.lr) +
+      ", \"grad_norm\": " + json_number(report.grad_norm) + ", \"examples\": " + std::to_string(examples.size()) + "}");
   if (verbose() && options_.log_every > 0 && (step_ % options_.log_every == 0 || step_ == total_steps_))
     log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + "/" + std::to_string(total_steps_) +
-             " loss " + number(loss, 6) + " lr " + number(report.lr, 6));
+             " loss " + json_number(loss, 6) + " lr " + json_number(report.lr, 6));
   if (counts[2] > 0) return -1;  // a stop request, seen by every rank at this step
   return loss;
 }
@@ -215,12 +208,12 @@ double Finetuner::evaluate_dev() {
             predict(*model_, dev.data, dev.encoded, setup_.labels, options_.batch, setup_.task.qa_decode, intents()),
             entity_rules(options_.tag_scheme));
   std::string line = "{\"step\": " + std::to_string(step_);
-  for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + number(value);
+  for (const auto& [name, value] : s.details) line += ", \"dev_" + name + "\": " + json_number(value);
   log(line + "}");
   const bool better = s.value > best_;
   if (verbose())
     log_info("seed " + std::to_string(seed_) + " step " + std::to_string(step_) + " dev " + s.metric + " " +
-             number(100 * s.value, 4) + (better ? " (best so far)" : ""));
+             json_number(100 * s.value, 4) + (better ? " (best so far)" : ""));
   if (better) {
     best_ = s.value;
     best_step_ = step_;

@@ -16,18 +16,6 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
 // One row of values over the seeds.
 struct Row {
   std::string name;
@@ -35,14 +23,16 @@ struct Row {
 };
 
 std::string tsv_row(const Row& r) {
-  std::string line = r.name + "\t" + fixed(100 * mean(r.values), 2) + "\t" + fixed(100 * sample_std(r.values), 2);
-  for (double v : r.values) line += "\t" + fixed(100 * v, 2);
+  std::string line =
+      r.name + "\t" + json_fixed(100 * mean(r.values), 2) + "\t" + json_fixed(100 * sample_std(r.values), 2);
+  for (double v : r.values) line += "\t" + json_fixed(100 * v, 2);
   return line + "\n";
 }
 
 std::string json_summary(const std::vector<double>& values) {
-  std::string j = "{\"mean\": " + exact(mean(values)) + ", \"std\": " + exact(sample_std(values)) + ", \"per_seed\": [";
-  for (size_t i = 0; i < values.size(); ++i) j += (i ? ", " : "") + exact(values[i]);
+  std::string j =
+      "{\"mean\": " + json_number(mean(values)) + ", \"std\": " + json_number(sample_std(values)) + ", \"per_seed\": [";
+  for (size_t i = 0; i < values.size(); ++i) j += (i ? ", " : "") + json_number(values[i]);
   return j + "]}";
 }
 

@@ -34,9 +34,7 @@ void write_task_config(const std::filesystem::path& path, const TaskConfig& c) {
   if (c.kind == TaskKind::slots) {
     j += ",\n  \"intents\": [";
     for (size_t i = 0; i < c.intents.size(); ++i) j += (i ? ", " : "") + json_string(c.intents[i]);
-    char weight[32];
-    std::snprintf(weight, sizeof weight, "%.17g", c.intent_weight);
-    j += std::string("],\n  \"intent_weight\": ") + weight;
+    j += "],\n  \"intent_weight\": " + json_number(c.intent_weight, 17);
   }
   j += "\n}\n";
   OutputStream out(path.string());
