@@ -35,6 +35,8 @@ void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
       ("pair-column", po::value(&o.read.columns.pair)->default_value(""),
        "tsv: the second text's column (pair tasks: sentence2)")
       ("label-column", po::value(&o.read.columns.label)->default_value("label"), "tsv: the label's column")
+      ("strict", po::bool_switch(&o.read.strict),
+       "squad: refuse a file whose question ids repeat (default: a warning, and the repeats renamed ID-2, ID-3, ...)")
       ("batch", po::value(&o.batch)->default_value(32), "examples per batch (the global batch across ranks)")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");
   // clang-format on

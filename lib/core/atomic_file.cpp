@@ -167,6 +167,20 @@ AtomicOutputFd::~AtomicOutputFd() {
 }
 
 void AtomicOutputFd::commit() {
+  finish();
+  put_in_place();
+}
+
+void AtomicOutputFd::put_in_place() {
+  if (!finished_) finish();
+  if (committed_) return;
+  rename_into_place(named_temp_, target_);
+  committed_ = true;
+}
+
+void AtomicOutputFd::finish() {
+  if (finished_) return;
+  finished_ = true;
   int fd = fd_;
   fd_ = -1;
   if (target_.kind != OutputTarget::Kind::file) {
@@ -205,8 +219,6 @@ void AtomicOutputFd::commit() {
     throw;
   }
   close_checked(fd, target_.name);
-  rename_into_place(named_temp_, target_);
-  committed_ = true;
 }
 
 void make_directories(const std::string& dir) {

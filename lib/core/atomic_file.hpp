@@ -51,11 +51,17 @@ class AtomicOutputFd {
   bool is_stream() const { return target_.kind != OutputTarget::Kind::file; }
   // Closes the descriptor and puts a file in place. Throws Error on failure.
   void commit();
+  // commit() in two: finish() does what can fail for want of space (the data synced, the anonymous
+  // file named NAME.tmp.<pid>, the descriptor closed); put_in_place() then only renames. Outputs of
+  // several files finish every part before they put any in place (CommitSection).
+  void finish();
+  void put_in_place();
 
  private:
   OutputTarget target_;
   int fd_ = -1;
   std::string named_temp_;  // empty with O_TMPFILE
+  bool finished_ = false;
   bool committed_ = false;
 };
 

@@ -101,7 +101,9 @@ void OutputStream::write(std::string_view bytes) {
   }
 }
 
-void OutputStream::close() {
+void OutputStream::finish() {
+  if (finished_) return;
+  finished_ = true;
   if (encoder_) {
     Encoder& e = *encoder_;
     bool done = false;
@@ -129,8 +131,15 @@ void OutputStream::close() {
     }
   }
   flush_buffer();
-  file_->commit();
+  file_->finish();
 }
+
+void OutputStream::close() {
+  finish();
+  put_in_place();
+}
+
+void OutputStream::put_in_place() { file_->put_in_place(); }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
   OutputStream out(path);

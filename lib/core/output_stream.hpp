@@ -28,6 +28,10 @@ class OutputStream {
   void write(std::string_view bytes);
   // Flushes the compressor, syncs and renames into place. Throws Error on failure.
   void close();
+  // close() in two, for outputs of several files (CommitSection): finish() writes and syncs all
+  // that is left, put_in_place() renames.
+  void finish();
+  void put_in_place();
   const std::string& name() const { return name_; }
 
  private:
@@ -38,6 +42,7 @@ class OutputStream {
 
   std::string name_;
   std::unique_ptr<class AtomicOutputFd> file_;
+  bool finished_ = false;
   std::vector<char> buffer_;  // bytes not yet written to the descriptor
   std::unique_ptr<Encoder> encoder_;
 };

@@ -38,6 +38,12 @@ std::vector<std::string>& registry() {
 
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
 
+// Held by a CommitSection; the signal thread takes it before it removes anything and exits.
+std::mutex& commit_mutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
+
 std::atomic<int> deferred{0};  // the signal a long run asked to receive as a request (defer_signal)
 std::atomic<int> requested{0};
 
@@ -46,6 +52,7 @@ void on_interrupt(int sig) {
     requested.store(sig);
     return;
   }
+  std::lock_guard section(commit_mutex());  // a commit under way ends first
   std::lock_guard lock(registry_mutex());
   std::error_code ec;
   for (const std::string& path : registry()) fs::remove_all(path, ec);
@@ -165,5 +172,9 @@ int open_anonymous_file(const std::string& dir) {
   ::unlink(pattern.c_str());
   return fd;
 }
+
+CommitSection::CommitSection() { commit_mutex().lock(); }
+
+CommitSection::~CommitSection() { commit_mutex().unlock(); }
 
 }  // namespace kglm

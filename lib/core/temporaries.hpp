@@ -33,6 +33,18 @@ int requested_stop();  // the deferred signal once received, else 0
 // than report a "Broken pipe" error first. Returns if it does not.
 void await_sigpipe_exit();
 
+// Held while a run puts the parts of one output in place, one rename after another (a dataset's
+// shards, wiki-extract's documents and redirects): an interrupting signal waits until the section
+// ends, so that a reader finds every part new or every part old, never a mix. Write and sync
+// every part before (they can fail); inside, only the renames.
+class CommitSection {
+ public:
+  CommitSection();
+  ~CommitSection();
+  CommitSection(const CommitSection&) = delete;
+  CommitSection& operator=(const CommitSection&) = delete;
+};
+
 // "NAME.tmp.<pid>" for this process.
 std::string temporary_name_for(const std::string& final_path);
 

@@ -1,6 +1,8 @@
 #include "nn/config_json.hpp"
 
 #include <simdjson.h>
+#include <cerrno>
+#include <cstring>
 
 #include <charconv>
 #include <fstream>
@@ -22,7 +24,7 @@ struct ConfigJsonReader::Impl {
 ConfigJsonReader::ConfigJsonReader(const std::filesystem::path& path)
     : impl_(std::make_unique<Impl>()), where_(path.string()) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open model config");
+  if (!in) fail(std::string("cannot open model config: ") + std::strerror(errno));
   std::stringstream s;
   s << in.rdbuf();
   if (impl_->parser.parse(simdjson::padded_string(widen_big_integers(s.str()))).get(impl_->object) != simdjson::SUCCESS)

@@ -3,6 +3,7 @@
 #include <zip.h>
 
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -500,7 +501,7 @@ std::vector<std::pair<std::string, Tensor>> read_torch_state_dict(const fs::path
     if (!fs::exists(path)) throw Error(source + ": no such file");
     std::vector<std::byte> head(16);
     std::FILE* f = std::fopen(source.c_str(), "rb");
-    if (f == nullptr) throw Error(source + ": cannot open");
+    if (f == nullptr) throw Error(source + ": cannot open: " + std::strerror(errno));
     head.resize(std::fread(head.data(), 1, head.size(), f));
     std::fclose(f);
     refuse_not_zip(head, source);

@@ -1,5 +1,7 @@
 #include "tok/word_vocabulary_tokenizer.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -11,7 +13,7 @@ namespace kglm::tok {
 WordVocabularyTokenizer::WordVocabularyTokenizer(const std::filesystem::path& vocab_txt, bool whitespace)
     : source_(vocab_txt), whitespace_(whitespace) {
   std::ifstream in(vocab_txt, std::ios::binary);
-  if (!in) throw Error(vocab_txt.string() + ": cannot open the vocabulary");
+  if (!in) throw Error(vocab_txt.string() + ": cannot open the vocabulary: " + std::strerror(errno));
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

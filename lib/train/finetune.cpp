@@ -1,14 +1,18 @@
 #include "train/finetune.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 
+#include "core/atomic_file.hpp"
 #include "core/json_writer.hpp"
 #include "core/log.hpp"
 #include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
+#include "core/output_target.hpp"
 #include "core/stats.hpp"
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
@@ -33,7 +37,7 @@ std::vector<std::string> parse_labels(const std::string& spec) {
   std::vector<std::string> labels;
   if (spec.starts_with("@")) {
     std::ifstream in(spec.substr(1));
-    if (!in) throw UsageError("--labels " + spec + ": cannot read the file");
+    if (!in) throw UsageError("--labels " + spec + ": cannot read the file: " + std::strerror(errno));
     for (std::string line; std::getline(in, line);)
       if (!line.empty()) labels.push_back(line);
   } else {
@@ -247,6 +251,26 @@ std::string seed_tensorboard_dir(const FinetuneOptions& options, uint64_t seed) 
   return tensorboard_subdir(options.tensorboard, "seed-" + std::to_string(seed));
 }
 
+// A run directory may be new, empty, or an earlier fine-tuning run's (finetune.json, or seed-N/ as a
+// frozen-feature run leaves): a folder of other things, named by mistake, is refused before any work
+// rather than having seeds and results mixed into it (man 7 kglm, OUTPUTS).
+void check_run_directory(const std::string& out) {
+  const fs::path dir = directory_output_path(out);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec))
+    throw Error(dir.string() + ": is " + describe_file_type(dir.string()) + "; a fine-tuning run directory is needed");
+  bool empty = true;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == "finetune.json" || name.starts_with("seed-")) return;
+    empty = false;
+  }
+  if (!empty)
+    throw Error(dir.string() + ": exists and is not a fine-tuning run directory (no finetune.json or seed-N/): " +
+                "give a new or empty directory");
+}
+
 int run_finetune(const FinetuneOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   if (o.init.empty()) throw UsageError("--init MODEL_DIR is required");
@@ -255,6 +279,7 @@ int run_finetune(const FinetuneOptions& o) {
   if (o.seeds.empty()) throw UsageError("--seeds names no seed");
   if (o.epochs < 1 || o.batch < 1 || o.max_len < 8) throw UsageError("--epochs and --batch must be ≥ 1, --max-len ≥ 8");
   nn::require_device(o.device);
+  check_run_directory(o.out);
   if (frozen::is_frozen_task(o.task)) {
     const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
     if (comm->size() > 1)

@@ -37,7 +37,7 @@ uint64_t truncate_metrics_log(const std::string& path, int64_t step) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(location(path) + "cannot read the metrics log");
+  if (!in) throw Error(location(path) + "cannot read the metrics log: " + std::strerror(errno));
   std::string kept, line;
   uint64_t dropped = 0;
   while (std::getline(in, line)) {

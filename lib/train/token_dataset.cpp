@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <regex>
 
 #include "core/error.hpp"
 
@@ -165,7 +167,25 @@ void TokenDatasetWriter::append(const SequenceBatch& batch) {
   sequences_ += batch.size();
 }
 
+void TokenDatasetWriter::set_shard(size_t shard, size_t shards, const std::string& run) {
+  shard_ = static_cast<int64_t>(shard);
+  shards_ = static_cast<int64_t>(shards);
+  run_ = run;
+}
+
 void TokenDatasetWriter::finish() {
+  close();
+  commit();
+}
+
+void TokenDatasetWriter::commit() { atomic_.commit(); }
+
+void TokenDatasetWriter::close() {
+  if (shards_ > 1) {
+    file_.root().set_attribute("shard", shard_);
+    file_.root().set_attribute("shards", shards_);
+    file_.root().set_attribute("prepare_run", run_);
+  }
   h5::write_provenance(file_.root(), provenance_);  // at the end: it lists truncated inputs
   columns_->finish();
   h5::StringColumnWriter names(file_.root(), "languages");
@@ -173,7 +193,6 @@ void TokenDatasetWriter::finish() {
   names.finish();
   columns_.reset();
   file_.close();
-  atomic_.commit();
 }
 
 namespace {
@@ -267,9 +286,27 @@ struct TokenDataset::File {
 };
 
 // One file's per-sequence columns, checked, appended to the dataset's; its tokens stay in the file.
+// Shards of one name (data-00001-of-00004.h5 …) must come from one prepare run: a run interrupted
+// while it renamed its shards into place, or shards copied from two runs, would train on a mix.
+void TokenDataset::check_shard_runs() const {
+  static const std::regex kShardName(R"((.*)-[0-9]{5}(-of-[0-9]{5}[^/]*)$)");
+  std::map<std::string, const ShardOfRun*> first_of_series;
+  for (const ShardOfRun& s : shard_runs_) {
+    std::smatch m;
+    if (!std::regex_match(s.path, m, kShardName)) continue;
+    const auto [it, inserted] = first_of_series.emplace(m[1].str() + m[2].str(), &s);
+    if (!inserted && it->second->run != s.run)
+      throw Error(location(s.path) + "a shard of another pretrain prepare run than " + it->second->path + " (run " +
+                  s.run + ", not " + it->second->run +
+                  "): shards of two runs under one name (a run interrupted while it put its shards in place?): "
+                  "prepare the dataset again");
+  }
+}
+
 void TokenDataset::add_file(const std::string& path) {
   Loader in(path);
   const TokenDatasetInfo info = read_info(in);
+  if (in.root().has_attribute("prepare_run")) shard_runs_.push_back({path, in.string_attribute("prepare_run")});
   const Provenance provenance = h5::read_provenance(in.root());
   if (files_.empty()) {
     info_ = info;
@@ -368,6 +405,7 @@ TokenDataset TokenDataset::open(const std::vector<std::string>& paths, const Tok
   if (paths.empty()) throw UsageError("no token dataset to open");
   TokenDataset d;
   for (const std::string& path : paths) d.add_file(path);
+  d.check_shard_runs();
   d.cache_ = std::make_shared<TokenBlockCache>(options.cache_bytes);
   // Small enough: read every block now, so a bad token or frame fails the open, not a later step.
   const uint64_t bytes = d.total_tokens() * kTokenBytes;

@@ -111,7 +111,13 @@ class TokenDatasetWriter {
   // Throws Error on a sequence longer than max_len or not framed by bos ... eos, an id outside the
   // vocabulary or an input index beyond the provenance's inputs: bugs of the caller, not bad records.
   void append(const SequenceBatch& batch);
+  // Marks the file as shard `shard` of `shards` of one prepare run, `run` (root attributes shard,
+  // shards, prepare_run), so that readers can refuse shards of two runs mixed under one name.
+  void set_shard(size_t shard, size_t shards, const std::string& run);
+  // finish() = close() (everything written, the file closed) then commit() (renamed into place).
   void finish();
+  void close();
+  void commit();
 
   uint64_t sequences() const { return sequences_; }
   uint64_t tokens() const { return tokens_; }
@@ -131,6 +137,8 @@ class TokenDatasetWriter {
   std::vector<std::string> languages_;
   std::map<std::string, uint16_t, std::less<>> language_of_;
   std::vector<uint64_t> language_sequences_;
+  int64_t shard_ = 0, shards_ = 1;
+  std::string run_;
   uint64_t sequences_ = 0;
   uint64_t tokens_ = 0;
 };
@@ -191,13 +199,18 @@ class TokenDataset {
   const File& file_of(size_t sequence) const;
   std::shared_ptr<const TokenBlock> block(const File& f, uint64_t index) const;
   void add_file(const std::string& path);
+  void check_shard_runs() const;
   void check_framing(size_t i, const Sequence& s) const;
 
   TokenDatasetInfo info_;
   Provenance provenance_;
   std::vector<std::string> languages_;
   std::vector<std::shared_ptr<File>> files_;
-  std::vector<uint64_t> offsets_{0};  // [N + 1]: sequence i is tokens [offsets_[i], offsets_[i + 1])
+  struct ShardOfRun {
+    std::string path, run;
+  };
+  std::vector<ShardOfRun> shard_runs_;  // the files that are shards of a prepare run
+  std::vector<uint64_t> offsets_{0};    // [N + 1]: sequence i is tokens [offsets_[i], offsets_[i + 1])
   std::vector<uint16_t> lang_;
   std::vector<uint8_t> kind_;
   std::vector<uint64_t> source_line_;

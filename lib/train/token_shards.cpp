@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 
 #include "core/error.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm::train {
 
@@ -47,9 +49,14 @@ ShardedTokenWriter::ShardedTokenWriter(const std::string& path, size_t shards, c
                                        const Provenance& provenance)
     : dealt_(shards) {
   if (shards < 1 || shards > 99999) throw UsageError("--shards must be in 1..99999");
+  // One id for the run's shards, which readers check (TokenDataset::open).
+  std::random_device entropy;
+  char run[17];
+  std::snprintf(run, sizeof run, "%08x%08x", entropy(), entropy());
   for (size_t s = 0; s < shards; ++s) {
     paths_.push_back(shards == 1 ? path : shard_path(path, s, shards));
     writers_.push_back(std::make_unique<TokenDatasetWriter>(paths_.back(), info, provenance));
+    writers_.back()->set_shard(s, shards, run);
   }
 }
 
@@ -73,7 +80,11 @@ void ShardedTokenWriter::append(const SequenceBatch& batch) {
 }
 
 void ShardedTokenWriter::finish() {
-  for (auto& w : writers_) w->finish();
+  // Every shard complete before the first is renamed into place: the renames follow one another at
+  // once, and a reader refuses a mix that an interruption between them would leave.
+  for (auto& w : writers_) w->close();
+  const CommitSection together;  // an interrupting signal waits for the renames
+  for (auto& w : writers_) w->commit();
 }
 
 uint64_t ShardedTokenWriter::sequences() const {

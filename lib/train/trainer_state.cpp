@@ -1,6 +1,8 @@
 #include "train/trainer_state.hpp"
 
 #include <simdjson.h>
+#include <cerrno>
+#include <cstring>
 
 #include <cstdint>
 #include <cstdio>
@@ -73,7 +75,7 @@ void write_trainer_state(const std::filesystem::path& dir, const TrainerState& s
 TrainerState read_trainer_state(const std::filesystem::path& dir) {
   const std::string path = (dir / "trainer_state.json").string();
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open (is this a kglm pretrain checkpoint?)");
+  if (!in) throw Error(path + ": cannot open (is this a kglm pretrain checkpoint?): " + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   simdjson::dom::parser parser;

@@ -144,6 +144,20 @@ else
   echo "strace cannot trace here: the fsync check skipped"
 fi
 
+# Shards of two prepare runs under one name (what a run interrupted between its renames left) are
+# refused when read.
+mkdir -p "$tmp/a" "$tmp/b"
+for run in a b; do
+  "$bin/pretrain" prepare --tokenizer "$spm" --max-len 32 --shards 2 -q -o "$tmp/$run/tok.h5" \
+    "en=$fixtures/tokenizer/botchan.txt"
+done
+mkdir -p "$tmp/mixed"
+cp "$tmp/a/tok-00000-of-00002.h5" "$tmp/b/tok-00001-of-00002.h5" "$tmp/mixed/"
+expect_refused "shards of two runs" "tok-00001-of-00002.h5: a shard of another pretrain prepare run than" \
+  "$bin/pretrain" --data "$tmp/mixed/tok-*" "${model[@]}" --steps 2 --out "$tmp/mixed-ck"
+"$bin/pretrain" --data "$tmp/a/tok-*" "${model[@]}" --steps 2 --out "$tmp/a-ck" || fail "the shards of one run"
+ok "pretrain --data with shards of two prepare runs: refused naming both; one run's shards train"
+
 # A full disk under HDF5 outputs.
 mkdir -p "$tmp/small"
 if unshare -rm sh -c "mount -t tmpfs -o size=20k tmpfs '$tmp/small'" 2> /dev/null; then
@@ -199,6 +213,10 @@ expect_refused "finetune --init without an encoder tensor" \
 expect_refused "pretrain --init without an encoder tensor" "of the encoder is missing" \
   "$bin/pretrain" --data "$tmp/tok.h5" --init "$tmp/dropped" --batch 8 --threads 1 --quiet --steps 2 --out "$tmp/p1"
 "$bin/finetune" "${finetune[@]}" --init "$tmp/good" -o "$tmp/ft-good" || fail "finetune from the whole checkpoint"
+expect_refused "finetune -o a folder of experiments" "runs: exists and is not a fine-tuning run directory" \
+  "$bin/finetune" "${finetune[@]}" --init "$tmp/good" -o "$tmp/runs"
+[ "$(ls "$tmp/runs")" = "$(printf 'README\nexp1')" ] || fail "finetune changed the refused directory: $(ls "$tmp/runs")"
+"$bin/finetune" "${finetune[@]}" --init "$tmp/good" --seeds 12 -o "$tmp/ft-good/" || fail "finetune into a run directory"
 ok "a checkpoint without an encoder tensor: finetune and pretrain --init refuse it, naming it (a head may start random)"
 expect_refused "finetune --init a NaN weight" \
   "tensor 'roberta.encoder.layer.0.attention.output.dense.weight' holds NaN (element 0" \

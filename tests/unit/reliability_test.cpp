@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -271,6 +273,42 @@ TEST(OutputLock, ASecondLockIsRefusedNamingTheHolder) {
   spit(out.string() + ".lock", "host gone pid 1\n");  // stale: nobody holds it
   { OutputLock again(out, "model directory"); }
   EXPECT_FALSE(fs::exists(out.string() + ".lock"));
+}
+
+// A signal that arrives inside a CommitSection waits for it: both parts are put in place, then the
+// run exits 143 (SIGTERM). Run in a child process, which the signal ends.
+TEST(CommitSection, AnInterruptionWaitsForTheRenames) {
+  testing::TempDir dir;
+  const fs::path a = dir.path() / "docs.jsonl", b = dir.path() / "redirects.tsv";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    install_interrupt_cleanup();
+    spit(a.string() + ".part", "new docs");
+    spit(b.string() + ".part", "new redirects");
+    const CommitSection together;
+    if (::write(ready[1], "x", 1) != 1) ::_exit(2);
+    ::usleep(300000);  // the SIGTERM arrives now
+    fs::rename(a.string() + ".part", a);
+    ::usleep(100000);
+    fs::rename(b.string() + ".part", b);
+    // the section ends here: the waiting signal thread exits with 143
+  } else {
+    char byte;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::kill(child, SIGTERM);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 143) << status;
+    EXPECT_EQ(slurp(a), "new docs");
+    EXPECT_EQ(slurp(b), "new redirects");
+  }
+  if (child == 0) {
+    ::sleep(5);  // the signal thread exits the process before this ends
+    ::_exit(0);
+  }
 }
 
 TEST(JsonNumbers, NonFiniteValuesAreNull) {

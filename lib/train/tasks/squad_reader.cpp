@@ -2,8 +2,12 @@
 
 #include <simdjson.h>
 
+#include <unordered_map>
+#include <unordered_set>
+
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
+#include "core/log.hpp"
 
 namespace kglm::train::tasks {
 
@@ -63,7 +67,36 @@ int64_t code_point_offset(std::string_view text, int64_t index) {
   return static_cast<int64_t>(pos);
 }
 
-std::vector<QaExample> read_squad(const std::string& path, ErrorCounter& errors) {
+namespace {
+
+void make_ids_unique(std::vector<QaExample>& questions, const std::string& path, bool strict) {
+  std::unordered_set<std::string> used;
+  for (const QaExample& q : questions) used.insert(q.id);
+  if (used.size() == questions.size()) return;
+  std::unordered_map<std::string, int64_t> seen;
+  int64_t renamed = 0;
+  std::string first;
+  for (QaExample& q : questions) {
+    int64_t& count = seen[q.id];
+    if (++count == 1) continue;
+    if (strict)
+      throw Error(path + ": question id '" + q.id + "' repeats (" + std::to_string(questions.size()) + " questions, " +
+                  std::to_string(used.size()) + " distinct ids); without --strict the repeats are renamed ID-2, ...");
+    std::string unique = q.id + "-" + std::to_string(count);
+    while (!used.insert(unique).second) unique = q.id + "-" + std::to_string(++count);
+    if (first.empty()) first = q.id + " → " + unique;
+    q.id = std::move(unique);
+    ++renamed;
+  }
+  log_warning(path + ": " + std::to_string(renamed) +
+              " questions repeat an earlier question's id; renamed ID-2, ID-3, "
+              "… so that each prediction keeps its own (first: " +
+              first + "); --strict refuses such a file");
+}
+
+}  // namespace
+
+std::vector<QaExample> read_squad(const std::string& path, ErrorCounter& errors, bool strict) {
   InputStream in(path);
   require_input_kind(in, {InputKind::json}, "SQuAD JSON");
   const simdjson::padded_string text(read_whole(in));
@@ -108,6 +141,7 @@ std::vector<QaExample> read_squad(const std::string& path, ErrorCounter& errors)
     }
   }
   if (out.empty()) throw Error(path + ": no valid question");
+  make_ids_unique(out, path, strict);
   return out;
 }
 

@@ -30,7 +30,12 @@ struct QaExample {
   std::string lang;                            // LANG of LANG=PATH ("" when not given)
 };
 
-std::vector<QaExample> read_squad(const std::string& path, ErrorCounter& errors);
+// The questions of a SQuAD v1.1 file. Question ids must be unique, for predictions are {id: answer}
+// and the official evaluators look answers up by id: a copy of a dataset whose ids repeat (one of
+// TyDiQA's has 86 ids for 3,196 questions) would keep one answer per id and be mis-scored. Repeats
+// are renamed ID-2, ID-3, … (the first keeps its id; a name the file uses already is skipped) with
+// one warning, or, with `strict`, the file is refused naming the first repeated id.
+std::vector<QaExample> read_squad(const std::string& path, ErrorCounter& errors, bool strict = false);
 
 // The byte offset of code point `index` of UTF-8 text (text.size() for its end); -1 past the end.
 int64_t code_point_offset(std::string_view text, int64_t index);

@@ -1,6 +1,8 @@
 #include "train/tasks/task_config.hpp"
 
 #include <simdjson.h>
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <charconv>
@@ -85,7 +87,7 @@ TaskConfig task_config_from_hf(const std::filesystem::path& config_json) {
   std::ifstream in(config_json, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  if (!in) throw Error(config_json.string() + ": cannot read");
+  if (!in) throw Error(config_json.string() + ": cannot read: " + std::strerror(errno));
   if (auto err = parser.parse(simdjson::padded_string(widen_big_integers(text.str()))).get(root))
     throw Error(config_json.string() + ": not a readable config.json: " + simdjson::error_message(err));
   const auto fail = [&](const std::string& what) -> TaskConfig { throw Error(config_json.string() + ": " + what); };

@@ -242,7 +242,7 @@ TaskData read_task_data(TaskKind kind, const std::string& path, const std::strin
     }
     case TaskKind::qa:
       if (format != "squad") refuse_format(kind, format, "squad");
-      d.qa = read_squad(path, errors);
+      d.qa = read_squad(path, errors, options.strict);
       for (QaExample& q : d.qa) q.lang = lang;
       d.langs.assign(d.qa.size(), lang);
       break;

@@ -37,8 +37,9 @@ const char* task_name(TaskKind kind);
 struct ReadOptions {
   std::string format = "auto";  // token: panx, conll; sequence: tsv; relation: relx, jsonl; choice: xlr; qa: squad;
                                 // wic: wic; slots: multiatis, mtop, massive
-  int tag_column = -1;  // conll
-  TsvColumns columns;   // tsv
+  int tag_column = -1;          // conll
+  TsvColumns columns;           // tsv
+  bool strict = false;          // squad: refuse repeated question ids (else: warn, rename the repeats ID-2, ID-3, …)
 };
 
 // The examples of one file, of one task. lang: LANG of LANG=PATH, else each record's own.

@@ -107,6 +107,27 @@ TEST(SquadReader, ReportsBadQuestionsWithTheirPlaceAndKeepsTheRest) {
   EXPECT_THROW(read_squad(dir.write("broken.json", R"({"data": [)"), errors), Error);
 }
 
+// Predictions are {id: answer}: repeated ids are renamed (the first keeps its id, a name in use is
+// skipped), or refused with --strict.
+TEST(SquadReader, RepeatedIdsAreRenamedOrRefused) {
+  ScratchDir dir;
+  const std::string path = dir.write("repeats.json", R"({"data": [{"paragraphs": [{"context": "abc", "qas": [
+      {"id": "q", "question": "1?"}, {"id": "q", "question": "2?"}, {"id": "q-2", "question": "3?"},
+      {"id": "q", "question": "4?"}, {"id": "r", "question": "5?"}]}]}]})");
+  ErrorCounter errors(ErrorLimit{});
+  const std::vector<QaExample> q = read_squad(path, errors);
+  std::vector<std::string> ids;
+  for (const QaExample& e : q) ids.push_back(e.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"q", "q-3", "q-2", "q-4", "r"}));
+  try {
+    read_squad(path, errors, true);
+    ADD_FAILURE() << "repeated ids accepted with strict";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("question id 'q' repeats (5 questions, 3 distinct ids)"), std::string::npos)
+        << e.what();
+  }
+}
+
 struct QaFixture {
   const char* path;
   size_t questions;
