@@ -54,6 +54,9 @@ void sync_fd(int fd, const std::string& name) {
 
 void sync_path(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  // A directory we may write but not read (mode 0333) cannot be opened to sync: its entry stays
+  // as durable as the file system makes it.
+  if (fd < 0 && directory && (errno == EACCES || errno == EPERM)) return;
   if (fd < 0) throw Error(location(path) + "cannot open to write to disk: " + std::strerror(errno));
   try {
     sync_fd(fd, path);

@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm {
 
@@ -140,6 +141,12 @@ void OutputStream::close() {
 }
 
 void OutputStream::put_in_place() { file_->put_in_place(); }
+
+void put_in_place_together(const std::vector<OutputStream*>& parts) {
+  for (OutputStream* part : parts) part->finish();
+  const CommitSection together;
+  for (OutputStream* part : parts) part->put_in_place();
+}
 
 void write_file_atomically(const std::string& path, std::string_view content) {
   OutputStream out(path);

@@ -18,6 +18,13 @@ Compression compression_for_suffix(std::string_view path);
 // directory (config.json, trainer_state.json, vocab.txt). Throws Error with the system's reason.
 void write_file_atomically(const std::string& path, std::string_view content);
 
+class OutputStream;
+
+// The files of one output (a dataset split by language, documents and their redirects): each is
+// finished and synced (what can fail), and only then are all renamed into place, in a
+// CommitSection that an interrupting signal waits for: all new or all old (man 7 kglm, OUTPUTS).
+void put_in_place_together(const std::vector<OutputStream*>& parts);
+
 class OutputStream {
  public:
   explicit OutputStream(const std::string& path);

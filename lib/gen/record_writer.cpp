@@ -7,10 +7,12 @@ namespace kglm::gen {
 
 RecordWriter::RecordWriter(std::string output, std::string split_dir, std::string suffix)
     : split_dir_(std::move(split_dir)), suffix_(std::move(suffix)) {
-  if (split_dir_.empty())
+  if (split_dir_.empty()) {
     single_ = std::make_unique<OutputStream>(output);
-  else
+  } else {
+    lock_ = OutputLock(split_dir_, "split directory");
     make_directories(split_dir_);
+  }
 }
 
 void RecordWriter::write(std::string_view lang, std::string_view records) {
@@ -36,7 +38,9 @@ void RecordWriter::write(const RecordBatch& batch) {
 
 void RecordWriter::close() {
   if (single_) single_->close();
-  for (auto& [lang, stream] : per_lang_) stream->close();
+  std::vector<OutputStream*> parts;
+  for (auto& [lang, stream] : per_lang_) parts.push_back(stream.get());
+  put_in_place_together(parts);
 }
 
 }  // namespace kglm::gen

@@ -1,5 +1,6 @@
 // Where generated records go: one stream (-o), or one file per language (--split-by-lang DIR,
-// files LANG.jsonl or LANG.txt). Files are atomic: all appear at close(), none on failure.
+// files LANG.jsonl or LANG.txt). Files are atomic: all appear at close(), together, none on failure;
+// the directory is locked against a second run (OutputLock) until then.
 #pragma once
 
 #include <map>
@@ -7,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 
 namespace kglm::gen {
@@ -29,6 +31,7 @@ class RecordWriter {
 
  private:
   std::string split_dir_;
+  OutputLock lock_;  // on split_dir_, from the start to the end of the run
   std::string suffix_;
   std::unique_ptr<OutputStream> single_;
   std::map<std::string, std::unique_ptr<OutputStream>, std::less<>> per_lang_;

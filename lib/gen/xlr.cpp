@@ -12,6 +12,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "gen/annotated_text.hpp"
@@ -102,6 +103,7 @@ class XlrBuilder {
   void write(Stats& stats) {
     make_directories(options_.dir);
     const LabelIndex& labels = *labels_;
+    std::vector<std::unique_ptr<OutputStream>> files;  // put in place together at the end
     for (size_t split = 0; split < 3; ++split) {
       for (size_t l = 0; l < options_.langs.size(); ++l) {
         const std::string& lang = options_.langs[l];
@@ -112,9 +114,8 @@ class XlrBuilder {
           else
             stats.add(std::string("records.") + kSplits[split] + "." + lang);
         }
-        OutputStream file(options_.dir + "/" + kSplits[split] + "." + lang + ".jsonl");
-        file.write(out);
-        file.close();
+        files.push_back(std::make_unique<OutputStream>(options_.dir + "/" + kSplits[split] + "." + lang + ".jsonl"));
+        files.back()->write(out);
       }
     }
     // The test cycles, for kg-cycles --exclude in the reasoning-data run.
@@ -123,9 +124,11 @@ class XlrBuilder {
       for (size_t i = 0; i < q.nodes.size(); ++i) test += (i ? " " : "") + ids_[q.nodes[i]];
       test.push_back('\n');
     }
-    OutputStream file(options_.dir + "/test-cycles.txt");
-    file.write(test);
-    file.close();
+    files.push_back(std::make_unique<OutputStream>(options_.dir + "/test-cycles.txt"));
+    files.back()->write(test);
+    std::vector<OutputStream*> parts;
+    for (auto& f : files) parts.push_back(f.get());
+    put_in_place_together(parts);
   }
 
  private:
@@ -277,6 +280,7 @@ class XlrBuilder {
 }  // namespace
 
 Stats make_xlr(const XlrOptions& options) {
+  const OutputLock lock(options.dir, "XLR directory");  // against a second run, from the start
   XlrBuilder builder(options);
   Stats stats = builder.build();
   builder.write(stats);

@@ -128,9 +128,8 @@ class Prober {
     errors_.finish(inputs_);
     if (stats_.get("facts_probed") == 0)
       throw Error("no fact could be probed (see the counts: labels, templates, tokens)");
-    // The predictions are committed with the results, never after a failed run.
-    if (predictions) predictions->close();
-    const std::string tsv = write_probe_results(o_.out, scores);
+    // The predictions are put in place with the results, never after a failed run.
+    const std::string tsv = write_probe_results(o_.out, scores, predictions ? &*predictions : nullptr);
     if (!o_.quiet) {
       for (size_t line = 0, start = 0; start < tsv.size(); ++line) {
         const size_t end = tsv.find('\n', start);

@@ -60,7 +60,8 @@ std::string json_ratio(std::optional<double> v) { return v ? json_fixed(*v, 6) :
 
 }  // namespace
 
-std::string write_probe_results(const std::string& prefix, const std::vector<RelationScore>& rows) {
+std::string write_probe_results(const std::string& prefix, const std::vector<RelationScore>& rows,
+                                OutputStream* predictions) {
   std::string tsv = "method\tlang\trelation\tfacts\tall\tsingle\tmulti\tsingle_facts\tmulti_facts\n";
   std::string json = "{\n  \"relations\": [";
   std::map<std::pair<std::string, std::string>, std::vector<RelationScore>> groups;
@@ -107,11 +108,12 @@ std::string write_probe_results(const std::string& prefix, const std::vector<Rel
             ", \"multi\": " + json_ratio(m.multi) + "}";
   }
   json += "\n  ]\n}\n";
-  for (const auto& [suffix, text] : {std::pair<const char*, const std::string&>{".tsv", tsv}, {".json", json}}) {
-    OutputStream out(prefix + suffix);
-    out.write(text);
-    out.close();
-  }
+  OutputStream tsv_out(prefix + ".tsv"), json_out(prefix + ".json");
+  tsv_out.write(tsv);
+  json_out.write(json);
+  std::vector<OutputStream*> parts{&tsv_out, &json_out};
+  if (predictions) parts.push_back(predictions);
+  put_in_place_together(parts);
   return tsv;
 }
 

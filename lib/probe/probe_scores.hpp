@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/output_stream.hpp"
+
 namespace kglm::probe {
 
 struct RelationScore {
@@ -30,7 +32,9 @@ struct MacroScore {
 MacroScore macro_average(const std::vector<RelationScore>& rows);
 
 // Writes PREFIX.tsv (per method, language and relation, then each method and language's macro
-// row; percentages with 2 decimals) and PREFIX.json (fractions); returns the TSV text.
-std::string write_probe_results(const std::string& prefix, const std::vector<RelationScore>& rows);
+// row; percentages with 2 decimals) and PREFIX.json (fractions); returns the TSV text. The files are
+// one output with `predictions` (when given, written in full): all are put in place together.
+std::string write_probe_results(const std::string& prefix, const std::vector<RelationScore>& rows,
+                                OutputStream* predictions = nullptr);
 
 }  // namespace kglm::probe

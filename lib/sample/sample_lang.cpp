@@ -14,6 +14,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
 #include "core/string_hash.hpp"
@@ -99,7 +100,7 @@ class Sink {
     chunk_.push_back('\n');
     if (chunk_.size() >= (1 << 20)) out_.write(chunk_), chunk_.clear();
   }
-  // Writes what is pending; the file keeps its temporary name until commit().
+  // Writes what is pending; the file keeps its temporary name until it is put in place.
   void finish(Stats& stats) {
     if (finished_) return;
     finished_ = true;
@@ -112,7 +113,7 @@ class Sink {
     chunk_.clear();
     chunk_.shrink_to_fit();
   }
-  void commit() { out_.close(); }
+  OutputStream& stream() { return out_; }
 
  private:
   OutputStream out_;
@@ -137,17 +138,13 @@ std::string format_result_table(const Plan& plan, const std::vector<uint64_t>& w
   return out;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  OutputStream out(path);
-  out.write(text);
-  out.close();
-}
-
 }  // namespace
 
 Stats sample_languages(const SampleLangOptions& o) {
   if (!o.plan_only && o.output.empty() == o.split_dir.empty())
     throw UsageError("give exactly one of -o FILE (one interleaved stream) and --split-by-lang DIR");
+  OutputLock lock;  // --split-by-lang: the directory, against a second run, for the whole run
+  if (!o.plan_only && !o.split_dir.empty()) lock = OutputLock(o.split_dir, "split directory");
   if (!o.scan.token_field.empty() && o.scan.unit != SizeUnit::tokens)
     throw UsageError("--token-field needs --unit tokens");
   std::vector<CorpusSource> sources = resolve_sources(o.inputs);
@@ -230,11 +227,11 @@ Stats sample_languages(const SampleLangOptions& o) {
   stats.set("units_in", static_cast<int64_t>(plan.total_units()));
   stats.set("target_units", static_cast<int64_t>(plan.total_target()));
   if (o.plan_only) {
-    write_text_file(o.output.empty() ? "-" : o.output, format_plan(plan));
+    write_file_atomically(o.output.empty() ? "-" : o.output, format_plan(plan));
     stats.set("bad_records", static_cast<int64_t>(errors.count()));
     return stats;
   }
-  if (!o.write_plan.empty()) write_text_file(o.write_plan, format_plan(plan));
+  if (!o.write_plan.empty()) write_file_atomically(o.write_plan, format_plan(plan));
   if (!o.quiet) {
     for (const PlanRow& r : plan.rows)
       if (r.units == 0) log_warning("language " + r.lang + " has no records: nothing of it is written");
@@ -318,7 +315,9 @@ Stats sample_languages(const SampleLangOptions& o) {
   }
   errors.finish(input_names);
   for (auto& sink : sinks) sink->finish(stats);
-  for (auto& sink : sinks) sink->commit();
+  std::vector<OutputStream*> parts;
+  for (auto& sink : sinks) parts.push_back(&sink->stream());
+  put_in_place_together(parts);
 
   uint64_t units_out = 0;
   for (uint64_t w : written_units) units_out += w;

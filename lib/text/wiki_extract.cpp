@@ -14,7 +14,6 @@
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
-#include "core/temporaries.hpp"
 #include "text/mediawiki_dump.hpp"
 #include "text/sentence_splitter.hpp"
 #include "text/wikiextractor_input.hpp"
@@ -316,13 +315,10 @@ Stats extract_wiki(const WikiExtractOptions& options) {
   errors.finish(options.inputs);
   // The documents and their redirects are one output: both written in full before either is put
   // in place, and an interrupting signal waits for the two renames (kg-align reads them together).
-  out.finish();
-  if (redirects) redirects->finish();
-  {
-    const CommitSection together;
-    out.put_in_place();
-    if (redirects) redirects->put_in_place();
-  }
+  if (redirects)
+    put_in_place_together({&out, redirects.get()});
+  else
+    out.close();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stats.set("bytes", static_cast<int64_t>(input_bytes));
   stats.set("errors", static_cast<int64_t>(errors.count()));

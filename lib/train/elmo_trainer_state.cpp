@@ -66,6 +66,19 @@ ElmoTrainerState read_elmo_trainer_state(const std::filesystem::path& dir) {
   j.integer("clean_steps", s.clean_steps);
   if (s.step < 0 || s.batch < 1 || s.accumulate < 1 || s.unroll < 1 || s.negatives < 0 || s.vocabulary < 1)
     j.fail("a step, batch, accumulation, unroll, sample or vocabulary size out of range");
+  try {
+    nn::check_size_limits("the ELMo trainer state", {{"batch", s.batch, int64_t(1) << 20},
+                                                     {"accumulate", s.accumulate, int64_t(1) << 20},
+                                                     {"unroll_steps", s.unroll, int64_t(1) << 16},
+                                                     {"negative_samples", s.negatives, int64_t(1) << 24},
+                                                     {"softmax_vocabulary", s.vocabulary, int64_t(1) << 24}});
+  } catch (const Error& e) {
+    j.fail(e.what());
+  }
+  if (!(s.adagrad.lr >= 0 && s.adagrad.lr < 1e30) || !(s.adagrad.initial_accumulator >= 0) ||
+      !(s.adagrad.clip_norm >= 0) || !(s.eval_fraction >= 0 && s.eval_fraction <= 1) || !(s.loss_scale > 0) ||
+      s.clean_steps < 0)
+    j.fail("lr, initial_accumulator, clip_norm, eval_fraction, loss_scale or clean_steps out of range");
   for (const std::vector<int64_t>& c : j.integer_arrays("/cursors").value_or(std::vector<std::vector<int64_t>>{})) {
     if (c.size() != 3 || c[0] < 0 || c[1] < 0 || c[2] < 0) j.fail("a cursor is not [epoch, sentence, offset]");
     s.cursors.push_back({static_cast<uint64_t>(c[0]), static_cast<uint64_t>(c[1]), static_cast<uint64_t>(c[2])});

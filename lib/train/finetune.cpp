@@ -251,9 +251,6 @@ std::string seed_tensorboard_dir(const FinetuneOptions& options, uint64_t seed) 
   return tensorboard_subdir(options.tensorboard, "seed-" + std::to_string(seed));
 }
 
-// A run directory may be new, empty, or an earlier fine-tuning run's (finetune.json, or seed-N/ as a
-// frozen-feature run leaves): a folder of other things, named by mistake, is refused before any work
-// rather than having seeds and results mixed into it (man 7 kglm, OUTPUTS).
 void check_run_directory(const std::string& out) {
   const fs::path dir = directory_output_path(out);
   std::error_code ec;
@@ -279,7 +276,7 @@ int run_finetune(const FinetuneOptions& o) {
   if (o.seeds.empty()) throw UsageError("--seeds names no seed");
   if (o.epochs < 1 || o.batch < 1 || o.max_len < 8) throw UsageError("--epochs and --batch must be ≥ 1, --max-len ≥ 8");
   nn::require_device(o.device);
-  check_run_directory(o.out);
+  if (!o.out_checked) check_run_directory(o.out);
   if (frozen::is_frozen_task(o.task)) {
     const std::shared_ptr<dist::Communicator> comm = dist::make_communicator(o.device);
     if (comm->size() > 1)

@@ -41,7 +41,10 @@ struct FinetuneOptions : FinetuneCommon {
   std::string train, dev;          // PATH or LANG=PATH; dev optional
   std::vector<std::string> tests;  // LANG=PATH
   std::string out;                 // the run directory
-  std::string tensorboard;         // TensorBoard event files, one run per seed: DIR/seed-S ("" = none)
+  // Set by a caller that checked --out itself (check_run_directory) and then put its own files in
+  // it: verbalize train-filter's filter-train.tsv and filter-dev.tsv.
+  bool out_checked = false;
+  std::string tensorboard;  // TensorBoard event files, one run per seed: DIR/seed-S ("" = none)
   std::vector<uint64_t> seeds{11};
   int64_t epochs = 3, max_len = 128;
   tasks::QaWindowOptions qa_windows;  // qa: --doc-stride, --max-query-len
@@ -108,6 +111,11 @@ std::vector<std::pair<uint64_t, std::filesystem::path>> finetuned_model_dirs(con
 std::string seed_tensorboard_dir(const FinetuneOptions& options, uint64_t seed);
 
 int run_finetune(const FinetuneOptions& options);
+
+// A run directory may be new, empty, or an earlier fine-tuning run's (finetune.json, or seed-N/ as a
+// frozen-feature run leaves): a folder of other things, named by mistake, is refused before any work
+// rather than having seeds and results mixed into it (man 7 kglm, OUTPUTS). Throws Error.
+void check_run_directory(const std::string& out);
 int run_finetune_evaluate(const FinetuneEvaluateOptions& options);
 int run_finetune_predict(const FinetunePredictOptions& options);
 

@@ -155,6 +155,7 @@ int run_filter_train(const FilterTrainOptions& o) {
     }
   }
   if (held.empty()) throw Error("no pair was held out: raise --held-out or give more pairs");
+  train::check_run_directory(o.out);  // before the split files are put in it
   fs::create_directories(o.out);
   const fs::path train_tsv = fs::path(o.out) / "filter-train.tsv", held_tsv = fs::path(o.out) / "filter-dev.tsv";
   write_tsv(train_tsv, train);
@@ -170,6 +171,7 @@ int run_filter_train(const FilterTrainOptions& o) {
   f.train = train_tsv.string();
   f.dev = held_tsv.string();
   f.out = o.out;
+  f.out_checked = true;
   f.seeds = {o.seed};
   f.epochs = o.epochs;
   f.batch = o.batch;

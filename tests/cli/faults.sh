@@ -158,10 +158,28 @@ expect_refused "shards of two runs" "tok-00001-of-00002.h5: a shard of another p
 "$bin/pretrain" --data "$tmp/a/tok-*" "${model[@]}" --steps 2 --out "$tmp/a-ck" || fail "the shards of one run"
 ok "pretrain --data with shards of two prepare runs: refused naming both; one run's shards train"
 
+# Directories of several files (kg-cycles xlr, cs-gen --split-by-lang) are locked for the run too:
+# a run holding the lock (here flock(1) on DIR.lock) makes the next one refuse, before any work.
+"$bin/wd-extract" "$fixtures/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en -q
+"$bin/kg-cycles" --kg "$tmp/kg.h5" -o "$tmp/cycles.h5" --max-degree 0 -q --threads 1
+xlr=("$bin/kg-cycles" xlr --kg "$tmp/kg.h5" --cycles "$tmp/cycles.h5" --langs en -o "$tmp/xlr" --train 100 --dev 20
+  --test 20 -q)
+expect_refused "kg-cycles xlr, locked" "xlr: another run writes this XLR directory" flock "$tmp/xlr.lock" "${xlr[@]}"
+[ ! -e "$tmp/xlr" ] || fail "the refused run wrote $(ls "$tmp/xlr")"
+"${xlr[@]}" || fail "kg-cycles xlr"
+[ "$(ls "$tmp/xlr" | wc -l)" = 4 ] && [ ! -e "$tmp/xlr.lock" ] || fail "kg-cycles xlr: $(ls "$tmp" "$tmp/xlr")"
+expect_refused "cs-gen --split-by-lang, locked" "split: another run writes this split directory" \
+  flock "$tmp/split.lock" "$bin/cs-gen" kmlm --kg "$tmp/kg.h5" --langs en --split-by-lang "$tmp/split" -q
+expect_refused "sample-lang --split-by-lang, locked" "langs: another run writes this split directory" \
+  flock "$tmp/langs.lock" "$bin/sample-lang" "$fixtures/xfactr/alias" --truncate --split-by-lang "$tmp/langs" -q
+"$bin/sample-lang" "$fixtures/xfactr/alias" --truncate --split-by-lang "$tmp/langs" -q || fail "sample-lang split"
+[ "$(ls "$tmp/langs" | wc -l)" = "$(ls "$fixtures/xfactr/alias"/*.txt | wc -l)" ] && [ ! -e "$tmp/langs.lock" ] ||
+  fail "sample-lang --split-by-lang: $(ls "$tmp/langs")"
+ok "kg-cycles xlr, cs-gen and sample-lang --split-by-lang refuse a directory another run holds; their files appear"
+
 # A full disk under HDF5 outputs.
 mkdir -p "$tmp/small"
 if unshare -rm sh -c "mount -t tmpfs -o size=20k tmpfs '$tmp/small'" 2> /dev/null; then
-  "$bin/wd-extract" "$fixtures/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en -q
   for tool in "kg-cycles --kg $tmp/kg.h5 -o $tmp/small/cycles.h5 -q" \
     "pretrain prepare --tokenizer $spm --max-len 32 -q -o $tmp/small/tok.h5 en=$fixtures/tokenizer/botchan.txt"; do
     code=0
