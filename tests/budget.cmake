@@ -24,7 +24,7 @@ set(KGLM_TEST_BUDGET
   cli_finetune                          79     -
   slurm_knowledge-gain                  77     -
   cli_bad_input                         76   128
-  cli_faults                             2     3
+  cli_faults                             6    20
   cli_elmo_train                        76     -
   cli_cs_gen                            75     -
   reference_seqeval                     75     -

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <vector>
 
@@ -142,7 +143,9 @@ void ConfigJsonWriter::field(std::string_view key, const std::string& json_value
 void ConfigJsonWriter::text(std::string_view key, std::string_view value) { field(key, json_string(value)); }
 
 void ConfigJsonWriter::number(std::string_view key, double value) {
-  // The shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
+  // The shortest text that reads back as the same double: 0.1, not 0.10000000000000001. JSON has no
+  // NaN or infinity: null, which the readers refuse with the key's name.
+  if (!std::isfinite(value)) return field(key, "null");
   char buf[32];
   const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
   field(key, std::string(buf, end));
