@@ -305,6 +305,7 @@ void write_directory_atomically(const fs::path& given_dir, const std::string& wh
     }
   } cleanup{tmp.string()};
   fs::remove_all(tmp, ec);
+  const CommitSection whole;  // an interrupting signal waits for the save: no half-removed temporary
   try {
     fs::create_directories(tmp);
     write_files(tmp);

@@ -39,8 +39,8 @@ std::vector<std::string>& registry() {
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGUSR1, SIGUSR2};
 
 // Held by a CommitSection; the signal thread takes it before it removes anything and exits.
-std::mutex& commit_mutex() {
-  static auto* mutex = new std::mutex();
+std::recursive_mutex& commit_mutex() {
+  static auto* mutex = new std::recursive_mutex();  // a section may open inside another
   return *mutex;
 }
 

@@ -36,7 +36,9 @@ void await_sigpipe_exit();
 // Held while a run puts the parts of one output in place, one rename after another (a dataset's
 // shards, wiki-extract's documents and redirects): an interrupting signal waits until the section
 // ends, so that a reader finds every part new or every part old, never a mix. Write and sync
-// every part before (they can fail); inside, only the renames.
+// every part before (they can fail); inside, only the renames. A directory output is written whole
+// inside one (write_directory_atomically): a signal that removed DIR.tmp.<pid> while files were
+// still being made in it left the directory behind (seen: SIGTERM during a --save-every save).
 class CommitSection {
  public:
   CommitSection();
