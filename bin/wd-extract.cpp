@@ -31,7 +31,7 @@ void require_file_output(const ToolCli& cli) {
 
 int merge_main(int argc, char** argv) {
   ToolCli cli("wd-extract merge", "wd-extract merge [options] PART.h5... -o kg.h5",
-              "Merge shard stores written with --shard I/N into one KG store.");
+              "Merge the shard stores written with --shard I/N, 0..N-1 of one run, into one KG store.");
   std::string tsv;
   cli.add()("tsv", po::value(&tsv), "also write the tables as TSV files into DIR");
   if (!cli.parse(argc, argv)) return 0;
@@ -84,8 +84,9 @@ int extract_main(int argc, char** argv) {
     o.parse.relations = &relation_ids;
   }
   o.parse.min_sitelinks = min_sitelinks;
-  if (!shard.empty()) kg::parse_shard(shard, o.shard_index, o.shard_count);
-  if (o.shard_count > 1 && !tsv.empty()) throw UsageError("--tsv applies to the merged store, not to a shard");
+  if (!shard.empty()) o.shard = parse_shard(shard);
+  o.shard_run = shard_run_identity("wd-extract", cli.result_options(), common.inputs);
+  if (o.shard.active() && !tsv.empty()) throw UsageError("--tsv applies to the merged store, not to a shard");
   if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
   fill_run_options(common, batch_mb, o);
   o.tsv_dir = tsv;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -18,6 +20,23 @@ namespace kglm {
 
 namespace {
 constexpr unsigned kHelpWidth = 110;  // columns of --help output
+
+// The options as given, sorted by name, less those that cannot change what a run writes (where it
+// goes, how many threads, what is printed) and the inputs, which shard_run_identity describes.
+std::string canonical_options(const po::parsed_options& parsed) {
+  static const std::set<std::string> kNotResult = {"output", "threads", "quiet", "stats", "shard", "input",
+                                                   "max-errors", "help", "version"};
+  std::multimap<std::string, std::string> kept;
+  for (const po::option& o : parsed.options) {
+    if (o.position_key >= 0 || kNotResult.count(o.string_key)) continue;
+    std::string value;
+    for (const std::string& v : o.value) value += (value.empty() ? "" : " ") + v;
+    kept.emplace(o.string_key, value);
+  }
+  std::string out;
+  for (const auto& [key, value] : kept) out += "--" + key + (value.empty() ? "" : "=" + value) + "\n";
+  return out;
+}
 }  // namespace
 
 const char* kglm_version() { return KGLM_VERSION; }
@@ -100,7 +119,9 @@ bool ToolCli::parse(int argc, const char* const* argv) {
   po::options_description all;
   all.add(own_).add(common).add(hidden);
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    po::store(parsed, vm_);
+    result_options_ = canonical_options(parsed);
     if (vm_.count("help")) {
       po::options_description visible(kHelpWidth, kHelpWidth / 2);
       visible.add(own_).add(common);

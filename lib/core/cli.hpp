@@ -43,6 +43,9 @@ class ToolCli {
 
   const CommonOptions& common() const { return common_; }
   const po::variables_map& values() const { return vm_; }
+  // The options that decide the output, canonical (sorted; not -o, --threads, --stats, --quiet,
+  // --shard, --max-errors, inputs): part of a job array's run identity (core/shard.hpp).
+  const std::string& result_options() const { return result_options_; }
 
  private:
   std::string tool_;
@@ -52,6 +55,7 @@ class ToolCli {
   po::options_description own_;
   CommonOptions common_;
   po::variables_map vm_;
+  std::string result_options_;
 };
 
 // UsageError "--NAME must be in [lo, hi]" (parentheses for open ends) unless value is inside.

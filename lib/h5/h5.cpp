@@ -552,6 +552,23 @@ void write_provenance(const Group& g, const Provenance& p) {
   if (!truncated.empty()) g.set_attribute("truncated_inputs", truncated);
 }
 
+void write_shard(const Group& g, const Shard& shard, const std::string& run) {
+  g.set_attribute("shard_index", static_cast<int64_t>(shard.index));
+  g.set_attribute("shard_count", static_cast<int64_t>(shard.count));
+  g.set_attribute("shard_run", run);
+}
+
+ShardPart read_shard_part(const Group& g, const std::string& path) {
+  ShardPart part{path, {}, {}};
+  if (!g.has_attribute("shard_count")) return part;
+  const int64_t index = g.int_attribute("shard_index"), count = g.int_attribute("shard_count");
+  if (count < 1 || count > UINT32_MAX || index < 0 || index >= count)
+    throw Error(location(path) + "bad shard attributes " + std::to_string(index) + "/" + std::to_string(count));
+  part.shard = {static_cast<uint32_t>(index), static_cast<uint32_t>(count)};
+  part.run = g.string_attribute("shard_run");
+  return part;
+}
+
 Provenance read_provenance(const Group& g) {
   Provenance p;
   p.tool = g.string_attribute("tool");

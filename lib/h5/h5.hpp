@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "core/shard.hpp"
 
 namespace kglm::h5 {
 
@@ -264,5 +265,10 @@ void write_provenance(const Group& g, const Provenance& p);
 // "a KG store (kglm-kg)", "a token dataset (kglm-tokens)", "an HDF5 file of another program".
 std::string describe_format(const Group& root);
 Provenance read_provenance(const Group& g);
+
+// A job array's part (core/shard.hpp) as attributes of g: shard_index, shard_count, shard_run.
+void write_shard(const Group& g, const Shard& shard, const std::string& run);
+// The part's shard, or count 1 when g has none (a file of an unsharded run, or of a kglm before 0.2).
+ShardPart read_shard_part(const Group& g, const std::string& path);
 
 }  // namespace kglm::h5

@@ -166,8 +166,12 @@ std::string qualifier_text(const Value& v) {
 
 }  // namespace
 
-KgWriter::KgWriter(const std::string& path, const Provenance& provenance, bool partial)
-    : partial_(partial), atomic_(path), provenance_(provenance), file_(h5::File::create(atomic_.temp())) {
+KgWriter::KgWriter(const std::string& path, const Provenance& provenance, const Shard& shard,
+                   const std::string& shard_run)
+    : partial_(shard.active()),
+      shard_(shard),
+      shard_run_(shard_run),
+      atomic_(path), provenance_(provenance), file_(h5::File::create(atomic_.temp())) {
   const h5::Group& root = file_.root();
   if (partial_) {
     h5::Group records = root.create_group("records");
@@ -399,6 +403,7 @@ void KgWriter::finish(Stats& stats) {
     record_ordinal_->finish();
     record_data_->finish();
     root.set_attribute("partial", int64_t{1});
+    h5::write_shard(root, shard_, shard_run_);
     root.set_attribute("statistics", stats.to_json());
   } else {
     entity_type_->finish();

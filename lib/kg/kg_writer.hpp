@@ -33,8 +33,10 @@ uint8_t statement_table(ValueType t);
 
 class KgWriter {
  public:
-  // partial: a shard store holding serialized records for `wd-extract merge`.
-  KgWriter(const std::string& path, const Provenance& provenance, bool partial);
+  // With an active shard: a shard store holding serialized records for `wd-extract merge`, which
+  // records its shard and run identity.
+  KgWriter(const std::string& path, const Provenance& provenance, const Shard& shard = {},
+           const std::string& shard_run = {});
   ~KgWriter();
   KgWriter(const KgWriter&) = delete;
   KgWriter& operator=(const KgWriter&) = delete;
@@ -61,6 +63,8 @@ class KgWriter {
   void write_resolved_statements(Stats& stats);
 
   bool partial_;
+  Shard shard_;
+  std::string shard_run_;
   AtomicPath atomic_;
   Provenance provenance_;
   h5::File file_;

@@ -95,7 +95,7 @@ class Extraction {
   Extraction(const ExtractOptions& o)
       : options_(o),
         errors_(o.max_errors),
-        writer_(o.output, make_provenance("wd-extract", o.command_line, o.inputs, o.seed), o.shard_count > 1) {
+        writer_(o.output, make_provenance("wd-extract", o.command_line, o.inputs, o.seed), o.shard, o.shard_run) {
     for (unsigned t = 0; t < std::max(1u, o.threads); ++t) parsers_.push_back(std::make_unique<EntityParser>(o.parse));
   }
 
@@ -216,7 +216,7 @@ class Extraction {
   }
 
   bool in_shard(uint64_t ordinal) const {
-    return options_.shard_count == 1 || ordinal % options_.shard_count == options_.shard_index;
+    return !options_.shard.active() || ordinal % options_.shard.count == options_.shard.index;
   }
 
   // A whole JSON document: a wbgetentities response {"entities": {...}} or one entity. Entities
@@ -272,6 +272,7 @@ class RecordCursor {
     size_ = h5::column_size(records_, "ordinal");
     stats_ = Stats::from_json(root.string_attribute("statistics"));
     provenance_ = h5::read_provenance(root);
+    part_ = h5::read_shard_part(root, path);
     load();
   }
 
@@ -288,6 +289,7 @@ class RecordCursor {
   }
   const Stats& stats() const { return stats_; }
   const Provenance& provenance() const { return provenance_; }
+  const ShardPart& part() const { return part_; }
 
  private:
   void load() {
@@ -312,19 +314,10 @@ class RecordCursor {
   StringArena arena_;
   Stats stats_;
   Provenance provenance_;
+  ShardPart part_;
 };
 
 }  // namespace
-
-void parse_shard(const std::string& spec, uint32_t& index, uint32_t& count) {
-  unsigned long i = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(spec.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > UINT32_MAX) {
-    throw UsageError("--shard expects I/N with 0 <= I < N, got '" + spec + "'");
-  }
-  index = static_cast<uint32_t>(i);
-  count = static_cast<uint32_t>(n);
-}
 
 std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType expected) {
   std::unordered_set<uint64_t> ids;
@@ -345,7 +338,7 @@ Stats extract_kg(const ExtractOptions& options) {
   if (options.inputs.empty()) throw UsageError("no input");
   h5::set_compression(options.threads, options.compression_level);
   Stats stats = Extraction(options).run();
-  if (!options.tsv_dir.empty() && options.shard_count == 1) export_tsv(options.output, options.tsv_dir);
+  if (!options.tsv_dir.empty() && !options.shard.active()) export_tsv(options.output, options.tsv_dir);
   return stats;
 }
 
@@ -356,14 +349,17 @@ Stats merge_kg(const std::vector<std::string>& parts, const std::string& output,
   std::vector<std::unique_ptr<RecordCursor>> cursors;
   Stats stats;
   Provenance provenance = make_provenance("wd-extract merge", command_line, parts, 0);
+  std::vector<ShardPart> set;
   for (const auto& p : parts) {
     cursors.push_back(std::make_unique<RecordCursor>(p));
+    set.push_back(cursors.back()->part());
     Stats part = cursors.back()->stats();
     for (const char* k : {"elapsed_ms", "mb_per_s", "input_bytes", "input_lines"}) part.set(k, 0);
     stats.merge(part);
     provenance.seed = cursors.back()->provenance().seed;
   }
-  KgWriter writer(output, provenance, false);
+  check_shard_set(set);
+  KgWriter writer(output, provenance);
   // k-way merge on the line ordinal restores the single-pass entity order.
   using Head = std::pair<uint64_t, size_t>;
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;

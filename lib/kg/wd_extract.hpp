@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/shard.hpp"
 #include "core/stats.hpp"
 #include "kg/entity_parser.hpp"
 
@@ -16,8 +17,8 @@ namespace kglm::kg {
 struct ExtractOptions : RunOptions {
   std::string tsv_dir;  // optional TSV tables
   ParseOptions parse;
-  uint32_t shard_index = 0;  // --shard I/N: keep the entities whose line ordinal % N == I
-  uint32_t shard_count = 1;
+  Shard shard;            // --shard I/N: keep the entities whose line ordinal % N == I
+  std::string shard_run;  // the part's run identity (core/shard.hpp), recorded for the merge
   int compression_level = 1;  // deflate level of the store's columns, 0 = none
 };
 
@@ -25,15 +26,13 @@ struct ExtractOptions : RunOptions {
 // is unusable or has more than max_errors bad records.
 Stats extract_kg(const ExtractOptions& options);
 
-// Merges shard stores (written with shard_count > 1) into one store, equal to a single pass.
+// Merges shard stores (written with --shard) into one store, equal to a single pass. Refuses a set
+// that is not exactly the shards 0..N-1 of one run.
 Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
                const std::string& command_line);
 
 // Reads an id list (one Q/P id per line, first tab-separated field; '#' lines and blank lines
 // ignored) into numbers of the expected type.
 std::unordered_set<uint64_t> read_id_list(const std::string& path, EntityType expected);
-
-// "I/N" -> (I, N); throws UsageError.
-void parse_shard(const std::string& spec, uint32_t& index, uint32_t& count);
 
 }  // namespace kglm::kg

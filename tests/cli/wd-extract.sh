@@ -79,6 +79,20 @@ for i in 0 1 2; do "$wd" "$dev" -o "$tmp/part$i.h5" --langs all --sites all --sh
 "$wd" merge "$tmp/part0.h5" "$tmp/part2.h5" "$tmp/part1.h5" -o "$tmp/merged.h5" --tsv "$tmp/tsv-merged" -q
 diff -r "$tmp/tsv-merged" "$tmp/tsv-dev.json" > /dev/null || fail "shard + merge differs from one pass"
 ok "3 shards + merge equal one pass"
+# A merge refuses, in one line and writing nothing, a set that is not every shard of one run once: a
+# failed array task's part missing, a part given twice, a part run with other options (--threads may differ).
+"$wd" "$dev" -o "$tmp/part1-de.h5" --langs de --sites all --shard 1/3 -q --threads 2
+"$wd" "$dev" -o "$tmp/part1-t2.h5" --langs all --sites all --shard 1/3 -q --threads 2
+for set in "part0 part2:2 of 3 parts given; missing shard 1" "part0 part1 part2 part2:part2.h5: shard 2/3 a second time" \
+  "part0 part1-de part2:part1-de.h5: a shard of another run than"; do
+  parts=() && for p in ${set%%:*}; do parts+=("$tmp/$p.h5"); done
+  if "$wd" merge "${parts[@]}" -o "$tmp/bad.h5" -q 2> "$tmp/merge.err"; then fail "merged ${set%%:*}"; fi
+  grep -qF -- "${set#*:}" "$tmp/merge.err" || fail "merge of ${set%%:*}: $(cat "$tmp/merge.err")"
+  [ "$(wc -l < "$tmp/merge.err")" = 1 ] && [ ! -e "$tmp/bad.h5" ] || fail "merge of ${set%%:*} left output or said more"
+done
+"$wd" merge "$tmp/part0.h5" "$tmp/part1-t2.h5" "$tmp/part2.h5" -o "$tmp/merged-t2.h5" --tsv "$tmp/tsv-t2" -q
+diff -r "$tmp/tsv-t2" "$tmp/tsv-dev.json" > /dev/null || fail "a part of --threads 2 merged differs"
+ok "merge refuses a missing, repeated or other-options part in one line; --threads may differ"
 
 # 5. A truncated plain file: everything before the cut is kept, the cut line is one error. A truncated
 # compressed file fails with no output; --allow-truncated keeps what was read and records it.

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -110,8 +112,8 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
   o.threads = 2;
   std::vector<std::string> parts;
   for (uint32_t i = 0; i < 2; ++i) {
-    o.shard_index = i;
-    o.shard_count = 2;
+    o.shard = {i, 2};
+    o.shard_run = "run-a";
     o.output = dir.file("part" + std::to_string(i) + ".h5");
     parts.push_back(o.output);
     extract_kg(o);
@@ -137,6 +139,28 @@ TEST(WdExtract, ThreadsAndShardsGiveTheSameStore) {
     }
   }
   EXPECT_THROW(KgStore(dir.file("part0.h5")), Error);  // a shard store is not a KG store yet
+
+  // A merge takes exactly shards 0..N-1 of one run: not a part short, twice, or of another run.
+  auto refused = [&](const std::vector<std::string>& set, const std::string& why) {
+    try {
+      merge_kg(set, dir.file("bad.h5"), "", "test");
+      ADD_FAILURE() << "merged: " << why;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("bad.h5")));
+  };
+  refused({parts[0]}, "1 of 2 parts given; missing shard 1");
+  refused({parts[0], parts[1], parts[1]}, "shard 1/2 a second time (also " + parts[1] + ")");
+  o.shard = {1, 2};
+  o.shard_run = "run-b";
+  o.output = dir.file("other-run.h5");
+  extract_kg(o);
+  refused({parts[0], o.output}, "a shard of another run than " + parts[0]);
+  o.shard = {1, 3};
+  o.output = dir.file("of-three.h5");
+  extract_kg(o);
+  refused({parts[0], o.output}, "parts of two shard counts");
 }
 
 TEST(WdExtract, ByteOrderMarkAndCrLfLineEndings) {
@@ -167,13 +191,10 @@ TEST(WdExtract, IdListsAndShardSpecs) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bad.txt:2:"), std::string::npos) << e.what();
   }
-  uint32_t i = 0, n = 0;
-  parse_shard("3/8", i, n);
-  EXPECT_EQ(i, 3u);
-  EXPECT_EQ(n, 8u);
-  EXPECT_THROW(parse_shard("8/8", i, n), UsageError);
-  EXPECT_THROW(parse_shard("1/0", i, n), UsageError);
-  EXPECT_THROW(parse_shard("x", i, n), UsageError);
+  const Shard shard = parse_shard("3/8");
+  EXPECT_EQ(shard.index, 3u);
+  EXPECT_EQ(shard.count, 8u);
+  for (const char* bad : {"8/8", "1/0", "x", "-1/4", "1/4x"}) EXPECT_THROW(parse_shard(bad), UsageError) << bad;
 }
 
 }  // namespace
