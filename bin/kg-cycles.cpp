@@ -40,18 +40,48 @@ int xlr_main(int argc, char** argv) {
   return 0;
 }
 
+int merge_main(int argc, char** argv) {
+  ToolCli cli("kg-cycles merge", "kg-cycles merge PART.h5... -o cycles.h5 [--kg kg.h5 --text DIR --langs L1,...]",
+              "Merge the parts 0..N-1 of one kg-cycles --shard I/N run into the table the unsharded run writes.");
+  kg::CyclesMergeOptions o;
+  std::string kg, text_dir, langs;
+  // clang-format off
+  cli.add()
+      ("compression", po::value(&o.compression_level)->default_value(1), "deflate level 0..12")
+      ("kg", po::value(&kg), "the KG store, for --text")
+      ("text", po::value(&text_dir), "also write KMLM reasoning samples to DIR/LANG.jsonl")
+      ("langs", po::value(&langs)->default_value("en"), "languages of the --text samples, comma-separated");
+  // clang-format on
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  if (cli.common().output == "-") throw UsageError("-o -: the cycles table is an HDF5 file and needs a path");
+  if (!text_dir.empty() && kg.empty()) throw UsageError("--text needs --kg, the KG store the cycles come from");
+  if (o.compression_level < 0 || o.compression_level > 12) throw UsageError("--compression must be 0..12");
+  o.parts = cli.common().inputs;
+  o.output = cli.common().output;
+  o.command_line = cli.common().command_line;
+  Stats stats = kg::merge_cycles(o);
+  if (!text_dir.empty())
+    stats.merge(gen::write_reasoning_text({kg, o.output, gen::parse_language_list(langs), text_dir}));
+  report_stats(cli.common(), stats);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return run_tool("kg-cycles", [&] {
     if (argc > 1 && std::string(argv[1]) == "xlr") return xlr_main(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
     ToolCli cli(
         "kg-cycles",
-        "kg-cycles --kg kg.h5 [options] -o cycles.h5\n       kg-cycles --edges edges.tsv [options] -o cycles.h5",
+        "kg-cycles --kg kg.h5 [options] -o cycles.h5\n       kg-cycles --edges edges.tsv [options] -o cycles.h5\n"
+        "       kg-cycles merge PART.h5... -o cycles.h5\n       kg-cycles xlr --kg kg.h5 --cycles cycles.h5 -o DIR",
         "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
         "triples as an undirected graph, with one relation per edge, into a cycles table.");
     kg::CyclesOptions o;
-    std::string relations, deny, text_dir, langs, kinds;
+    std::string relations, deny, text_dir, langs, kinds, shard;
     // clang-format off
     cli.add()
         ("kg", po::value(&o.kg), "the KG store (wd-extract)")
@@ -61,15 +91,23 @@ int main(int argc, char** argv) {
         ("deny-relations", po::value(&deny), "leave out the relations listed in FILE (P ids)")
         ("max-degree", po::value(&o.graph.max_degree)->default_value(0),
          "leave out nodes with more than D neighbours (hubs); 0 = no cap")
-        ("max-cycles", po::value(&o.max_cycles)->default_value(0), "write at most N cycles; 0 = all")
+        ("hub-edges", po::value(&o.graph.hub_edges)->default_value(kg::kDefaultHubEdges),
+         "a node with d > K neighbours keeps each edge with probability K/d (seeded); 0 = every edge, every cycle")
+        ("max-cycles", po::value(&o.max_cycles)->default_value(0), "stop after writing N cycles; 0 = all")
         ("max-per-node", po::value(&o.max_per_node)->default_value(0), "a node is in at most N written cycles")
         ("sample", po::value(&o.sample)->default_value(0), "write a seeded uniform sample of N cycles")
         ("exclude", po::value(&o.exclude), "drop the cycles listed in FILE (entity ids per line, e.g. XLR test)")
         ("compression", po::value(&o.compression_level)->default_value(1), "deflate level 0..12")
+        ("shard", po::value(&shard), "list the cycles whose first rank is I modulo N into a part for kg-cycles merge")
         ("text", po::value(&text_dir), "also write KMLM reasoning samples to DIR/LANG.jsonl")
         ("langs", po::value(&langs)->default_value("en"), "languages of the --text samples, comma-separated");
     // clang-format on
     if (!cli.parse(argc, argv)) return 0;
+    if (!shard.empty()) o.shard = parse_shard(shard);
+    o.shard_run = shard_run_identity("kg-cycles", cli.result_options(), {o.kg.empty() ? o.edges : o.kg});
+    if (o.shard.active() && !text_dir.empty())
+      throw UsageError("--text applies to the merged table: kg-cycles merge PARTS --kg KG --text DIR");
+    if (o.sample > 0 && o.max_cycles > 0) throw UsageError("--sample and --max-cycles: give one");
     cli.require_output();
     if (o.kg.empty() == o.edges.empty()) throw UsageError("give either --kg or --edges");
     if (!o.edges.empty() && (!relations.empty() || !deny.empty() || !text_dir.empty()))

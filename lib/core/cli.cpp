@@ -24,8 +24,8 @@ constexpr unsigned kHelpWidth = 110;  // columns of --help output
 // The options as given, sorted by name, less those that cannot change what a run writes (where it
 // goes, how many threads, what is printed) and the inputs, which shard_run_identity describes.
 std::string canonical_options(const po::parsed_options& parsed) {
-  static const std::set<std::string> kNotResult = {"output", "threads", "quiet", "stats", "shard", "input",
-                                                   "max-errors", "help", "version"};
+  static const std::set<std::string> kNotResult = {"output", "threads",    "quiet", "stats",  "shard",
+                                                   "input",  "max-errors", "help",  "version"};
   std::multimap<std::string, std::string> kept;
   for (const po::option& o : parsed.options) {
     if (o.position_key >= 0 || kNotResult.count(o.string_key)) continue;

@@ -112,4 +112,110 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight, const std::fun
   if (failure) std::rethrow_exception(failure);
 }
 
+// Like run_ordered_pipeline, for tasks whose output has no bound (a hub's cycles): work(worker,
+// task, emit) passes its output on in chunks through emit(chunk), and consume(chunk) takes them on
+// the calling thread in task order, chunk by chunk. A task waits while `max_chunks` of its chunks
+// are unconsumed, and at most `max_tasks` tasks are started and not yet consumed, so memory stays
+// below max_tasks * max_chunks chunks whatever a task yields. next(task) runs under the pipeline's
+// lock and returns false at the end. consume returns false to stop early: tasks still running see
+// emit return false and should return. The first exception stops the pipeline and is rethrown here.
+template <class Task, class Chunk>
+void run_ordered_streams(unsigned workers, size_t max_tasks, size_t max_chunks, const std::function<bool(Task&)>& next,
+                         const std::function<void(unsigned, Task&, const std::function<bool(Chunk&&)>&)>& work,
+                         const std::function<bool(Chunk&)>& consume) {
+  struct Slot {
+    std::deque<Chunk> chunks;
+    bool finished = false;
+  };
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<uint64_t, Slot> slots;  // started and not yet consumed, by task number
+  uint64_t started = 0, consumed = 0;
+  bool tasks_finished = false, stopped = false;
+  std::exception_ptr failure;
+  auto fail = [&](std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    if (!failure) failure = e;
+    stopped = true;
+    changed.notify_all();
+  };
+
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      pthread_setname_np(pthread_self(), "kglm-work");
+      try {
+        for (;;) {
+          Task task;
+          uint64_t number = 0;
+          {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return stopped || tasks_finished || started - consumed < max_tasks; });
+            if (stopped || tasks_finished) return;
+            if (!next(task)) {
+              tasks_finished = true;
+              changed.notify_all();
+              return;
+            }
+            number = started++;
+            slots[number];
+          }
+          const std::function<bool(Chunk &&)> emit = [&](Chunk&& chunk) {
+            std::unique_lock lock(mutex);
+            Slot& slot = slots.at(number);
+            changed.wait(lock, [&] { return stopped || slot.chunks.size() < max_chunks; });
+            if (stopped) return false;
+            slot.chunks.push_back(std::move(chunk));
+            changed.notify_all();
+            return true;
+          };
+          work(w, task, emit);
+          std::lock_guard lock(mutex);
+          slots.at(number).finished = true;
+          changed.notify_all();
+        }
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+  }
+
+  try {
+    for (;;) {
+      Chunk chunk;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] {
+          if (stopped) return true;
+          auto it = slots.find(consumed);
+          if (it == slots.end()) return tasks_finished && consumed == started;
+          return !it->second.chunks.empty() || it->second.finished;
+        });
+        if (stopped) break;
+        auto it = slots.find(consumed);
+        if (it == slots.end()) break;     // every task consumed
+        if (it->second.chunks.empty()) {  // finished and drained
+          slots.erase(it);
+          ++consumed;
+          changed.notify_all();
+          continue;
+        }
+        chunk = std::move(it->second.chunks.front());
+        it->second.chunks.pop_front();
+        changed.notify_all();
+      }
+      if (!consume(chunk)) {
+        std::lock_guard lock(mutex);
+        stopped = true;
+        changed.notify_all();
+        break;
+      }
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace kglm

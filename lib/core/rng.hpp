@@ -46,4 +46,14 @@ class Rng {
   unsigned used_ = 4;
 };
 
+// splitmix64's finaliser: a bijective 64-bit mix, for seeded hashes of ids (sample priorities,
+// sampled edges) that must not depend on the order they are met in.
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 }  // namespace kglm

@@ -52,8 +52,7 @@ void check_shard_set(const std::vector<ShardPart>& parts) {
   const ShardPart& first = parts.front();
   std::map<uint32_t, const ShardPart*> by_index;
   for (const ShardPart& p : parts) {
-    if (!p.shard.active())
-      throw Error(location(p.path) + "not a shard (written without --shard I/N)");
+    if (!p.shard.active()) throw Error(location(p.path) + "not a shard (written without --shard I/N)");
     if (p.shard.count != first.shard.count)
       throw Error(location(p.path) + "shard " + p.shard.str() + ", but " + first.path + " is shard " +
                   first.shard.str() + ": parts of two shard counts");

@@ -1,17 +1,19 @@
 #include "kg/cycle_graph.hpp"
 
+#include <absl/container/flat_hash_map.h>
 #include <algorithm>
 #include <tuple>
-#include <absl/container/flat_hash_map.h>
 
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/rng.hpp"
 #include "core/string_hash.hpp"
 
 namespace kglm::kg {
 
-CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree, Stats& stats) {
+CycleGraph CycleGraph::build(uint32_t nodes, std::vector<GraphEdge> edges, const GraphOptions& options, Stats& stats) {
+  const uint64_t max_degree = options.max_degree;
   struct Directed {
     uint32_t u, v, relation;
     uint8_t direction;
@@ -27,6 +29,7 @@ CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges
     all.push_back({forward ? e.subject : e.object, forward ? e.object : e.subject, e.relation,
                    static_cast<uint8_t>(forward ? 0 : 1)});
   }
+  std::vector<GraphEdge>().swap(edges);
   std::sort(all.begin(), all.end(), [](const Directed& a, const Directed& b) {
     return std::tie(a.u, a.v, a.relation, a.direction) < std::tie(b.u, b.v, b.relation, b.direction);
   });
@@ -51,11 +54,32 @@ CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges
       }
     }
   }
+  // Hub sampling: a pair stays when its hash is below the keep threshold of both ends, so a hub of
+  // degree d keeps about hub_edges of its edges, and the work and the cycles through it stay bounded
+  // while it remains in the graph (a degree cap removes it with every cycle through it).
+  std::vector<uint64_t> keep_below;
+  if (options.hub_edges > 0) {
+    keep_below.assign(nodes, UINT64_MAX);
+    for (uint32_t u = 0; u < nodes; ++u) {
+      if (excluded[u] || degree[u] <= options.hub_edges) continue;
+      keep_below[u] = static_cast<uint64_t>(static_cast<long double>(options.hub_edges) / degree[u] * 0x1p64L);
+      stats.add("sampled_hubs");
+    }
+  }
+  const uint64_t pair_seed = mix64(options.seed ^ 0x6b67637963686262ULL);
   CycleGraph g;
   std::vector<uint32_t> kept_degree(nodes, 0);
+  int64_t dropped = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const Directed& d = all[i];
     if (excluded[d.u] || excluded[d.v]) continue;
+    if (!keep_below.empty() && (keep_below[d.u] != UINT64_MAX || keep_below[d.v] != UINT64_MAX)) {
+      const uint64_t h = mix64(pair_seed ^ ((static_cast<uint64_t>(d.u) << 32) | d.v));
+      if (h >= std::min(keep_below[d.u], keep_below[d.v])) {
+        dropped += i == 0 || all[i - 1].u != d.u || all[i - 1].v != d.v;
+        continue;
+      }
+    }
     if (g.pair_u_.empty() || g.pair_u_.back() != d.u || g.pair_v_.back() != d.v) {
       if (!g.pair_u_.empty()) g.relation_offsets_.push_back(static_cast<uint32_t>(g.relations_.size()));
       g.pair_u_.push_back(d.u);
@@ -89,25 +113,28 @@ CycleGraph CycleGraph::build(uint32_t nodes, const std::vector<GraphEdge>& edges
   stats.set("graph_nodes", std::count_if(kept_degree.begin(), kept_degree.end(), [](uint32_t d) { return d > 0; }));
   stats.set("graph_edges", static_cast<int64_t>(g.pair_u_.size()));
   stats.set("multi_relation_pairs", multi);
+  if (options.hub_edges > 0) stats.set("hub_edges_dropped", dropped);
   return g;
 }
 
 CycleGraph CycleGraph::from_store(const KgStore& store, const GraphOptions& options, Stats& stats) {
-  TripleTable t = store.triples();
-  std::vector<uint64_t> numbers = store.relation_numbers();
   std::vector<GraphEdge> edges;
-  edges.reserve(t.subject.size());
-  for (size_t i = 0; i < t.subject.size(); ++i) {
-    uint64_t p = numbers[t.relation[i]];
-    if (options.allow_relations && !options.allow_relations->count(p)) continue;
-    if (options.deny_relations && options.deny_relations->count(p)) continue;
-    edges.push_back({t.subject[i], t.object[i], t.relation[i]});
+  {
+    TripleTable t = store.triples();
+    std::vector<uint64_t> numbers = store.relation_numbers();
+    edges.reserve(t.subject.size());
+    for (size_t i = 0; i < t.subject.size(); ++i) {
+      uint64_t p = numbers[t.relation[i]];
+      if (options.allow_relations && !options.allow_relations->count(p)) continue;
+      if (options.deny_relations && options.deny_relations->count(p)) continue;
+      edges.push_back({t.subject[i], t.object[i], t.relation[i]});
+    }
   }
   stats.set("triples_used", static_cast<int64_t>(edges.size()));
-  return build(static_cast<uint32_t>(store.entity_count()), edges, options.max_degree, stats);
+  return build(static_cast<uint32_t>(store.entity_count()), std::move(edges), options, stats);
 }
 
-CycleGraph CycleGraph::from_edge_list(const std::string& path, uint64_t max_degree, Stats& stats,
+CycleGraph CycleGraph::from_edge_list(const std::string& path, const GraphOptions& options, Stats& stats,
                                       std::vector<std::string>& names, std::vector<std::string>& relation_names) {
   // A flat table: a million names' lookups are the bulk of reading a large edge list.
   absl::flat_hash_map<std::string, uint32_t, StringHash, std::equal_to<>> node_ids, relation_ids;
@@ -136,7 +163,7 @@ CycleGraph CycleGraph::from_edge_list(const std::string& path, uint64_t max_degr
   });
   if (relation_names.empty()) relation_names.emplace_back("");
   stats.set("edges_read", static_cast<int64_t>(edges.size()));
-  return build(static_cast<uint32_t>(names.size()), edges, max_degree, stats);
+  return build(static_cast<uint32_t>(names.size()), std::move(edges), options, stats);
 }
 
 uint32_t CycleGraph::pair(uint32_t u, uint32_t v) const {

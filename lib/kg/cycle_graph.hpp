@@ -1,6 +1,6 @@
 // The KG's item triples as an undirected simple graph for cycle search (KMLM §3.2): self-loops
 // dropped, each unordered pair once with its list of (relation, direction), hub nodes above a
-// degree cap left out, adjacency in CSR form sorted by node.
+// degree cap left out or their edges sampled, adjacency in CSR form sorted by node.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,10 @@ struct GraphOptions {
   const std::unordered_set<uint64_t>* allow_relations = nullptr;  // P numbers; nullptr: all
   const std::unordered_set<uint64_t>* deny_relations = nullptr;
   uint64_t max_degree = 0;  // nodes with more neighbours are left out; 0: no cap
+  // A node with d > hub_edges neighbours keeps each of its edges with probability hub_edges / d, by a
+  // seeded hash of the pair (an edge between two such hubs: the smaller probability); 0: keep all.
+  uint64_t hub_edges = 0;
+  uint64_t seed = 0;
 };
 
 // One directed labelled edge of the input.
@@ -27,13 +31,14 @@ struct GraphEdge {
 class CycleGraph {
  public:
   // nodes: node ids are 0..nodes-1 (entity rows).
-  static CycleGraph build(uint32_t nodes, const std::vector<GraphEdge>& edges, uint64_t max_degree, Stats& stats);
+  // Frees edges as it goes (a full Wikidata's item triples are 10 GB).
+  static CycleGraph build(uint32_t nodes, std::vector<GraphEdge> edges, const GraphOptions& options, Stats& stats);
   // The store's item triples with options' relation filters.
   static CycleGraph from_store(const KgStore& store, const GraphOptions& options, Stats& stats);
   // A TSV edge list, "subject<TAB>object" or "subject<TAB>relation<TAB>object" per line ('#' lines
   // skipped); node and relation names are numbered in order of first appearance into names and
   // relation_names. Throws Error with file:line on a malformed line.
-  static CycleGraph from_edge_list(const std::string& path, uint64_t max_degree, Stats& stats,
+  static CycleGraph from_edge_list(const std::string& path, const GraphOptions& options, Stats& stats,
                                    std::vector<std::string>& names, std::vector<std::string>& relation_names);
 
   uint32_t node_count() const { return static_cast<uint32_t>(offsets_.size() - 1); }

@@ -41,7 +41,8 @@ CycleFinder::CycleFinder(const CycleGraph& graph) : g_(graph) {
 
 void CycleFinder::triangles(uint32_t first, uint32_t last, Scratch& scratch,
                             const std::function<void(const Cycle&)>& fn) const {
-  scratch.mark.assign(g_.node_count(), 0);  // pair index + 1 of the edge u-w, 0 = unmarked
+  // Pair index + 1 of the edge u-w, 0 = unmarked; every mark is cleared again before returning.
+  if (scratch.mark.size() != g_.node_count()) scratch.mark.assign(g_.node_count(), 0);
   Cycle c;
   c.kind = 3;
   for (uint32_t r = first; r < last; ++r) {

@@ -35,6 +35,8 @@ class CycleFinder {
   explicit CycleFinder(const CycleGraph& graph);
 
   uint32_t node_count() const { return static_cast<uint32_t>(order_.size()); }
+  // The node's place in the degree ordering the enumeration follows.
+  uint32_t rank(uint32_t node) const { return rank_[node]; }
   // Per-thread working memory.
   struct Scratch {
     std::vector<uint32_t> mark;

@@ -171,7 +171,9 @@ KgWriter::KgWriter(const std::string& path, const Provenance& provenance, const 
     : partial_(shard.active()),
       shard_(shard),
       shard_run_(shard_run),
-      atomic_(path), provenance_(provenance), file_(h5::File::create(atomic_.temp())) {
+      atomic_(path),
+      provenance_(provenance),
+      file_(h5::File::create(atomic_.temp())) {
   const h5::Group& root = file_.root();
   if (partial_) {
     h5::Group records = root.create_group("records");

@@ -17,8 +17,8 @@ namespace kglm::kg {
 struct ExtractOptions : RunOptions {
   std::string tsv_dir;  // optional TSV tables
   ParseOptions parse;
-  Shard shard;            // --shard I/N: keep the entities whose line ordinal % N == I
-  std::string shard_run;  // the part's run identity (core/shard.hpp), recorded for the merge
+  Shard shard;                // --shard I/N: keep the entities whose line ordinal % N == I
+  std::string shard_run;      // the part's run identity (core/shard.hpp), recorded for the merge
   int compression_level = 1;  // deflate level of the store's columns, 0 = none
 };
 

@@ -10,3 +10,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 pass=0
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
 stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"; }
+# The peak resident memory of a command, in MB (getrusage of the children); its output goes to stderr.
+peak_rss_mb() {
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=sys.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY
+}

@@ -22,7 +22,7 @@ ok "demo KG: 144 triangles, 271 4-cycles with a diagonal"
 # 2. The dev KG's triangles equal networkx's count, with and without a hub cap.
 "$bin/wd-extract" "$fx/xfactr-kg-dev.json.gz" -o "$tmp/kg.h5" --langs en --tsv "$tmp/tsv" -q
 for cap in 0 20; do
-  "$kc" --kg "$tmp/kg.h5" -o "$tmp/c$cap.h5" --max-degree $cap --stats "$tmp/c$cap.json" -q --threads 2
+  "$kc" --kg "$tmp/kg.h5" -o "$tmp/c$cap.h5" --max-degree $cap --hub-edges 0 --stats "$tmp/c$cap.json" -q --threads 2
   expected=$(python3 - "$tmp/tsv/triples.tsv" $cap <<'PY'
 import sys
 import networkx as nx
@@ -44,17 +44,17 @@ done
 [ "$(stat_of "$tmp/c20.json" excluded_hubs)" -gt 0 ] || fail "no hub excluded"
 # The same graph as a TSV edge list (--edges), triangles only (--kinds 3).
 tail -n +2 "$tmp/tsv/triples.tsv" | cut -f1-3 > "$tmp/edges.tsv"
-"$kc" --edges "$tmp/edges.tsv" --kinds 3 -o "$tmp/e.h5" --stats "$tmp/e.json" -q
+"$kc" --edges "$tmp/edges.tsv" --kinds 3 --hub-edges 0 -o "$tmp/e.h5" --stats "$tmp/e.json" -q
 [ "$(stat_of "$tmp/e.json" triangles)" = "$(stat_of "$tmp/c0.json" triangles)" ] || fail "--edges triangles"
 [ "$(stat_of "$tmp/e.json" cycles4)" = 0 ] || fail "--kinds 3 listed 4-cycles"
 [ "$(stat_of "$tmp/e.json" multi_relation_pairs)" = "$(stat_of "$tmp/c0.json" multi_relation_pairs)" ] || fail "--edges relations"
 ok "dev KG triangles equal networkx's ($(stat_of "$tmp/c0.json" triangles); $(stat_of "$tmp/c20.json" triangles) with --max-degree 20)"
 
 # 3. Identical tables for any --threads; caps and the sample keep the full counts.
-"$kc" --kg "$tmp/kg.h5" -o "$tmp/t1.h5" --max-degree 20 -q --threads 1
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/t1.h5" --max-degree 20 --hub-edges 0 -q --threads 1
 [ "$(dump_cycles "$tmp/t1.h5" | md5sum)" = "$(dump_cycles "$tmp/c20.h5" | md5sum)" ] || fail "--threads 1 and 2 differ"
-"$kc" --kg "$tmp/kg.h5" -o "$tmp/s1.h5" --sample 1000 --stats "$tmp/s1.json" -q --threads 1
-"$kc" --kg "$tmp/kg.h5" -o "$tmp/s2.h5" --sample 1000 -q --threads 2
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/s1.h5" --sample 1000 --hub-edges 0 --stats "$tmp/s1.json" -q --threads 1
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/s2.h5" --sample 1000 --hub-edges 0 -q --threads 2
 [ "$(stat_of "$tmp/s1.json" written)" = 1000 ] || fail "sample size"
 [ "$(stat_of "$tmp/s1.json" triangles)" = "$(stat_of "$tmp/c0.json" triangles)" ] || fail "counts under --sample"
 [ "$(dump_cycles "$tmp/s1.h5" | md5sum)" = "$(dump_cycles "$tmp/s2.h5" | md5sum)" ] || fail "sample differs by threads"
@@ -158,7 +158,7 @@ test = {frozenset(line.split()) for line in open(f"{out}/test-cycles.txt")}
 assert test == {k for k, v in seen.items() if v == "test"}
 print("XLR invariants hold:", {s: stats[f"questions.{s}"] for s in ("train", "dev", "test")})
 PY
-"$kc" --kg "$tmp/kg.h5" -o "$tmp/ex2.h5" --exclude "$tmp/xlr/test-cycles.txt" --stats "$tmp/ex2.json" -q
+"$kc" --kg "$tmp/kg.h5" --hub-edges 0 -o "$tmp/ex2.h5" --exclude "$tmp/xlr/test-cycles.txt" --stats "$tmp/ex2.json" -q
 [ "$(stat_of "$tmp/ex2.json" excluded_cycles)" = "$(stat_of "$tmp/xlr.json" questions.test)" ] || fail "test exclusion"
 "$kc" xlr --kg "$tmp/demo2.h5" --cycles "$tmp/dc.h5" --langs en,ja -o "$tmp/xlr-demo" --train 60 --dev 20 --test 20 \
   --max-entity-share 0.3 --max-answer-share 0.4 --stats "$tmp/xd.json" -q
@@ -166,7 +166,73 @@ PY
 grep -q '"lang":"ja"' "$tmp/xlr-demo/test.ja.jsonl" || fail "ja rendering"
 ok "XLR: 6 distinct choices, answer a KG triple and the only right one, disjoint splits, test exclusion honoured"
 
-# 7. Usage and input errors.
+# 7. Bounded memory: the cycles stream to the table in chunks, so 10x the output (4-cycles added to
+#    the triangles of a power-law graph) costs no more memory (before: every rank task's cycles, held).
+/usr/bin/python3 "$src/bench/make-powerlaw-graph.py" 20000 150000 "$tmp/pl.tsv" --gamma 2.3 --seed 3
+few=$(peak_rss_mb "$kc" --edges "$tmp/pl.tsv" --kinds 3 --hub-edges 0 -o "$tmp/pl3.h5" --stats "$tmp/pl3.json" -q --threads 2)
+many=$(peak_rss_mb "$kc" --edges "$tmp/pl.tsv" --hub-edges 0 -o "$tmp/pl.h5" --stats "$tmp/pl.json" -q --threads 2)
+[ "$(stat_of "$tmp/pl.json" written)" -ge $((10 * $(stat_of "$tmp/pl3.json" written))) ] || fail "not 10x the cycles"
+# AddressSanitizer keeps freed blocks in quarantine: RSS says nothing there.
+[ -n "${KGLM_TEST_SANITIZED:-}" ] || [ "$many" -le $((few + 24)) ] ||
+  fail "peak RSS $many MB for $(stat_of "$tmp/pl.json" written) cycles, $few MB for $(stat_of "$tmp/pl3.json" written)"
+"$kc" --edges "$tmp/pl.tsv" --hub-edges 0 --sample 1000 -o "$tmp/pls.h5" --stats "$tmp/pls.json" -q --threads 2
+[ "$(stat_of "$tmp/pls.json" written)" = 1000 ] && [ "$(stat_of "$tmp/pls.json" cycles4)" = "$(stat_of "$tmp/pl.json" cycles4)" ] ||
+  fail "--sample 1000 of the power-law graph"
+"$kc" --edges "$tmp/pl.tsv" --hub-edges 0 --max-cycles 1000 -o "$tmp/plm.h5" --stats "$tmp/plm.json" -q --threads 2
+[ "$(stat_of "$tmp/plm.json" written)" = 1000 ] && [ "$(stat_of "$tmp/plm.json" stopped_at_max_cycles)" = 1 ] &&
+  [ "$(stat_of "$tmp/plm.json" triangles)" -lt "$(stat_of "$tmp/pl3.json" triangles)" ] ||
+  fail "--max-cycles 1000 did not stop the enumeration"
+ok "$(stat_of "$tmp/pl.json" written) cycles in $many MB, $(stat_of "$tmp/pl3.json" written) in $few MB; --max-cycles stops the enumeration"
+
+# 8. Hub sampling (the default --hub-edges 1000) keeps the hubs, with about 1000 edges each.
+"$kc" --kg "$tmp/kg.h5" -o "$tmp/hubs.h5" --stats "$tmp/hubs.json" -q
+[ "$(stat_of "$tmp/hubs.json" sampled_hubs)" -gt 0 ] && [ "$(stat_of "$tmp/hubs.json" excluded_hubs)" = 0 ] &&
+  [ "$(stat_of "$tmp/hubs.json" triangles)" -lt "$(stat_of "$tmp/c0.json" triangles)" ] &&
+  [ "$(stat_of "$tmp/hubs.json" triangles)" -gt "$(stat_of "$tmp/c20.json" triangles)" ] || fail "hub sampling"
+ok "--hub-edges 1000: $(stat_of "$tmp/hubs.json" sampled_hubs) hubs sampled, $(stat_of "$tmp/hubs.json" triangles) triangles"
+
+# 9. --shard I/N: 3 parts merged equal the unsharded table, with each selection (on the dev KG
+#    with its hubs sampled: 40k cycles); a set that is not every part of one run, once, is refused.
+same_table() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import sys, h5py
+a, b = (h5py.File(p, "r")["cycles"] for p in sys.argv[1:3])
+names = sorted(n for n in a if n != "rank")
+assert names == sorted(b), (names, sorted(b))
+for n in names:
+    assert (a[n][()] == b[n][()]).all(), n
+print(len(a["kind"]))
+PY
+}
+graph=(--kg "$tmp/kg.h5" --max-degree 200 --hub-edges 60)
+for select in "" "--sample 5000" "--max-cycles 3000" "--max-per-node 10" "--max-per-node 20 --sample 1000"; do
+  "$kc" "${graph[@]}" $select -o "$tmp/whole.h5" --stats "$tmp/whole.json" -q
+  parts=()
+  for i in 2 0 1; do
+    "$kc" "${graph[@]}" $select --shard $i/3 -o "$tmp/part$i.h5" -q --threads $((i + 1))
+    parts+=("$tmp/part$i.h5")
+  done
+  "$kc" merge "${parts[@]}" -o "$tmp/merged.h5" --stats "$tmp/merged.json" -q
+  rows=$(same_table "$tmp/merged.h5" "$tmp/whole.h5") || fail "shards merged differ from one run with '$select'"
+  for key in written triangles cycles4 skipped_node_cap; do
+    [ -n "$select" ] && [ "$key" != written ] && [ "$key" != skipped_node_cap ] && continue
+    [ "$(stat_of "$tmp/merged.json" $key)" = "$(stat_of "$tmp/whole.json" $key)" ] || fail "$key with '$select'"
+  done
+  echo "  '$select': $rows cycles"
+done
+"$kc" --kg "$tmp/kg.h5" --max-degree 200 --hub-edges 50 --shard 1/3 -o "$tmp/other1.h5" -q
+for set in "part0 part2:2 of 3 parts given; missing shard 1" "part0 part1 part1 part2:shard 1/3 a second time" \
+  "part0 other1 part2:a shard of another run than"; do
+  parts=() && for p in ${set%%:*}; do parts+=("$tmp/$p.h5"); done
+  if "$kc" merge "${parts[@]}" -o "$tmp/bad.h5" -q 2> "$tmp/merge.err"; then fail "merged ${set%%:*}"; fi
+  grep -qF -- "${set#*:}" "$tmp/merge.err" && [ ! -e "$tmp/bad.h5" ] || fail "merge of ${set%%:*}: $(cat "$tmp/merge.err")"
+done
+"$kc" merge "$tmp/part0.h5" "$tmp/part1.h5" "$tmp/part2.h5" -o "$tmp/mt.h5" --kg "$tmp/kg.h5" --text "$tmp/mtext" \
+  --langs en --stats "$tmp/mt.json" -q
+[ "$(stat_of "$tmp/mt.json" samples.en)" -gt 0 ] || fail "merge --text"
+ok "--shard 0..2/3 merged equal one run (every cycle, --sample, --max-cycles, --max-per-node); bad sets refused"
+
+# 10. Usage and input errors.
 set +e
 "$kc" -o "$tmp/x.h5" 2> /dev/null; rc1=$?
 "$kc" --kg "$tmp/demo.h5" --edges "$tmp/edges.tsv" -o "$tmp/x.h5" 2> /dev/null; rc4=$?

@@ -78,7 +78,7 @@ TEST(Cycles, AgreeWithBruteForceOnRandomGraphs) {
         if (rng.below(5) == 0) edges.push_back(edges.back());  // duplicate triples
       }
     Stats stats;
-    CycleGraph g = CycleGraph::build(n, edges, max_degree, stats);
+    CycleGraph g = CycleGraph::build(n, edges, {.max_degree = max_degree}, stats);
     // The brute force sees the same simple graph: distinct neighbours, hubs removed.
     std::vector<std::set<uint32_t>> neighbours(n);
     for (const GraphEdge& e : edges)
@@ -113,9 +113,31 @@ TEST(Cycles, AgreeWithBruteForceOnRandomGraphs) {
   EXPECT_GT(k4, 100u);
 }
 
+// Hub sampling keeps about hub_edges of a hub's edges, every edge between two small nodes, and
+// the same edges for the same seed.
+TEST(Cycles, HubSamplingKeepsAboutHubEdgesOfAHub) {
+  std::vector<GraphEdge> edges;
+  for (uint32_t v = 1; v <= 4000; ++v) edges.push_back({0, v, 0});        // node 0: a hub of degree 4000
+  for (uint32_t v = 1; v < 4000; v += 2) edges.push_back({v, v + 1, 1});  // 2000 edges between small nodes
+  auto kept_of_hub = [&](uint64_t seed, Stats& stats) {
+    CycleGraph g = CycleGraph::build(4001, edges, {.hub_edges = 200, .seed = seed}, stats);
+    EXPECT_EQ(g.pair_count(), 2000u + g.degree(0));
+    std::vector<uint32_t> kept(g.neighbors_begin(0), g.neighbors_end(0));
+    return kept;
+  };
+  Stats a, b, c;
+  const auto first = kept_of_hub(1, a), again = kept_of_hub(1, b), other = kept_of_hub(2, c);
+  EXPECT_GT(first.size(), 150u);
+  EXPECT_LT(first.size(), 250u);
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
+  EXPECT_EQ(a.get("sampled_hubs"), 1);
+  EXPECT_EQ(a.get("hub_edges_dropped"), static_cast<int64_t>(4000 - first.size()));
+}
+
 TEST(Cycles, GraphKeepsEveryRelationOfAPair) {
   Stats stats;
-  CycleGraph g = CycleGraph::build(3, {{0, 1, 5}, {1, 0, 6}, {0, 1, 5}, {2, 2, 1}, {1, 2, 7}}, 0, stats);
+  CycleGraph g = CycleGraph::build(3, {{0, 1, 5}, {1, 0, 6}, {0, 1, 5}, {2, 2, 1}, {1, 2, 7}}, {}, stats);
   ASSERT_EQ(g.pair_count(), 2u);
   uint32_t p = g.pair(1, 0);
   ASSERT_EQ(g.relations_end(p) - g.relations_begin(p), 2u);
