@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # KMLM (Liu et al., EMNLP 2022): a Wikidata dump -> the KG store (wd-extract, one array task per
 # shard, then the merge) -> code-switched, alias-replaced and parallel knowledge sentences (cs-gen
-# kmlm) and reasoning samples from 3- and 4-cycles (kg-cycles) -> a token dataset -> pre-training
+# kmlm) and reasoning samples from 3- and 4-cycles (kg-cycles, one array task per shard, then the
+# merge) -> a token dataset -> pre-training
 # with L = L_MLM + α(L_K + L_R). Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
@@ -11,7 +12,7 @@ pipeline_use train wikidata
 
 wikidata_options
 pipeline_option langs KGLM_LANGS de,fr,es,it,nl,vi,ja,zh,ko,ru,ar "target languages of the code-switched text"
-pipeline_option cycles-args KGLM_CYCLES_ARGS "--max-degree 1000" "more kg-cycles options"
+pipeline_option cycles-args KGLM_CYCLES_ARGS "" "more kg-cycles options (default: hubs keep about 1000 edges)"
 pipeline_option text KGLM_TEXT "" "Wikipedia text for L_MLM: LANG=FILE ... (none: knowledge and reasoning only)"
 train_options
 
@@ -20,11 +21,16 @@ stage_kmlm_text() {
   slurm_script cs-gen kmlm "$KG" "$RUN" --langs "$KGLM_LANGS"
 }
 
-stage_cycles() {
+stage_cycles_shard() {
   local extra=()
   read -r -a extra <<< "$KGLM_CYCLES_ARGS"
-  echo "== kg-cycles: 3-cycles and 4-cycles with a diagonal -> $RUN/cycles.h5, reasoning samples -> $RUN/reasoning/"
-  slurm_script kg-cycles "$KG" "$RUN" --text "$RUN/reasoning" --langs "en,$KGLM_LANGS" "${extra[@]}"
+  echo "== kg-cycles shard $TASK/$TASKS: 3-cycles and 4-cycles with a diagonal -> $RUN/cycles-part-$task_id.h5"
+  SHARDS=$TASKS slurm_script kg-cycles "$KG" "$RUN" "${extra[@]}"
+}
+
+stage_cycles() {
+  echo "== kg-cycles merge: $KGLM_SHARDS parts -> $RUN/cycles.h5, reasoning samples -> $RUN/reasoning/"
+  SHARDS=$KGLM_SHARDS slurm_script kg-cycles "$KG" "$RUN" --merge --text "$RUN/reasoning" --langs "en,$KGLM_LANGS"
 }
 
 stage_kmlm_tokens() {
@@ -36,7 +42,8 @@ stage_kmlm_tokens() {
 pipeline_start "$@"
 wikidata_stages
 stage kmlm-text --after kg --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
-stage cycles --after kg --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
+stage cycles-shard --array "$KGLM_SHARDS" --after kg --out "$RUN/cycles-part-{task}.h5" -- stage_cycles_shard
+stage cycles --after cycles-shard --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
 stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens
 stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
   -- train_pretrain
