@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         "Every triangle and every 4-cycle with a diagonal (each once by node set) of the KG store's item\n"
         "triples as an undirected graph, with one relation per edge, into a cycles table.");
     kg::CyclesOptions o;
-    std::string relations, deny, text_dir, langs, kinds, shard;
+    std::string relations, deny, text_dir, langs, kinds, shard, hub_edges;
     // clang-format off
     cli.add()
         ("kg", po::value(&o.kg), "the KG store (wd-extract)")
@@ -91,8 +91,9 @@ int main(int argc, char** argv) {
         ("deny-relations", po::value(&deny), "leave out the relations listed in FILE (P ids)")
         ("max-degree", po::value(&o.graph.max_degree)->default_value(0),
          "leave out nodes with more than D neighbours (hubs); 0 = no cap")
-        ("hub-edges", po::value(&o.graph.hub_edges)->default_value(kg::kDefaultHubEdges),
-         "a node with d > K neighbours keeps each edge with probability K/d (seeded); 0 = every edge, every cycle")
+        ("hub-edges", po::value(&hub_edges)->default_value("auto"),
+         "a node with d > K neighbours keeps about K of them (a seeded sample); auto = max(1000, sqrt(2 x edges)); "
+         "0 = every edge, every cycle")
         ("max-cycles", po::value(&o.max_cycles)->default_value(0), "stop after writing N cycles; 0 = all")
         ("max-per-node", po::value(&o.max_per_node)->default_value(0), "a node is in at most N written cycles")
         ("sample", po::value(&o.sample)->default_value(0), "write a seeded uniform sample of N cycles")
@@ -104,6 +105,14 @@ int main(int argc, char** argv) {
     // clang-format on
     if (!cli.parse(argc, argv)) return 0;
     if (!shard.empty()) o.shard = parse_shard(shard);
+    if (hub_edges == "auto") {
+      o.graph.hub_edges = kg::kHubEdgesAuto;
+    } else {
+      char* end = nullptr;
+      o.graph.hub_edges = std::strtoull(hub_edges.c_str(), &end, 10);
+      if (hub_edges.empty() || *end != '\0' || hub_edges[0] == '-' || o.graph.hub_edges == kg::kHubEdgesAuto)
+        throw UsageError("--hub-edges expects a number or 'auto', got '" + hub_edges + "'");
+    }
     o.shard_run = shard_run_identity("kg-cycles", cli.result_options(), {o.kg.empty() ? o.edges : o.kg});
     if (o.shard.active() && !text_dir.empty())
       throw UsageError("--text applies to the merged table: kg-cycles merge PARTS --kg KG --text DIR");

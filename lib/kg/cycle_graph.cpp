@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -54,31 +55,40 @@ CycleGraph CycleGraph::build(uint32_t nodes, std::vector<GraphEdge> edges, const
       }
     }
   }
-  // Hub sampling: a pair stays when its hash is below the keep threshold of both ends, so a hub of
-  // degree d keeps about hub_edges of its edges, and the work and the cycles through it stay bounded
-  // while it remains in the graph (a degree cap removes it with every cycle through it).
+  // Hub sampling: a hub of degree d > K keeps the neighbours whose seeded node hash falls in the
+  // lowest K/d of the range, so it keeps about K of them, and its work and the cycles through it stay
+  // bounded while it remains in the graph (a degree cap removes it with every cycle through it). The
+  // hash is the neighbour's, the same for every hub, so the neighbours two hubs keep overlap as much
+  // as they can and a cycle through several hubs survives with the smallest of their rates, not
+  // their product.
+  uint64_t hub_edges = options.hub_edges;
+  if (hub_edges == kHubEdgesAuto) {
+    uint64_t pairs = 0;
+    for (size_t i = 0; i < all.size(); ++i) pairs += i == 0 || all[i].u != all[i - 1].u || all[i].v != all[i - 1].v;
+    hub_edges = std::max<uint64_t>(kMinAutoHubEdges, static_cast<uint64_t>(std::ceil(std::sqrt(2.0 * pairs))));
+  }
   std::vector<uint64_t> keep_below;
-  if (options.hub_edges > 0) {
+  if (hub_edges > 0) {
+    stats.set("hub_edges", static_cast<int64_t>(hub_edges));
     keep_below.assign(nodes, UINT64_MAX);
     for (uint32_t u = 0; u < nodes; ++u) {
-      if (excluded[u] || degree[u] <= options.hub_edges) continue;
-      keep_below[u] = static_cast<uint64_t>(static_cast<long double>(options.hub_edges) / degree[u] * 0x1p64L);
+      if (excluded[u] || degree[u] <= hub_edges) continue;
+      keep_below[u] = static_cast<uint64_t>(static_cast<long double>(hub_edges) / degree[u] * 0x1p64L);
       stats.add("sampled_hubs");
     }
   }
-  const uint64_t pair_seed = mix64(options.seed ^ 0x6b67637963686262ULL);
+  const uint64_t node_seed = mix64(options.seed ^ 0x6b67637963686262ULL);
+  auto node_hash = [&](uint32_t x) { return mix64(node_seed ^ x); };
   CycleGraph g;
   std::vector<uint32_t> kept_degree(nodes, 0);
   int64_t dropped = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const Directed& d = all[i];
     if (excluded[d.u] || excluded[d.v]) continue;
-    if (!keep_below.empty() && (keep_below[d.u] != UINT64_MAX || keep_below[d.v] != UINT64_MAX)) {
-      const uint64_t h = mix64(pair_seed ^ ((static_cast<uint64_t>(d.u) << 32) | d.v));
-      if (h >= std::min(keep_below[d.u], keep_below[d.v])) {
-        dropped += i == 0 || all[i - 1].u != d.u || all[i - 1].v != d.v;
-        continue;
-      }
+    if (!keep_below.empty() && ((keep_below[d.u] != UINT64_MAX && node_hash(d.v) >= keep_below[d.u]) ||
+                                (keep_below[d.v] != UINT64_MAX && node_hash(d.u) >= keep_below[d.v]))) {
+      dropped += i == 0 || all[i - 1].u != d.u || all[i - 1].v != d.v;
+      continue;
     }
     if (g.pair_u_.empty() || g.pair_u_.back() != d.u || g.pair_v_.back() != d.v) {
       if (!g.pair_u_.empty()) g.relation_offsets_.push_back(static_cast<uint32_t>(g.relations_.size()));
@@ -113,7 +123,7 @@ CycleGraph CycleGraph::build(uint32_t nodes, std::vector<GraphEdge> edges, const
   stats.set("graph_nodes", std::count_if(kept_degree.begin(), kept_degree.end(), [](uint32_t d) { return d > 0; }));
   stats.set("graph_edges", static_cast<int64_t>(g.pair_u_.size()));
   stats.set("multi_relation_pairs", multi);
-  if (options.hub_edges > 0) stats.set("hub_edges_dropped", dropped);
+  if (hub_edges > 0) stats.set("hub_edges_dropped", dropped);
   return g;
 }
 

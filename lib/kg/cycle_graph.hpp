@@ -13,12 +13,17 @@
 
 namespace kglm::kg {
 
+// GraphOptions::hub_edges: K = max(kMinAutoHubEdges, sqrt(2 x the graph's pairs)), so that the
+// hubs' share of the graph does not vanish as the graph grows.
+inline constexpr uint64_t kHubEdgesAuto = UINT64_MAX;
+inline constexpr uint64_t kMinAutoHubEdges = 1000;
+
 struct GraphOptions {
   const std::unordered_set<uint64_t>* allow_relations = nullptr;  // P numbers; nullptr: all
   const std::unordered_set<uint64_t>* deny_relations = nullptr;
   uint64_t max_degree = 0;  // nodes with more neighbours are left out; 0: no cap
-  // A node with d > hub_edges neighbours keeps each of its edges with probability hub_edges / d, by a
-  // seeded hash of the pair (an edge between two such hubs: the smaller probability); 0: keep all.
+  // A node with d > hub_edges neighbours keeps about hub_edges of them: those whose seeded node hash
+  // is in the lowest hub_edges / d of the range; 0: keep all; kHubEdgesAuto: scaled to the graph.
   uint64_t hub_edges = 0;
   uint64_t seed = 0;
 };

@@ -528,7 +528,7 @@ Stats merge_cycles(const CyclesMergeOptions& options) {
   // The graph's statistics are the same in every part; the enumeration's are summed.
   Stats stats;
   for (const char* key : {"graph_nodes", "graph_edges", "multi_relation_pairs", "self_loops", "excluded_hubs",
-                          "sampled_hubs", "hub_edges_dropped", "triples_used", "edges_read"})
+                          "hub_edges", "sampled_hubs", "hub_edges_dropped", "triples_used", "edges_read"})
     if (first.has_attribute(key)) stats.set(key, first.int_attribute(key));
   const int64_t node_ids = first.int_attribute(kNodeIdsAttribute);
   if (node_ids < 0 || node_ids > UINT32_MAX) throw Error(location(options.parts.front()) + "bad node_ids attribute");

@@ -14,9 +14,6 @@
 
 namespace kglm::kg {
 
-// The default of --hub-edges: a node keeps about this many of its edges (man 1 kg-cycles).
-inline constexpr uint64_t kDefaultHubEdges = 1000;
-
 struct CyclesOptions : RunOptions {
   std::string kg;     // the KG store, or
   std::string edges;  // a TSV edge list (kg-cycles --edges): node columns are its node numbers
