@@ -58,6 +58,7 @@ bench: build references
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/verbalize.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/scale.py --sizes 20000,200000
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/tensorboard.py
 
 # The GPU kit: tools, GPU test binaries, their libraries, mpirun, scripts and fixtures in one archive
