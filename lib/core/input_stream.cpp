@@ -126,6 +126,18 @@ size_t InputStream::read_raw(unsigned char* out, size_t n) {
   }
 }
 
+void InputStream::seek_plain(uint64_t offset) {
+  if (!seekable() || offset > raw_size_) throw Error(location(name_) + "cannot seek to byte " + std::to_string(offset));
+  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
+    throw Error(location(name_) + "cannot seek: " + std::strerror(errno));
+  Decoder& d = *decoder_;
+  d.raw_pos = d.raw_end = 0;
+  d.raw_eof = false;
+  peeked_.clear();
+  peeked_pos_ = 0;
+  raw_read_ = offset;
+}
+
 std::string_view InputStream::peek(size_t n) {
   if (peeked_pos_ > 0) {
     peeked_.erase(0, peeked_pos_);

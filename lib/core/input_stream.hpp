@@ -37,6 +37,12 @@ class InputStream {
   // returns them again. For sniffing the kind of input (input_kind.hpp), stdin included.
   std::string_view peek(size_t n);
 
+  // Whether seek_plain() can be used: an uncompressed regular file.
+  bool seekable() const { return compression_ == Compression::plain && raw_size_ > 0 && owns_fd_; }
+  // Continues reading at byte `offset` of a seekable() input (a shard that reads only its byte range);
+  // what peek() took is dropped. Throws Error on anything else.
+  void seek_plain(uint64_t offset);
+
   const std::string& name() const { return name_; }
   Compression compression() const { return compression_; }
   // Raw (compressed) bytes consumed so far and the file size (0 when unknown, e.g. a pipe).

@@ -138,21 +138,42 @@ class Extraction {
     }
   }
 
-  void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, BatchResult& out) {
+  // A byte range of one plain input (a shard that reads only its share): the lines that start in
+  // [begin, end), numbered by their byte offset + 1 (lines are not counted before the range).
+  struct ByteRange {
+    bool active = false;
+    uint64_t begin = 0, end = 0;
+  };
+
+  void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, uint64_t batch_offset,
+                   const ByteRange& range, BatchResult& out) {
     EntityParser& parser = *parsers_[worker];
     ParseResult result;
     const char* data_end = batch.end_of_storage();
     out.bytes = batch.size;
     out.raw_bytes = batch.raw_bytes;
     batch.for_each_line([&](uint64_t line_no, std::string_view line) {
-      if (!in_shard(ordinal_base + line_no)) return;
-      if (line_no == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // byte order mark
+      uint64_t ordinal = ordinal_base + line_no;
+      if (range.active) {
+        const uint64_t start = batch_offset + static_cast<uint64_t>(line.data() - batch.data.get());
+        // The range starts one byte early: the line read from there is the previous shard's.
+        if (start < range.begin || start >= range.end || (range.begin > 0 && start == range.begin - 1)) return;
+        ordinal = start + 1;
+        line_no = 0;
+      } else if (!in_shard(ordinal)) {
+        return;
+      }
+      const std::string_view whole = line;
+      if ((line_no == 1 || ordinal == 1) && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // byte order mark
       while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
       while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
       if (!line.empty() && line.back() == ',') line.remove_suffix(1);
       if (line.empty() || line == "[" || line == "]") return;
       parser.parse(line.data(), line.size(), static_cast<size_t>(data_end - line.data()), out.arena, result);
-      take(result, ordinal_base + line_no, line_no, out);
+      if (range.active && result.status == ParseStatus::error)
+        result.reason = "at byte " + std::to_string(batch_offset + (whole.data() - batch.data.get())) + ": " +
+                        result.reason;
+      take(result, ordinal, line_no, out);
     });
   }
 
@@ -183,34 +204,56 @@ class Extraction {
     }
     Progress progress("wd-extract " + in.name(), in.raw_size());
     uint64_t ordinals = 0;  // entity ordinals this input used up
+    uint64_t lines_read = 0;
     if (detect_layout(first.lines(), in.name()) == Layout::document) {
       ordinals = extract_document(in, batcher, first);
     } else {
+      // A shard of one plain file reads only its byte range; otherwise every shard reads the whole
+      // input and keeps the lines whose ordinal is its index modulo the count.
+      ByteRange range;
+      std::unique_ptr<LineBatcher> ranged;
+      if (options_.shard.active() && options_.inputs.size() == 1 && in.seekable()) {
+        range = {true, in.raw_size() * options_.shard.index / options_.shard.count,
+                 in.raw_size() * (options_.shard.index + 1) / options_.shard.count};
+        in.seek_plain(range.begin > 0 ? range.begin - 1 : 0);
+        ranged = std::make_unique<LineBatcher>(in, options_.batch_bytes);
+        stats_.set("shard_byte_range", 1);
+      }
+      LineBatcher& lines = ranged ? *ranged : batcher;
       const uint64_t base = ordinal_base_;
-      bool have_first = true;
-      run_ordered_pipeline<LineBatch, BatchResult>(
+      uint64_t offset = range.active && range.begin > 0 ? range.begin - 1 : 0;  // of the next batch
+      bool have_first = !range.active;
+      run_ordered_pipeline<std::pair<LineBatch, uint64_t>, BatchResult>(
           static_cast<unsigned>(parsers_.size()), 2 * parsers_.size() + 2,
-          [&](LineBatch& b) {
+          [&](std::pair<LineBatch, uint64_t>& b) {
             if (have_first) {
-              b = std::move(first);
+              b.first = std::move(first);
               have_first = false;
-              return true;
+            } else if (range.active && offset >= range.end) {
+              return false;
+            } else if (!lines.next(b.first)) {
+              return false;
             }
-            return batcher.next(b);
+            b.second = offset;
+            offset += b.first.size;
+            return true;
           },
-          [&](unsigned w, LineBatch& b, BatchResult& r) {
+          [&](unsigned w, std::pair<LineBatch, uint64_t>& b, BatchResult& r) {
             free_discarded();
-            parse_lines(w, b, base, r);
-            batcher.recycle(std::move(b));
+            parse_lines(w, b.first, base, b.second, range, r);
+            lines.recycle(std::move(b.first));
           },
           [&](BatchResult& r) {
             consume(r, in.name());
             progress.update(items_, r.raw_bytes);
             discard(std::move(r));
           });
+      if (range.active) lines_read = lines.lines_seen();
+      if (!lines.stream_error().empty()) throw Error(lines.stream_error());
     }
     progress.finish();
-    ordinal_base_ += std::max(ordinals, batcher.lines_seen());
+    // A byte range's lines: those its batches held, the first batch read from the start not counted.
+    ordinal_base_ += std::max(ordinals, lines_read > 0 ? lines_read : batcher.lines_seen());
     if (!batcher.stream_error().empty()) throw Error(batcher.stream_error());
     stats_.add(std::string("input_") + compression_name(in.compression()));
   }

@@ -96,11 +96,24 @@ ok "merge refuses a missing, repeated or other-options part in one line; --threa
 
 # A synthetic dump (bench/make-synthetic-wikidata.py: hubs, qualifiers, deprecated/novalue/somevalue
 # statements, objects outside the dump, 12 label languages): every count of the default extraction
-# equals the generator's own, in one pass and in 3 shards merged.
+# equals the generator's own, in one pass and in 3 shards merged; the shards of this plain file
+# read only their byte ranges (a third each, plus at most one batch), and merge into the same store.
 /usr/bin/python3 "$src/bench/make-synthetic-wikidata.py" 20000 "$tmp/syn.json" --counts "$tmp/syn.counts.json" 2> /dev/null
-"$wd" "$tmp/syn.json" -o "$tmp/syn.h5" --stats "$tmp/syn.stats.json" -q --threads 2
-for i in 0 1 2; do "$wd" "$tmp/syn.json" --shard $i/3 -o "$tmp/syn-part$i.h5" -q --threads 1; done
-"$wd" merge "$tmp"/syn-part{0,1,2}.h5 -o "$tmp/syn-merged.h5" --stats "$tmp/syn-merged.stats.json" -q
+"$wd" "$tmp/syn.json" -o "$tmp/syn.h5" --stats "$tmp/syn.stats.json" -q --threads 2 --tsv "$tmp/syn-tsv"
+for i in 0 1 2; do
+  "$wd" "$tmp/syn.json" --shard $i/3 -o "$tmp/syn-part$i.h5" --stats "$tmp/syn-part$i.json" -q --threads 1 --batch-mb 1
+  [ "$(stat_of "$tmp/syn-part$i.json" shard_byte_range)" = 1 ] &&
+    [ "$(stat_of "$tmp/syn-part$i.json" input_bytes)" -le $(($(stat -c %s "$tmp/syn.json") / 3 + (1 << 20))) ] ||
+    fail "shard $i/3 read $(stat_of "$tmp/syn-part$i.json" input_bytes) bytes of $(stat -c %s "$tmp/syn.json")"
+done
+"$wd" merge "$tmp"/syn-part{0,1,2}.h5 -o "$tmp/syn-merged.h5" --stats "$tmp/syn-merged.stats.json" -q --tsv "$tmp/syn-mtsv"
+diff -r "$tmp/syn-tsv" "$tmp/syn-mtsv" > /dev/null || fail "byte-range shards merged differ from one pass"
+# A bad record in a byte range is located by its byte offset (the shard does not count the lines before it).
+head -n -1 "$tmp/syn.json" > "$tmp/syn-bad.json"
+at=$(stat -c %s "$tmp/syn-bad.json")
+printf '{"type":"item","id":"Q7","labels":[]}\n]\n' >> "$tmp/syn-bad.json"
+"$wd" "$tmp/syn-bad.json" --shard 2/3 -o "$tmp/syn-bad.h5" -q 2> "$tmp/syn-bad.err"
+grep -q "syn-bad.json: at byte $at: labels:" "$tmp/syn-bad.err" || fail "byte-range error location: $(cat "$tmp/syn-bad.err")"
 python3 - "$tmp/syn.counts.json" "$tmp/syn.stats.json" "$tmp/syn-merged.stats.json" <<'PY' || fail "synthetic counts"
 import json, sys
 expected = {k: v for k, v in json.load(open(sys.argv[1])).items() if not k.startswith("degree")}
@@ -110,7 +123,7 @@ for path in sys.argv[2:]:
     assert not wrong, (path, wrong)
 print("synthetic dump:", {k: expected[k] for k in ("items", "item_triples", "qualifiers", "labels_ja")})
 PY
-ok "a synthetic 20,000-item dump: every count equals the generator's, one pass and 3 shards merged"
+ok "a synthetic 20,000-item dump: every count equals the generator's, one pass and 3 byte-range shards merged"
 
 # 5. A truncated plain file: everything before the cut is kept, the cut line is one error. A truncated
 # compressed file fails with no output; --allow-truncated keeps what was read and records it.
