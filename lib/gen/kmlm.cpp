@@ -67,34 +67,45 @@ class KmlmGenerator {
     select_triples();
   }
 
-  const std::vector<Triple>& triples() const { return triples_; }
+  uint64_t rows() const { return table_.subject.size(); }
   const Stats& selection_stats() const { return selection_; }
   const std::vector<std::string>& languages() const { return labels_->languages(); }
 
-  void generate(const Triple* begin, const Triple* end, TaskResult& result) const {
+  // The records of the selected triples among rows [begin, end) of /triples.
+  void generate(uint64_t begin, uint64_t end, TaskResult& result) const {
     Counters counters(languages().size());
     // About 260 bytes a record: growing the buffer by doubling would copy it twice over.
     const size_t per_triple =
         options_.mode == KmlmOptions::Mode::parallel || options_.all_pairs ? languages().size() : 1;
     if (options_.split_dir.empty()) result.records.all.reserve(static_cast<size_t>(end - begin) * per_triple * 320);
-    for (const Triple* t = begin; t != end; ++t) {
+    for (uint64_t row = begin; row < end; ++row) {
+      if (!((selected_[row >> 6] >> (row & 63)) & 1)) continue;
+      const Triple t{row, {table_.subject[row], static_cast<uint32_t>(relation_entity_[table_.relation[row]]),
+                           table_.object[row]}};
       if (options_.mode == KmlmOptions::Mode::parallel)
-        parallel(*t, counters, result);
+        parallel(t, counters, result);
       else
-        code_switch(*t, counters, result);
+        code_switch(t, counters, result);
     }
     counters.add_to(result.stats, languages());
   }
 
  private:
+  // One pass decides which rows are selected (--max-per-subject depends on the rows before); the
+  // triples stay in the store's columns, 12 bytes each, with one bit of selection.
   void select_triples() {
-    kg::TripleTable table = store_.triples();
-    std::vector<int64_t> relation_entity = store_.relation_entities();
+    table_ = store_.triples();
+    std::vector<uint8_t>().swap(table_.rank);
+    relation_entity_ = store_.relation_entities();
+    const std::vector<int64_t>& relation_entity = relation_entity_;
+    const kg::TripleTable& table = table_;
     std::vector<uint64_t> relation_number = store_.relation_numbers();
     std::vector<uint64_t> numbers = store_.entity_numbers();
     std::vector<uint32_t> per_subject(options_.max_per_subject > 0 ? store_.entity_count() : 0, 0);
+    selected_.assign((table.subject.size() + 63) / 64, 0);
+    int64_t selected = 0;
+    selection_.set("triples_in_store", static_cast<int64_t>(table.subject.size()));
     for (uint64_t i = 0; i < table.subject.size(); ++i) {
-      selection_.add("triples_in_store");
       uint32_t rel = table.relation[i];
       if (options_.relations && !options_.relations->count(relation_number[rel])) continue;
       uint32_t s = table.subject[i], o = table.object[i];
@@ -108,9 +119,10 @@ class KmlmGenerator {
         selection_.add("skipped_subject_cap");
         continue;
       }
-      triples_.push_back({i, {s, static_cast<uint32_t>(relation_entity[rel]), o}});
+      selected_[i >> 6] |= uint64_t{1} << (i & 63);
+      ++selected;
     }
-    selection_.set("triples_selected", static_cast<int64_t>(triples_.size()));
+    selection_.set("triples_selected", selected);
   }
 
   // The three surface forms in their languages, rendered as "h [mask] r [mask] t.".
@@ -248,7 +260,9 @@ class KmlmGenerator {
   kg::KgStore store_;
   std::unique_ptr<LabelIndex> labels_;
   std::vector<std::string> ids_;
-  std::vector<Triple> triples_;
+  kg::TripleTable table_;
+  std::vector<int64_t> relation_entity_;
+  std::vector<uint64_t> selected_;  // a bit per row of table_
   Stats selection_;
 };
 
@@ -258,20 +272,20 @@ Stats generate_kmlm(const KmlmOptions& options) {
   if (options.switch_prob < 0 || options.switch_prob > 1) throw UsageError("--switch-prob must be in [0, 1]");
   KmlmGenerator generator(options);
   RecordWriter writer(options.output, options.split_dir, options.plain ? ".txt" : ".jsonl");
-  const std::vector<Triple>& triples = generator.triples();
+  const uint64_t rows = generator.rows();
   Stats stats = generator.selection_stats();
-  size_t next = 0;
+  uint64_t next = 0;
   const unsigned workers = std::max(1u, options.threads);
-  run_ordered_pipeline<std::pair<size_t, size_t>, TaskResult>(
+  run_ordered_pipeline<std::pair<uint64_t, uint64_t>, TaskResult>(
       workers, 2 * workers + 2,
-      [&](std::pair<size_t, size_t>& range) {
-        if (next >= triples.size()) return false;
-        range = {next, std::min(triples.size(), next + kTriplesPerTask)};
+      [&](std::pair<uint64_t, uint64_t>& range) {
+        if (next >= rows) return false;
+        range = {next, std::min(rows, next + kTriplesPerTask)};
         next = range.second;
         return true;
       },
-      [&](unsigned, std::pair<size_t, size_t>& range, TaskResult& result) {
-        generator.generate(triples.data() + range.first, triples.data() + range.second, result);
+      [&](unsigned, std::pair<uint64_t, uint64_t>& range, TaskResult& result) {
+        generator.generate(range.first, range.second, result);
       },
       [&](TaskResult& result) {
         writer.write(result.records);
