@@ -15,6 +15,45 @@
 
 namespace kglm {
 
+namespace detail {
+
+// The first exception thrown on any of a pipeline's threads, rethrown by the caller once they are
+// joined; recording it wakes every waiter (and runs on_failure under the lock).
+struct FirstFailure {
+  std::mutex& mutex;
+  std::condition_variable& changed;
+  std::function<void()> on_failure;
+  std::exception_ptr error;
+
+  template <class F>
+  void guard(F&& body) {
+    try {
+      body();
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!error) error = std::current_exception();
+      if (on_failure) on_failure();
+      changed.notify_all();
+    }
+  }
+  void rethrow() const {
+    if (error) std::rethrow_exception(error);
+  }
+  // `workers` threads named kglm-work running body(worker) under guard().
+  template <class F>
+  std::vector<std::thread> start_workers(unsigned workers, F& body) {
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([this, &body, w] {
+        pthread_setname_np(pthread_self(), "kglm-work");
+        guard([&] { body(w); });
+      });
+    return pool;
+  }
+};
+
+}  // namespace detail
+
 // produce(item) runs on its own thread and returns false at the end; work(worker, item, result)
 // runs on `workers` threads; consume(result) runs on the calling thread in the order the items
 // were produced. At most `max_in_flight` items exist at once, which bounds memory. The first
@@ -30,17 +69,12 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight, const std::fun
   uint64_t produced = 0;
   uint64_t consumed = 0;
   bool producer_finished = false;
-  std::exception_ptr failure;
-
-  auto fail = [&](std::exception_ptr e) {
-    std::lock_guard lock(mutex);
-    if (!failure) failure = e;
-    changed.notify_all();
-  };
+  detail::FirstFailure failed{mutex, changed, {}, {}};
+  const std::exception_ptr& failure = failed.error;
 
   std::thread producer([&] {
     pthread_setname_np(pthread_self(), "kglm-produce");
-    try {
+    failed.guard([&] {
       for (;;) {
         {
           std::unique_lock lock(mutex);
@@ -53,41 +87,32 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight, const std::fun
         pending.emplace_back(produced++, std::move(item));
         changed.notify_all();
       }
-    } catch (...) {
-      fail(std::current_exception());
-    }
+    });
     std::lock_guard lock(mutex);
     producer_finished = true;
     changed.notify_all();
   });
 
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      pthread_setname_np(pthread_self(), "kglm-work");
-      try {
-        for (;;) {
-          std::pair<uint64_t, Item> job;
-          {
-            std::unique_lock lock(mutex);
-            changed.wait(lock, [&] { return failure || !pending.empty() || producer_finished; });
-            if (failure || pending.empty()) return;
-            job = std::move(pending.front());
-            pending.pop_front();
-          }
-          Result result;
-          work(w, job.second, result);
-          std::lock_guard lock(mutex);
-          done.emplace(job.first, std::move(result));
-          changed.notify_all();
-        }
-      } catch (...) {
-        fail(std::current_exception());
+  auto worker = [&](unsigned w) {
+    for (;;) {
+      std::pair<uint64_t, Item> job;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return failure || !pending.empty() || producer_finished; });
+        if (failure || pending.empty()) return;
+        job = std::move(pending.front());
+        pending.pop_front();
       }
-    });
-  }
+      Result result;
+      work(w, job.second, result);
+      std::lock_guard lock(mutex);
+      done.emplace(job.first, std::move(result));
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool = failed.start_workers(workers, worker);
 
-  try {
+  failed.guard([&] {
     for (;;) {
       Result result;
       {
@@ -104,12 +129,10 @@ void run_ordered_pipeline(unsigned workers, size_t max_in_flight, const std::fun
       ++consumed;
       changed.notify_all();
     }
-  } catch (...) {
-    fail(std::current_exception());
-  }
+  });
   producer.join();
   for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  failed.rethrow();
 }
 
 // Like run_ordered_pipeline, for tasks whose output has no bound (a hub's cycles): work(worker,
@@ -132,55 +155,42 @@ void run_ordered_streams(unsigned workers, size_t max_tasks, size_t max_chunks, 
   std::map<uint64_t, Slot> slots;  // started and not yet consumed, by task number
   uint64_t started = 0, consumed = 0;
   bool tasks_finished = false, stopped = false;
-  std::exception_ptr failure;
-  auto fail = [&](std::exception_ptr e) {
-    std::lock_guard lock(mutex);
-    if (!failure) failure = e;
-    stopped = true;
-    changed.notify_all();
-  };
+  detail::FirstFailure failed{mutex, changed, [&] { stopped = true; }, {}};
 
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      pthread_setname_np(pthread_self(), "kglm-work");
-      try {
-        for (;;) {
-          Task task;
-          uint64_t number = 0;
-          {
-            std::unique_lock lock(mutex);
-            changed.wait(lock, [&] { return stopped || tasks_finished || started - consumed < max_tasks; });
-            if (stopped || tasks_finished) return;
-            if (!next(task)) {
-              tasks_finished = true;
-              changed.notify_all();
-              return;
-            }
-            number = started++;
-            slots[number];
-          }
-          const std::function<bool(Chunk &&)> emit = [&](Chunk&& chunk) {
-            std::unique_lock lock(mutex);
-            Slot& slot = slots.at(number);
-            changed.wait(lock, [&] { return stopped || slot.chunks.size() < max_chunks; });
-            if (stopped) return false;
-            slot.chunks.push_back(std::move(chunk));
-            changed.notify_all();
-            return true;
-          };
-          work(w, task, emit);
-          std::lock_guard lock(mutex);
-          slots.at(number).finished = true;
+  auto worker = [&](unsigned w) {
+    for (;;) {
+      Task task;
+      uint64_t number = 0;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopped || tasks_finished || started - consumed < max_tasks; });
+        if (stopped || tasks_finished) return;
+        if (!next(task)) {
+          tasks_finished = true;
           changed.notify_all();
+          return;
         }
-      } catch (...) {
-        fail(std::current_exception());
+        number = started++;
+        slots[number];
       }
-    });
-  }
+      const std::function<bool(Chunk &&)> emit = [&](Chunk&& chunk) {
+        std::unique_lock lock(mutex);
+        Slot& slot = slots.at(number);
+        changed.wait(lock, [&] { return stopped || slot.chunks.size() < max_chunks; });
+        if (stopped) return false;
+        slot.chunks.push_back(std::move(chunk));
+        changed.notify_all();
+        return true;
+      };
+      work(w, task, emit);
+      std::lock_guard lock(mutex);
+      slots.at(number).finished = true;
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool = failed.start_workers(workers, worker);
 
-  try {
+  failed.guard([&] {
     for (;;) {
       Chunk chunk;
       {
@@ -211,11 +221,9 @@ void run_ordered_streams(unsigned workers, size_t max_tasks, size_t max_chunks, 
         break;
       }
     }
-  } catch (...) {
-    fail(std::current_exception());
-  }
+  });
   for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  failed.rethrow();
 }
 
 }  // namespace kglm

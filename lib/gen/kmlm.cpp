@@ -80,8 +80,9 @@ class KmlmGenerator {
     if (options_.split_dir.empty()) result.records.all.reserve(static_cast<size_t>(end - begin) * per_triple * 320);
     for (uint64_t row = begin; row < end; ++row) {
       if (!((selected_[row >> 6] >> (row & 63)) & 1)) continue;
-      const Triple t{row, {table_.subject[row], static_cast<uint32_t>(relation_entity_[table_.relation[row]]),
-                           table_.object[row]}};
+      const Triple t{
+          row,
+          {table_.subject[row], static_cast<uint32_t>(relation_entity_[table_.relation[row]]), table_.object[row]}};
       if (options_.mode == KmlmOptions::Mode::parallel)
         parallel(t, counters, result);
       else

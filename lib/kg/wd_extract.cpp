@@ -171,8 +171,8 @@ class Extraction {
       if (line.empty() || line == "[" || line == "]") return;
       parser.parse(line.data(), line.size(), static_cast<size_t>(data_end - line.data()), out.arena, result);
       if (range.active && result.status == ParseStatus::error)
-        result.reason = "at byte " + std::to_string(batch_offset + (whole.data() - batch.data.get())) + ": " +
-                        result.reason;
+        result.reason =
+            "at byte " + std::to_string(batch_offset + (whole.data() - batch.data.get())) + ": " + result.reason;
       take(result, ordinal, line_no, out);
     });
   }
