@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -212,6 +214,55 @@ TEST(OrderedPipeline, PropagatesWorkerExceptions) {
         [](int&) {});
   };
   EXPECT_THROW(run(), Error);
+}
+
+// Tasks of very unequal output (task 3 yields 20,000 chunks) come out in task order, chunk by chunk,
+// while no more than max_tasks * max_chunks chunks wait at any time; consume returning false stops
+// every task; an exception in a task is rethrown.
+TEST(OrderedStreams, TaskOrderBoundedWaitingEarlyStopAndExceptions) {
+  for (unsigned workers : {1u, 3u}) {
+    int next = 0;
+    std::atomic<int> waiting{0}, most_waiting{0};
+    std::vector<std::pair<int, int>> consumed;
+    auto work = [&](unsigned, int& task, const std::function<bool(std::pair<int, int> &&)>& emit) {
+      const int chunks = task == 3 ? 20000 : task % 5;
+      for (int c = 0; c < chunks; ++c) {
+        const int now = ++waiting;
+        for (int seen = most_waiting; now > seen && !most_waiting.compare_exchange_weak(seen, now);) {
+        }
+        if (!emit({task, c})) return;
+      }
+    };
+    run_ordered_streams<int, std::pair<int, int>>(
+        workers, 4, 2, [&](int& task) { return next < 40 ? (task = next++, true) : false; }, work,
+        [&](std::pair<int, int>& chunk) {
+          --waiting;
+          consumed.push_back(chunk);
+          return true;
+        });
+    ASSERT_TRUE(std::is_sorted(consumed.begin(), consumed.end())) << workers;
+    EXPECT_EQ(consumed.size(), 20000u + 8 * (1 + 2 + 3 + 4) - 3) << workers;
+    // Waiting: the slots' chunks, one being emitted per worker, one being consumed.
+    EXPECT_LE(most_waiting.load(), 4 * 2 + static_cast<int>(workers) + 1) << workers;
+
+    next = 0;
+    size_t taken = 0;
+    run_ordered_streams<int, std::pair<int, int>>(
+        workers, 4, 2, [&](int& task) { return next < 40 ? (task = next++, true) : false; }, work,
+        [&](std::pair<int, int>&) { return ++taken < 100; });
+    EXPECT_EQ(taken, 100u);
+  }
+  int next = 0;
+  auto failing = [&] {
+    run_ordered_streams<int, int>(
+        2, 4, 2, [&](int& task) { return next < 100 ? (task = next++, true) : false; },
+        [](unsigned, int& task, const std::function<bool(int&&)>& emit) {
+          if (task == 50) throw Error("boom");
+          emit(int(task));
+        },
+        [](int&) { return true; });
+  };
+  EXPECT_THROW(failing(), Error);
 }
 
 // --threads' default: OMP_NUM_THREADS when it is a positive number, else the CPUs of the affinity
