@@ -15,11 +15,25 @@ namespace {
 
 constexpr const char* kUsage =
     "cs-gen kmlm --kg kg.h5 --langs L1,L2,... [--mode code-switch|parallel] [--alias] -o out.jsonl\n"
-    "       cs-gen entitycs --kg kg.h5 [--redirects redirects.tsv] [--langs ...] -o out.jsonl DOCS.jsonl...";
+    "       cs-gen entitycs --kg kg.h5 [--redirects redirects.tsv] [--langs ...] -o out.jsonl DOCS.jsonl...\n"
+    "       cs-gen merge PART... -o out.jsonl";
 
 bool format_is_plain(const std::string& format) {
   if (format != "json" && format != "plain") throw UsageError("--format must be json or plain");
   return format == "plain";
+}
+
+int merge_main(int argc, char** argv) {
+  ToolCli cli("cs-gen merge", "cs-gen merge PART... -o out.jsonl",
+              "Concatenate the parts 0..N-1 of one cs-gen kmlm --shard I/N run, in order, into the unsharded output.");
+  if (!cli.parse(argc, argv)) return 0;
+  cli.require_output();
+  cli.require_inputs();
+  Stats stats;
+  stats.set("bytes", static_cast<int64_t>(concatenate_parts(cli.common().inputs, cli.common().output)));
+  stats.set("shards", static_cast<int64_t>(cli.common().inputs.size()));
+  report_stats(cli.common(), stats);
+  return 0;
 }
 
 int kmlm_main(int argc, char** argv) {
@@ -27,7 +41,7 @@ int kmlm_main(int argc, char** argv) {
               "KMLM's synthetic sentences 'h [mask] r [mask] t.' from every item triple of a KG store:\n"
               "code-switched (each item switched with --switch-prob), parallel, and alias-replaced.");
   gen::KmlmOptions o;
-  std::string mode, pairs, langs, relations, entities, format;
+  std::string mode, pairs, langs, relations, entities, format, shard;
   // clang-format off
   cli.add()
       ("kg", po::value(&o.kg)->required(), "the KG store (wd-extract)")
@@ -41,10 +55,17 @@ int kmlm_main(int argc, char** argv) {
       ("entities", po::value(&entities), "keep only triples whose subject and object are listed in FILE (Q ids)")
       ("max-per-subject", po::value(&o.max_per_subject)->default_value(0), "at most N triples per subject, 0 = all")
       ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o")
-      ("format", po::value(&format)->default_value("json"), "json (annotated text) or plain (the sentences)");
+      ("format", po::value(&format)->default_value("json"), "json (annotated text) or plain (the sentences)")
+      ("shard", po::value(&shard), "write part I/N (the triples of rows I*R/N..(I+1)*R/N) for cs-gen merge");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   if (o.split_dir.empty()) cli.require_output();
+  if (!shard.empty()) {
+    o.shard = parse_shard(shard);
+    if (!o.split_dir.empty() || cli.common().output == "-")
+      throw UsageError("--shard writes its part to a file (-o FILE), not to --split-by-lang or standard output");
+    o.shard_run = shard_run_identity("cs-gen kmlm", cli.result_options(), {o.kg});
+  }
   if (mode != "code-switch" && mode != "parallel") throw UsageError("--mode must be code-switch or parallel");
   if (pairs != "one" && pairs != "all") throw UsageError("--pairs must be one or all");
   o.mode = mode == "parallel" ? gen::KmlmOptions::Mode::parallel : gen::KmlmOptions::Mode::code_switch;
@@ -100,6 +121,7 @@ int main(int argc, char** argv) {
   return run_tool("cs-gen", [&] {
     std::string command = argc > 1 ? argv[1] : "";
     if (command == "kmlm") return kmlm_main(argc - 1, argv + 1);
+    if (command == "merge") return merge_main(argc - 1, argv + 1);
     if (command == "entitycs") return entitycs_main(argc - 1, argv + 1);
     if (command == "--help" || command == "-h") {
       std::cout << "Usage: " << kUsage << "\nSee cs-gen kmlm --help, cs-gen entitycs --help, man 1 cs-gen.\n";
@@ -109,6 +131,6 @@ int main(int argc, char** argv) {
       std::cout << "cs-gen (kglm) " << kglm_version() << "\n";
       return 0;
     }
-    throw UsageError("expected a command, kmlm or entitycs\nusage: " + std::string(kUsage));
+    throw UsageError("expected a command, kmlm, entitycs or merge\nusage: " + std::string(kUsage));
   });
 }

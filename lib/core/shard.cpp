@@ -5,7 +5,17 @@
 #include <cstdio>
 #include <map>
 
+#include <fcntl.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/output_stream.hpp"
 
 namespace kglm {
 
@@ -75,6 +85,71 @@ void check_shard_set(const std::vector<ShardPart>& parts) {
                 (absent > listed ? " and " + std::to_string(absent - listed) + " more" : "") +
                 " (a failed array task? rerun it, then merge)");
   }
+}
+
+std::string shard_record_path(const std::string& output) { return output + ".shard.json"; }
+
+void write_shard_record(const std::string& output, const Shard& shard, const std::string& run) {
+  struct stat st {};
+  if (::stat(output.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw UsageError("--shard writes a part to a file (-o FILE), not to " + output);
+  write_file_atomically(shard_record_path(output), "{\"shard_index\":" + std::to_string(shard.index) +
+                                                       ",\"shard_count\":" + std::to_string(shard.count) +
+                                                       ",\"shard_run\":\"" + run +
+                                                       "\",\"bytes\":" + std::to_string(st.st_size) + "}\n");
+}
+
+uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output) {
+  std::vector<ShardPart> set;
+  std::vector<uint64_t> sizes;
+  for (const std::string& path : parts) {
+    const std::string record = shard_record_path(path);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    int64_t index = -1, count = 0, bytes = -1;
+    std::string_view run;
+    if (parser.load(record).get(doc) != simdjson::SUCCESS || doc["shard_index"].get(index) != simdjson::SUCCESS ||
+        doc["shard_count"].get(count) != simdjson::SUCCESS || doc["shard_run"].get(run) != simdjson::SUCCESS ||
+        doc["bytes"].get(bytes) != simdjson::SUCCESS || count < 1 || count > UINT32_MAX || index < 0 ||
+        index >= count || bytes < 0)
+      throw Error(location(path) + "not a part of a --shard run: its record " + record + " is missing or unreadable");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(location(path) + "cannot read: " + std::strerror(errno));
+    if (static_cast<int64_t>(st.st_size) != bytes)
+      throw Error(location(path) + std::to_string(st.st_size) + " bytes, but the part was written with " +
+                  std::to_string(bytes) + ": changed since (write the part again)");
+    set.push_back({path, {static_cast<uint32_t>(index), static_cast<uint32_t>(count)}, std::string(run)});
+    sizes.push_back(static_cast<uint64_t>(bytes));
+  }
+  check_shard_set(set);
+  std::vector<size_t> order(set.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return set[a].shard.index < set[b].shard.index; });
+  AtomicOutputFd out(output);
+  std::vector<char> buffer(1 << 20);
+  uint64_t total = 0;
+  for (size_t i : order) {
+    const int fd = ::open(set[i].path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(location(set[i].path) + "cannot open: " + std::strerror(errno));
+    uint64_t copied = 0;
+    for (;;) {
+      const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        const int e = errno;
+        ::close(fd);
+        throw Error(location(set[i].path) + "read error: " + std::strerror(e));
+      }
+      if (got == 0) break;
+      write_all(out.fd(), buffer.data(), static_cast<size_t>(got), out.name());
+      copied += static_cast<uint64_t>(got);
+    }
+    ::close(fd);
+    if (copied != sizes[i]) throw Error(location(set[i].path) + "changed while it was read");
+    total += copied;
+  }
+  out.commit();
+  return total;
 }
 
 }  // namespace kglm

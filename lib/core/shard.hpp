@@ -36,4 +36,15 @@ struct ShardPart {
 // of one run.
 void check_shard_set(const std::vector<ShardPart>& parts);
 
+// A part whose output is a byte stream (JSONL or text, plain or compressed) records its shard, its
+// run and its size in a sidecar, OUTPUT.shard.json, written after the output is in place.
+std::string shard_record_path(const std::string& output);
+void write_shard_record(const std::string& output, const Shard& shard, const std::string& run);
+
+// Concatenates the parts' bytes in shard order into output (zstd frames and gzip members
+// concatenate into one valid stream), atomically. Refuses what check_shard_set refuses, a part
+// without its record, and a part whose size is not the one recorded (changed since it was written).
+// Returns the bytes written.
+uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output);
+
 }  // namespace kglm

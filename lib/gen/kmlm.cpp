@@ -273,9 +273,11 @@ Stats generate_kmlm(const KmlmOptions& options) {
   if (options.switch_prob < 0 || options.switch_prob > 1) throw UsageError("--switch-prob must be in [0, 1]");
   KmlmGenerator generator(options);
   RecordWriter writer(options.output, options.split_dir, options.plain ? ".txt" : ".jsonl");
-  const uint64_t rows = generator.rows();
+  // A shard makes the records of its share of the rows; its parts concatenated in shard order are
+  // the unsharded output (the draws are keyed by row, not by position).
+  const uint64_t rows = generator.rows() * (options.shard.index + 1) / options.shard.count;
   Stats stats = generator.selection_stats();
-  uint64_t next = 0;
+  uint64_t next = generator.rows() * options.shard.index / options.shard.count;
   const unsigned workers = std::max(1u, options.threads);
   run_ordered_pipeline<std::pair<uint64_t, uint64_t>, TaskResult>(
       workers, 2 * workers + 2,
@@ -293,6 +295,7 @@ Stats generate_kmlm(const KmlmOptions& options) {
         stats.merge(result.stats);
       });
   writer.close();
+  if (options.shard.active()) write_shard_record(options.output, options.shard, options.shard_run);
   int64_t records = 0;
   for (const auto& [key, value] : stats.values())
     if (key.rfind("records.", 0) == 0) records += value;

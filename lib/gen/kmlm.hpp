@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/shard.hpp"
 #include "core/stats.hpp"
 
 namespace kglm::gen {
@@ -26,6 +27,8 @@ struct KmlmOptions : RunOptions {
   uint64_t max_per_subject = 0;                             // 0: no cap
   std::string split_dir;                                    // one file per language
   bool plain = false;                                       // text lines instead of JSONL
+  Shard shard;            // --shard I/N: the rows [I*R/N, (I+1)*R/N) of the store's R triples
+  std::string shard_run;  // the part's run identity, recorded beside it (core/shard.hpp)
 };
 
 // Throws Error on an unusable store; returns the statistics.

@@ -28,6 +28,29 @@ ok "KMLM code-switching: every item is its English or target label; measured swi
 cmp -s "$tmp/t1.jsonl" "$tmp/t2.jsonl" || fail "kmlm --threads 1 and 2 differ"
 ok "kmlm output is identical for --threads 1 and 2"
 
+# --shard I/N: 3 parts (each with its record, PART.shard.json) concatenated by cs-gen merge are the
+# unsharded output, byte for byte (plain) and after decompression (zstd frames); a set that is not
+# every part of one run once, or a part changed since it was written, is refused.
+for i in 2 0 1; do
+  "$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --alias --shard $i/3 -o "$tmp/part$i.jsonl" --threads $((i + 1)) -q
+  "$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --alias --shard $i/3 -o "$tmp/part$i.jsonl.zst" -q
+done
+"$cs" merge "$tmp"/part{0,1,2}.jsonl -o "$tmp/merged.jsonl" -q
+cmp -s "$tmp/merged.jsonl" "$tmp/t1.jsonl" || fail "kmlm parts merged differ from one run"
+"$cs" merge "$tmp"/part{0,1,2}.jsonl.zst -o "$tmp/merged.jsonl.zst" -q
+zstd -dc "$tmp/merged.jsonl.zst" | cmp -s - "$tmp/t1.jsonl" || fail "zstd parts merged differ from one run"
+"$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --shard 1/3 -o "$tmp/other1.jsonl" -q
+cp "$tmp/part2.jsonl" "$tmp/cut2.jsonl" && cp "$tmp/part2.jsonl.shard.json" "$tmp/cut2.jsonl.shard.json"
+truncate -s -10 "$tmp/cut2.jsonl"
+for set in "part0 part2:2 of 3 parts given; missing shard 1" "part0 part1 part1 part2:shard 1/3 a second time" \
+  "part0 other1 part2:a shard of another run than" "part0 part1 cut2:but the part was written with" \
+  "part0 part1 t2:not a part of a --shard run"; do
+  parts=() && for p in ${set%%:*}; do parts+=("$tmp/$p.jsonl"); done
+  if "$cs" merge "${parts[@]}" -o "$tmp/bad.jsonl" -q 2> "$tmp/merge.err"; then fail "merged ${set%%:*}"; fi
+  grep -qF -- "${set#*:}" "$tmp/merge.err" && [ ! -e "$tmp/bad.jsonl" ] || fail "merge of ${set%%:*}: $(cat "$tmp/merge.err")"
+done
+ok "kmlm --shard 0..2/3 merged equal one run (plain and zstd); missing, repeated, other-run, changed and record-less parts refused"
+
 # 3. Parallel and alias records.
 "$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --mode parallel --alias -o "$tmp/par.jsonl" -q
 check parallel "$tmp/tsv" "$tmp/par.jsonl"
