@@ -1,8 +1,7 @@
 // cs-gen: code-switched and parallel corpora — KMLM sentences from KG triples (cs-gen kmlm) and
 // the EntityCS corpus from Wikipedia sentences (cs-gen entitycs). See man 1 cs-gen.
-#include <iostream>
-
 #include <filesystem>
+#include <iostream>
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
