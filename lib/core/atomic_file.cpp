@@ -30,20 +30,6 @@ std::string scratch_directory() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-// Copies everything of the file at in_fd (from offset 0) to out_fd.
-void copy_file_into(int in_fd, int out_fd, const std::string& out_name) {
-  std::vector<char> buffer(1 << 20);
-  off_t offset = 0;
-  for (;;) {
-    ssize_t got = ::pread(in_fd, buffer.data(), buffer.size(), offset);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw Error(location(out_name) + "cannot read back the scratch file: " + std::strerror(errno));
-    if (got == 0) return;
-    write_all(out_fd, buffer.data(), static_cast<size_t>(got), out_name);
-    offset += got;
-  }
-}
-
 // Durability (man 7 kglm, OUTPUTS): a file's data, and then the directory entry that names it, reach
 // the disk before the tool reports the output written, so that a node crash after "saved" cannot
 // leave a checkpoint with a missing or empty file. File systems that cannot sync (EINVAL) pass.
@@ -95,6 +81,19 @@ void write_all(int fd, const void* data, size_t n, const std::string& name) {
   }
 }
 
+uint64_t copy_file_into(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name) {
+  std::vector<char> buffer(1 << 20);
+  uint64_t offset = 0;
+  for (;;) {
+    ssize_t got = ::pread(in_fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(location(in_name) + "cannot read: " + std::strerror(errno));
+    if (got == 0) return offset;
+    write_all(out_fd, buffer.data(), static_cast<size_t>(got), out_name);
+    offset += static_cast<uint64_t>(got);
+  }
+}
+
 AtomicPath::AtomicPath(const std::string& final_path) : target_(resolve_output(final_path)) {
   if (target_.kind == OutputTarget::Kind::file) {
     remove_stale_temporaries(target_.path);
@@ -127,7 +126,7 @@ void AtomicPath::commit() {
   if (in < 0) throw Error(location(temp_) + "cannot read back: " + std::strerror(errno));
   int out = target_.kind == OutputTarget::Kind::standard_output ? STDOUT_FILENO : open_output_stream(target_);
   try {
-    copy_file_into(in, out, target_.name);
+    copy_file_into(in, "the scratch file of " + target_.name, out, target_.name);
   } catch (...) {
     ::close(in);
     if (out != STDOUT_FILENO) ::close(out);
@@ -205,7 +204,7 @@ void AtomicOutputFd::finish() {
         throw Error(location(target_.name) + "cannot create: " + std::strerror(errno));
       }
       try {
-        copy_file_into(fd, out, target_.name);
+        copy_file_into(fd, "the temporary of " + target_.name, out, target_.name);
         sync_fd(out, target_.name);
       } catch (...) {
         ::close(out);

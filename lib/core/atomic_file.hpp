@@ -5,6 +5,7 @@
 // sockets and /dev/fd/N are never replaced: they receive the bytes as a stream.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -67,6 +68,10 @@ class AtomicOutputFd {
 
 // Writes all n bytes to fd, retrying short writes and EINTR. Throws Error naming `name`.
 void write_all(int fd, const void* data, size_t n, const std::string& name);
+
+// Copies the whole file open at in_fd (from offset 0) to out_fd; returns the bytes copied. Throws
+// Error naming in_name or out_name.
+uint64_t copy_file_into(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name);
 
 // A directory output's path as written by the user, with trailing separators dropped ("ckpt/"
 // names "ckpt"): its temporary DIR.tmp.<pid> then lies beside it, not inside it.

@@ -126,23 +126,16 @@ uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::str
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return set[a].shard.index < set[b].shard.index; });
   AtomicOutputFd out(output);
-  std::vector<char> buffer(1 << 20);
   uint64_t total = 0;
   for (size_t i : order) {
     const int fd = ::open(set[i].path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(location(set[i].path) + "cannot open: " + std::strerror(errno));
     uint64_t copied = 0;
-    for (;;) {
-      const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) {
-        const int e = errno;
-        ::close(fd);
-        throw Error(location(set[i].path) + "read error: " + std::strerror(e));
-      }
-      if (got == 0) break;
-      write_all(out.fd(), buffer.data(), static_cast<size_t>(got), out.name());
-      copied += static_cast<uint64_t>(got);
+    try {
+      copied = copy_file_into(fd, set[i].path, out.fd(), out.name());
+    } catch (...) {
+      ::close(fd);
+      throw;
     }
     ::close(fd);
     if (copied != sizes[i]) throw Error(location(set[i].path) + "changed while it was read");
