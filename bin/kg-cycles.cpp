@@ -116,7 +116,6 @@ int main(int argc, char** argv) {
     o.shard_run = shard_run_identity("kg-cycles", cli.result_options(), {o.kg.empty() ? o.edges : o.kg});
     if (o.shard.active() && !text_dir.empty())
       throw UsageError("--text applies to the merged table: kg-cycles merge PARTS --kg KG --text DIR");
-    if (o.sample > 0 && o.max_cycles > 0) throw UsageError("--sample and --max-cycles: give one");
     cli.require_output();
     if (o.kg.empty() == o.edges.empty()) throw UsageError("give either --kg or --edges");
     if (!o.edges.empty() && (!relations.empty() || !deny.empty() || !text_dir.empty()))

@@ -519,11 +519,12 @@ Stats merge_cycles(const CyclesMergeOptions& options) {
   check_shard_set(set);
   const h5::Group& first = parts.front()->root();
   const Provenance source = h5::read_provenance(first);
-  uint64_t selection_options[3];
-  for (size_t i = 0; i < 3; ++i)
-    selection_options[i] = static_cast<uint64_t>(first.int_attribute(kSelectionAttributes[i]));
-  const auto [sample, max_cycles, max_per_node] =
-      std::tuple(selection_options[0], selection_options[1], selection_options[2]);
+  auto selection_option = [&](size_t i) {
+    const int64_t value = first.int_attribute(kSelectionAttributes[i]);
+    if (value < 0) throw Error(location(options.parts.front()) + "bad " + kSelectionAttributes[i] + " attribute");
+    return static_cast<uint64_t>(value);
+  };
+  const uint64_t sample = selection_option(0), max_cycles = selection_option(1), max_per_node = selection_option(2);
 
   // The graph's statistics are the same in every part; the enumeration's are summed.
   Stats stats;
