@@ -63,11 +63,8 @@ int kmlm_main(int argc, char** argv) {
   if (o.split_dir.empty()) cli.require_output();
   if (!shard.empty()) {
     o.shard = parse_shard(shard);
-    std::error_code ec;
-    const auto type = std::filesystem::status(cli.common().output, ec).type();
-    if (!o.split_dir.empty() || cli.common().output == "-" ||
-        (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular))
-      throw UsageError("--shard writes its part to a file (-o FILE), not to --split-by-lang, a stream or a device");
+    if (!o.split_dir.empty()) throw UsageError("--shard writes its part to a file (-o FILE), not to --split-by-lang");
+    require_part_file(cli.common().output);
     o.shard_run = shard_run_identity("cs-gen kmlm", cli.result_options(), {o.kg});
   }
   if (mode != "code-switch" && mode != "parallel") throw UsageError("--mode must be code-switch or parallel");

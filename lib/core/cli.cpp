@@ -41,6 +41,23 @@ std::string canonical_options(const po::parsed_options& parsed) {
 
 const char* kglm_version() { return KGLM_VERSION; }
 
+std::string ToolCli::result_options(std::initializer_list<std::string_view> outputs) const {
+  std::string out;
+  size_t start = 0;
+  while (start < result_options_.size()) {
+    const size_t end = result_options_.find('\n', start) + 1;
+    const std::string_view line = std::string_view(result_options_).substr(start, end - start);
+    bool output = false;
+    for (std::string_view name : outputs) {
+      const std::string_view key = line.substr(2, line.find_first_of("=\n") - 2);
+      output = output || key == name;
+    }
+    if (!output) out += line;
+    start = end;
+  }
+  return out;
+}
+
 unsigned default_threads() {
   if (const char* env = std::getenv("OMP_NUM_THREADS")) {
     // "4", or "4,2" for nested levels (the outer one counts); anything else is ignored, as OpenMP does.

@@ -46,6 +46,8 @@ class ToolCli {
   // The options that decide the output, canonical (sorted; not -o, --threads, --stats, --quiet,
   // --shard, --max-errors, inputs): part of a job array's run identity (core/shard.hpp).
   const std::string& result_options() const { return result_options_; }
+  // The same less the tool's own output options (wiki-extract's --redirects: a file per part).
+  std::string result_options(std::initializer_list<std::string_view> outputs) const;
 
  private:
   std::string tool_;

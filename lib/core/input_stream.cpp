@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -116,6 +117,8 @@ InputStream::~InputStream() {
 }
 
 size_t InputStream::read_raw(unsigned char* out, size_t n) {
+  if (raw_limit_ != UINT64_MAX) n = static_cast<size_t>(std::min<uint64_t>(n, raw_limit_ - raw_read_));
+  if (n == 0) return 0;
   for (;;) {
     ssize_t got = ::read(fd_, out, n);
     if (got >= 0) {
@@ -126,16 +129,62 @@ size_t InputStream::read_raw(unsigned char* out, size_t n) {
   }
 }
 
-void InputStream::seek_plain(uint64_t offset) {
-  if (!seekable() || offset > raw_size_) throw Error(location(name_) + "cannot seek to byte " + std::to_string(offset));
-  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
+void InputStream::read_range(uint64_t begin, uint64_t end) {
+  if (!splittable() || begin > end || end > raw_size_)
+    throw Error(location(name_) + "cannot read bytes " + std::to_string(begin) + ".." + std::to_string(end) + " alone");
+  if (::lseek(fd_, static_cast<off_t>(begin), SEEK_SET) < 0)
     throw Error(location(name_) + "cannot seek: " + std::strerror(errno));
   Decoder& d = *decoder_;
   d.raw_pos = d.raw_end = 0;
   d.raw_eof = false;
+  if (compression_ == Compression::bzip2 && d.stream_open) {
+    BZ2_bzDecompressEnd(&d.bz);
+    if (BZ2_bzDecompressInit(&d.bz, 0, 0) != BZ_OK) throw Error(location(name_) + "cannot initialise bzip2");
+  }
+  d.stream_open = false;
   peeked_.clear();
   peeked_pos_ = 0;
-  raw_read_ = offset;
+  raw_read_ = begin;
+  raw_limit_ = end;
+}
+
+uint64_t InputStream::next_occurrence(uint64_t from, std::string_view pattern) const {
+  // Scanned a megabyte at a time; consecutive windows overlap by the pattern's length - 1.
+  static constexpr size_t kWindow = 1 << 20;
+  std::vector<char> buffer(kWindow + pattern.size());
+  uint64_t at = from;
+  while (at < raw_size_) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), raw_size_ - at));
+    ssize_t got = ::pread(fd_, buffer.data(), want, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw Error(location(name_) + "read error at byte " + std::to_string(at) + ": " + std::strerror(errno));
+    std::string_view window(buffer.data(), static_cast<size_t>(got));
+    const size_t hit = window.find(pattern);
+    if (hit != std::string_view::npos) return at + hit;
+    if (at + static_cast<uint64_t>(got) >= raw_size_) break;
+    at += static_cast<uint64_t>(got) - std::min<size_t>(static_cast<size_t>(got) - 1, pattern.size() - 1);
+  }
+  return raw_size_;
+}
+
+uint64_t InputStream::next_stream_start(uint64_t from) const {
+  if (compression_ != Compression::bzip2 || !owns_fd_) throw Error(location(name_) + "not a bzip2 file");
+  // A stream header is 4 bytes, "BZh" and the block size digit, then the 48-bit magic of its first
+  // block (pi). Inside a stream blocks are bit-aligned, so a byte-aligned magic with a header
+  // before it is a stream start but by a 2^-80 chance (and a false one would fail the stream's
+  // CRC: loudly). An empty stream (no block) is passed over: the next start serves as well.
+  static constexpr std::string_view kBlock("\x31\x41\x59\x26\x53\x59", 6);
+  for (uint64_t at = from + 4; at < raw_size_;) {
+    const uint64_t hit = next_occurrence(at, kBlock);
+    if (hit >= raw_size_) break;
+    unsigned char h[4];
+    if (::pread(fd_, h, 4, static_cast<off_t>(hit - 4)) == 4 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h' &&
+        h[3] >= '1' && h[3] <= '9')
+      return hit - 4;
+    at = hit + 1;
+  }
+  return raw_size_;
 }
 
 std::string_view InputStream::peek(size_t n) {

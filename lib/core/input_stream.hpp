@@ -41,7 +41,22 @@ class InputStream {
   bool seekable() const { return compression_ == Compression::plain && raw_size_ > 0 && owns_fd_; }
   // Continues reading at byte `offset` of a seekable() input (a shard that reads only its byte range);
   // what peek() took is dropped. Throws Error on anything else.
-  void seek_plain(uint64_t offset);
+  void seek_plain(uint64_t offset) { read_range(offset, raw_size_); }
+
+  // Whether read_range() can be used: a regular file, plain or bzip2 (whose streams decode
+  // independently: multistream dumps, pbzip2 output).
+  bool splittable() const {
+    return owns_fd_ && raw_size_ > 0 && (compression_ == Compression::plain || compression_ == Compression::bzip2);
+  }
+  // From now on, the decoded bytes of the raw bytes [begin, end) only: a shard's share of the file.
+  // For bzip2, begin and end must be stream starts (next_stream_start) or the file size. What
+  // peek() took is dropped. Throws Error on an input that is not splittable().
+  void read_range(uint64_t begin, uint64_t end);
+  // The first offset >= from at which a bzip2 stream starts ("BZh1".."BZh9" and a block's or the
+  // end-of-stream magic, byte-aligned), or at which `pattern` starts in a plain file; the file size
+  // when there is none. Reads with pread, so reading goes on where it was.
+  uint64_t next_stream_start(uint64_t from) const;
+  uint64_t next_occurrence(uint64_t from, std::string_view pattern) const;
 
   const std::string& name() const { return name_; }
   Compression compression() const { return compression_; }
@@ -61,6 +76,7 @@ class InputStream {
   Compression compression_ = Compression::plain;
   uint64_t raw_read_ = 0;
   uint64_t raw_size_ = 0;
+  uint64_t raw_limit_ = UINT64_MAX;  // read_range's end
   std::unique_ptr<Decoder> decoder_;
   std::string peeked_;  // decoded bytes taken by peek() and not yet returned by read()
   size_t peeked_pos_ = 0;

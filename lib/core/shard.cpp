@@ -12,10 +12,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_writer.hpp"
 #include "core/output_stream.hpp"
+#include "core/temporaries.hpp"
 
 namespace kglm {
 
@@ -89,59 +93,122 @@ void check_shard_set(const std::vector<ShardPart>& parts) {
 
 std::string shard_record_path(const std::string& output) { return output + ".shard.json"; }
 
-void write_shard_record(const std::string& output, const Shard& shard, const std::string& run) {
+void require_part_file(const std::string& path) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (path == "-" || (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular))
+    throw UsageError("--shard writes its part to a file, not to " + (path == "-" ? std::string("stdout") : path));
+}
+
+void write_shard_record(const std::string& output, const Shard& shard, const std::string& run,
+                        const ShardCompanions& companions) {
   struct stat st {};
   if (::stat(output.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     throw UsageError("--shard writes a part to a file (-o FILE), not to " + output);
-  write_file_atomically(shard_record_path(output), "{\"shard_index\":" + std::to_string(shard.index) +
-                                                       ",\"shard_count\":" + std::to_string(shard.count) +
-                                                       ",\"shard_run\":\"" + run +
-                                                       "\",\"bytes\":" + std::to_string(st.st_size) + "}\n");
+  std::string json = "{\"shard_index\":" + std::to_string(shard.index) +
+                     ",\"shard_count\":" + std::to_string(shard.count) + ",\"shard_run\":\"" + run +
+                     "\",\"bytes\":" + std::to_string(st.st_size);
+  const std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
+  for (const auto& [name, path] : companions) {
+    json += ',';
+    append_json_string(json, name);
+    json += ':';
+    append_json_string(json, std::filesystem::absolute(path).lexically_relative(dir).string());
+  }
+  write_file_atomically(shard_record_path(output), json + "}\n");
 }
 
-uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output) {
+namespace {
+
+// A part as its record describes it.
+struct RecordedPart {
+  ShardPart part;
+  uint64_t bytes = 0;
+  std::vector<std::string> companions;  // in the order asked for, resolved against the part's directory
+};
+
+RecordedPart read_part_record(const std::string& path, const ShardCompanions& wanted) {
+  const std::string record = shard_record_path(path);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  int64_t index = -1, count = 0, bytes = -1;
+  std::string_view run;
+  if (parser.load(record).get(doc) != simdjson::SUCCESS || doc["shard_index"].get(index) != simdjson::SUCCESS ||
+      doc["shard_count"].get(count) != simdjson::SUCCESS || doc["shard_run"].get(run) != simdjson::SUCCESS ||
+      doc["bytes"].get(bytes) != simdjson::SUCCESS || count < 1 || count > UINT32_MAX || index < 0 || index >= count ||
+      bytes < 0)
+    throw Error(location(path) + "not a part of a --shard run: its record " + record + " is missing or unreadable");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw Error(location(path) + "cannot read: " + std::strerror(errno));
+  if (static_cast<int64_t>(st.st_size) != bytes)
+    throw Error(location(path) + std::to_string(st.st_size) + " bytes, but the part was written with " +
+                std::to_string(bytes) + ": changed since (write the part again)");
+  RecordedPart out{{path, {static_cast<uint32_t>(index), static_cast<uint32_t>(count)}, std::string(run)},
+                   static_cast<uint64_t>(bytes),
+                   {}};
+  for (const auto& [name, unused] : wanted) {
+    std::string_view relative;
+    if (doc[name].get(relative) != simdjson::SUCCESS)
+      throw Error(location(path) + "the part has no " + name + " part (written without it?)");
+    out.companions.push_back((std::filesystem::absolute(path).parent_path() / relative).lexically_normal().string());
+  }
+  return out;
+}
+
+uint64_t copy_part(const RecordedPart& part, AtomicOutputFd& out) {
+  const int fd = ::open(part.part.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(location(part.part.path) + "cannot open: " + std::strerror(errno));
+  uint64_t copied = 0;
+  try {
+    copied = copy_file_into(fd, part.part.path, out.fd(), out.name());
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (copied != part.bytes) throw Error(location(part.part.path) + "changed while it was read");
+  return copied;
+}
+
+}  // namespace
+
+uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output,
+                           const ShardCompanions& companion_outputs) {
+  std::vector<RecordedPart> recorded;
   std::vector<ShardPart> set;
-  std::vector<uint64_t> sizes;
   for (const std::string& path : parts) {
-    const std::string record = shard_record_path(path);
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    int64_t index = -1, count = 0, bytes = -1;
-    std::string_view run;
-    if (parser.load(record).get(doc) != simdjson::SUCCESS || doc["shard_index"].get(index) != simdjson::SUCCESS ||
-        doc["shard_count"].get(count) != simdjson::SUCCESS || doc["shard_run"].get(run) != simdjson::SUCCESS ||
-        doc["bytes"].get(bytes) != simdjson::SUCCESS || count < 1 || count > UINT32_MAX || index < 0 ||
-        index >= count || bytes < 0)
-      throw Error(location(path) + "not a part of a --shard run: its record " + record + " is missing or unreadable");
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw Error(location(path) + "cannot read: " + std::strerror(errno));
-    if (static_cast<int64_t>(st.st_size) != bytes)
-      throw Error(location(path) + std::to_string(st.st_size) + " bytes, but the part was written with " +
-                  std::to_string(bytes) + ": changed since (write the part again)");
-    set.push_back({path, {static_cast<uint32_t>(index), static_cast<uint32_t>(count)}, std::string(run)});
-    sizes.push_back(static_cast<uint64_t>(bytes));
+    recorded.push_back(read_part_record(path, companion_outputs));
+    set.push_back(recorded.back().part);
   }
   check_shard_set(set);
-  std::vector<size_t> order(set.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return set[a].shard.index < set[b].shard.index; });
+  std::sort(recorded.begin(), recorded.end(),
+            [](const RecordedPart& a, const RecordedPart& b) { return a.part.shard.index < b.part.shard.index; });
+  // The companions of the parts: each checked as a shard set of its own.
+  std::vector<std::vector<RecordedPart>> companions(companion_outputs.size());
+  for (size_t c = 0; c < companion_outputs.size(); ++c) {
+    std::vector<ShardPart> companion_set;
+    for (const RecordedPart& p : recorded) {
+      companions[c].push_back(read_part_record(p.companions[c], {}));
+      companion_set.push_back(companions[c].back().part);
+      if (companion_set.back().shard.index != p.part.shard.index)
+        throw Error(location(p.companions[c]) + "shard " + companion_set.back().shard.str() + ", but it is the " +
+                    companion_outputs[c].first + " part of shard " + p.part.shard.str());
+    }
+    check_shard_set(companion_set);
+  }
   AtomicOutputFd out(output);
   uint64_t total = 0;
-  for (size_t i : order) {
-    const int fd = ::open(set[i].path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(location(set[i].path) + "cannot open: " + std::strerror(errno));
-    uint64_t copied = 0;
-    try {
-      copied = copy_file_into(fd, set[i].path, out.fd(), out.name());
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    ::close(fd);
-    if (copied != sizes[i]) throw Error(location(set[i].path) + "changed while it was read");
-    total += copied;
+  for (const RecordedPart& p : recorded) total += copy_part(p, out);
+  std::vector<std::unique_ptr<AtomicOutputFd>> companion_out;
+  for (size_t c = 0; c < companion_outputs.size(); ++c) {
+    companion_out.push_back(std::make_unique<AtomicOutputFd>(companion_outputs[c].second));
+    for (const RecordedPart& p : companions[c]) copy_part(p, *companion_out.back());
   }
-  out.commit();
+  out.finish();
+  for (auto& c : companion_out) c->finish();
+  const CommitSection together;
+  out.put_in_place();
+  for (auto& c : companion_out) c->put_in_place();
   return total;
 }
 

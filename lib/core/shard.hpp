@@ -15,6 +15,11 @@ struct Shard {
   uint32_t count = 1;
   bool active() const { return count > 1; }
   std::string str() const { return std::to_string(index) + "/" + std::to_string(count); }
+  // Where share k of `size` bytes begins, k*size/count (without overflow); shard I reads
+  // [split_point(size, I), split_point(size, I+1)).
+  uint64_t split_point(uint64_t size, uint64_t k) const {
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(size) * k / count);
+  }
 };
 
 // "I/N" with 0 <= I < N; throws UsageError naming the option.
@@ -37,14 +42,24 @@ struct ShardPart {
 void check_shard_set(const std::vector<ShardPart>& parts);
 
 // A part whose output is a byte stream (JSONL or text, plain or compressed) records its shard, its
-// run and its size in a sidecar, OUTPUT.shard.json, written after the output is in place.
+// run and its size in a sidecar, OUTPUT.shard.json, written after the output is in place. A part
+// with companion files (wiki-extract's redirects beside its documents) names them there, each a
+// part with its own record, by a path relative to the part's directory.
 std::string shard_record_path(const std::string& output);
-void write_shard_record(const std::string& output, const Shard& shard, const std::string& run);
+using ShardCompanions = std::vector<std::pair<std::string, std::string>>;  // (name, path)
+void write_shard_record(const std::string& output, const Shard& shard, const std::string& run,
+                        const ShardCompanions& companions = {});
 
 // Concatenates the parts' bytes in shard order into output (zstd frames and gzip members
-// concatenate into one valid stream), atomically. Refuses what check_shard_set refuses, a part
-// without its record, and a part whose size is not the one recorded (changed since it was written).
-// Returns the bytes written.
-uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output);
+// concatenate into one valid stream), and each named companion of the parts into the path given
+// with its name, all put in place together. Refuses what check_shard_set refuses, a part without
+// its record or its companion, and a part whose size is not the one recorded (changed since it
+// was written). Returns the bytes written to output.
+uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output,
+                           const ShardCompanions& companion_outputs = {});
+
+// Throws UsageError unless path can take a part: a regular file or a new name (not "-", a
+// device, a FIFO or a directory), which the record can describe.
+void require_part_file(const std::string& path);
 
 }  // namespace kglm

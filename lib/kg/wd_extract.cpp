@@ -213,8 +213,8 @@ class Extraction {
       ByteRange range;
       std::unique_ptr<LineBatcher> ranged;
       if (options_.shard.active() && options_.inputs.size() == 1 && in.seekable()) {
-        range = {true, in.raw_size() * options_.shard.index / options_.shard.count,
-                 in.raw_size() * (options_.shard.index + 1) / options_.shard.count};
+        range = {true, options_.shard.split_point(in.raw_size(), options_.shard.index),
+                 options_.shard.split_point(in.raw_size(), options_.shard.index + 1)};
         in.seek_plain(range.begin > 0 ? range.begin - 1 : 0);
         ranged = std::make_unique<LineBatcher>(in, options_.batch_bytes);
         stats_.set("shard_byte_range", 1);

@@ -4,6 +4,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <vector>
@@ -42,7 +43,25 @@ struct MediaWikiDumpReader::State {
   LinkNamespaces namespaces = LinkNamespaces::english();
   std::vector<char> buffer = std::vector<char>(kChunk);
 
-  explicit State(InputStream& in) : input(in) {}
+  std::string prefix, suffix;  // fed before and after the input
+
+  State(InputStream& in, std::string before, std::string after)
+      : input(in), prefix(std::move(before)), suffix(std::move(after)) {}
+
+  // The next chunk of XML into buffer: the prefix, the input, the suffix; 0 at the end.
+  size_t next_chunk() {
+    std::string* extra = !prefix.empty() ? &prefix : nullptr;
+    if (!extra) {
+      const size_t n = input.read(buffer.data(), buffer.size());
+      bytes += n;
+      if (n > 0 || suffix.empty()) return n;
+      extra = &suffix;
+    }
+    const size_t n = std::min(extra->size(), buffer.size());
+    std::memcpy(buffer.data(), extra->data(), n);
+    extra->erase(0, n);
+    return n;
+  }
 
   void start(const xmlChar* name, int nb_attributes, const xmlChar** attributes) {
     ++depth;
@@ -112,8 +131,7 @@ struct MediaWikiDumpReader::State {
   // Feeds the parser until a page is ready or the input ends.
   void feed() {
     while (ready.empty() && !finished && error.empty()) {
-      size_t n = input.read(buffer.data(), buffer.size());
-      bytes += n;
+      size_t n = next_chunk();
       if (parser == nullptr) create_parser();
       int rc = xmlParseChunk(parser, buffer.data(), static_cast<int>(n), n == 0 ? 1 : 0);
       if (rc != 0 && error.empty()) record_error(xmlCtxtGetLastError(parser));
@@ -159,7 +177,10 @@ struct MediaWikiDumpReader::State {
   }
 };
 
-MediaWikiDumpReader::MediaWikiDumpReader(InputStream& input) : state_(std::make_unique<State>(input)) {}
+MediaWikiDumpReader::MediaWikiDumpReader(InputStream& input) : MediaWikiDumpReader(input, {}, {}) {}
+
+MediaWikiDumpReader::MediaWikiDumpReader(InputStream& input, std::string prefix, std::string suffix)
+    : state_(std::make_unique<State>(input, std::move(prefix), std::move(suffix))) {}
 
 MediaWikiDumpReader::~MediaWikiDumpReader() {
   if (state_->parser) xmlFreeParserCtxt(state_->parser);

@@ -25,6 +25,9 @@ struct WikiPage {
 class MediaWikiDumpReader {
  public:
   explicit MediaWikiDumpReader(InputStream& input);
+  // A shard of a dump (wiki_extract's --shard): the parser reads `prefix` (the dump's header,
+  // <mediawiki> and <siteinfo>), then the input, then `suffix` (the closing </mediawiki>).
+  MediaWikiDumpReader(InputStream& input, std::string prefix, std::string suffix);
   ~MediaWikiDumpReader();
   MediaWikiDumpReader(const MediaWikiDumpReader&) = delete;
   MediaWikiDumpReader& operator=(const MediaWikiDumpReader&) = delete;
@@ -35,7 +38,7 @@ class MediaWikiDumpReader {
 
   // English defaults plus the namespaces declared in <siteinfo>.
   const LinkNamespaces& namespaces() const;
-  // Decompressed XML bytes read so far.
+  // Decompressed XML bytes read from the input so far (not counting a prefix or suffix).
   uint64_t bytes_read() const;
 
  private:

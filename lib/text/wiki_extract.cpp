@@ -14,6 +14,7 @@
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/progress.hpp"
+#include "text/dump_shard.hpp"
 #include "text/mediawiki_dump.hpp"
 #include "text/sentence_splitter.hpp"
 #include "text/wikiextractor_input.hpp"
@@ -61,6 +62,9 @@ class BatchSource {
     return more;
   }
 
+  // What the source adds to the statistics (a shard's byte count).
+  const Stats& stats() const { return stats_; }
+
   // Compressed bytes read so far; safe to call from any thread (for the progress line).
   uint64_t raw_bytes() const { return raw_progress_.load(std::memory_order_relaxed); }
 
@@ -68,7 +72,10 @@ class BatchSource {
   bool fill(Batch& batch) {
     for (;;) {
       if (!input_ && !open_next()) return false;
-      batch.file = input_->name();
+      batch.file = options_.shard.active() ? input_->name() + " (shard " + options_.shard.str() + ", bytes " +
+                                                 std::to_string(shard_.begin) + ".." + std::to_string(shard_.end) +
+                                                 "; lines from the dump's header)"
+                                           : input_->name();
       batch.namespaces = namespaces_;
       size_t bytes = 0;
       try {
@@ -93,12 +100,19 @@ class BatchSource {
           xml ? require_input_kind(*input_, {InputKind::xml}, "a MediaWiki XML dump")
               : require_input_kind(*input_, {InputKind::json},
                                    "WikiExtractor --json output (JSON lines; --input-format wikiextractor)");
-      if (!skip_empty_input(kind, input_->name())) break;
-      input_.reset();
+      if (skip_empty_input(kind, input_->name())) {
+        input_.reset();
+        continue;
+      }
+      if (!options_.shard.active()) break;
+      shard_ = restrict_to_dump_shard(*input_, options_.inputs[next_input_ - 1], options_.shard);
+      stats_.set("shard_bytes", static_cast<int64_t>(shard_.end - shard_.begin));
+      if (!shard_.empty()) break;
+      input_.reset();  // a shard without pages (more shards than bzip2 streams)
     }
     pages_in_file_ = 0;
     if (options_.input_format == WikiExtractOptions::Input::xml) {
-      reader_ = std::make_unique<MediaWikiDumpReader>(*input_);
+      reader_ = std::make_unique<MediaWikiDumpReader>(*input_, std::move(shard_.header), std::move(shard_.footer));
     } else {
       lines_ = std::make_unique<LineBatcher>(*input_, options_.batch_bytes);
     }
@@ -163,6 +177,8 @@ class BatchSource {
   std::unique_ptr<LineBatcher> lines_;
   std::shared_ptr<const LinkNamespaces> namespaces_;
   uint64_t pages_in_file_ = 0;
+  DumpShard shard_;
+  Stats stats_;
   uint64_t raw_done_ = 0;
   std::atomic<uint64_t> raw_progress_{0};
 };
@@ -276,7 +292,13 @@ Stats extract_wiki(const WikiExtractOptions& options) {
   std::unique_ptr<OutputStream> redirects;
   if (!options.redirects.empty()) {
     redirects = std::make_unique<OutputStream>(options.redirects);
-    redirects->write("# from\tto\n");
+    if (options.shard.index == 0) redirects->write("# from\tto\n");  // once in a merge
+  }
+  if (options.shard.active()) {
+    if (options.inputs.size() != 1 || options.input_format != WikiExtractOptions::Input::xml)
+      throw UsageError("--shard splits one XML dump file; give each task its own file of a dump in parts");
+    require_part_file(options.output);
+    if (redirects) require_part_file(options.redirects);
   }
   uint64_t total_raw = 0;  // for the progress line; a missing file fails when it is opened
   for (const std::string& path : options.inputs) {
@@ -319,12 +341,30 @@ Stats extract_wiki(const WikiExtractOptions& options) {
     put_in_place_together({&out, redirects.get()});
   else
     out.close();
+  if (options.shard.active()) {
+    ShardCompanions companions;
+    if (redirects) {
+      write_shard_record(options.redirects, options.shard, options.shard_run);
+      companions.emplace_back("redirects", options.redirects);
+    }
+    write_shard_record(options.output, options.shard, options.shard_run, companions);
+  }
+  stats.merge(source.stats());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stats.set("bytes", static_cast<int64_t>(input_bytes));
   stats.set("errors", static_cast<int64_t>(errors.count()));
   stats.set("milliseconds", static_cast<int64_t>(seconds * 1000));
   stats.set("articles_per_s",
             seconds > 0 ? static_cast<int64_t>(static_cast<double>(stats.get("articles")) / seconds) : 0);
+  return stats;
+}
+
+Stats merge_wiki_parts(const std::vector<std::string>& parts, const std::string& output, const std::string& redirects) {
+  Stats stats;
+  ShardCompanions companions;
+  if (!redirects.empty()) companions.emplace_back("redirects", redirects);
+  stats.set("bytes", static_cast<int64_t>(concatenate_parts(parts, output, companions)));
+  stats.set("shards", static_cast<int64_t>(parts.size()));
   return stats;
 }
 
