@@ -52,11 +52,17 @@ class InputStream {
   // For bzip2, begin and end must be stream starts (next_stream_start) or the file size. What
   // peek() took is dropped. Throws Error on an input that is not splittable().
   void read_range(uint64_t begin, uint64_t end);
-  // The first offset >= from at which a bzip2 stream starts ("BZh1".."BZh9" and a block's or the
-  // end-of-stream magic, byte-aligned), or at which `pattern` starts in a plain file; the file size
-  // when there is none. Reads with pread, so reading goes on where it was.
-  uint64_t next_stream_start(uint64_t from) const;
-  uint64_t next_occurrence(uint64_t from, std::string_view pattern) const;
+  // The first offset in [from, limit) at which a bzip2 stream starts ("BZh1".."BZh9" and a block's
+  // magic, byte-aligned), or at which `pattern` starts; the file size when there is none. Reads
+  // with pread, so reading goes on where it was.
+  uint64_t next_stream_start(uint64_t from, uint64_t limit = UINT64_MAX) const;
+  uint64_t next_occurrence(uint64_t from, std::string_view pattern, uint64_t limit = UINT64_MAX) const;
+
+  // For a bzip2 regular file of many streams (multistream dumps, pbzip2 output): decodes the rest
+  // of the input (from the start of its range; call before read()) on `threads` threads, 256 kB
+  // of streams each, delivered in order. Where no stream starts within 64 MB, the rest is decoded
+  // in one thread as before. Does nothing for other inputs or one thread.
+  void decode_in_parallel(unsigned threads);
 
   const std::string& name() const { return name_; }
   Compression compression() const { return compression_; }
@@ -66,6 +72,7 @@ class InputStream {
 
  private:
   struct Decoder;
+  class Parallel;
   size_t read_raw(unsigned char* out, size_t n);
   size_t read_decoded(char* out, size_t n);
   size_t decode(char* out, size_t n);  // read_decoded() under the truncation policy
@@ -76,7 +83,9 @@ class InputStream {
   Compression compression_ = Compression::plain;
   uint64_t raw_read_ = 0;
   uint64_t raw_size_ = 0;
+  uint64_t raw_begin_ = 0;           // read_range's begin
   uint64_t raw_limit_ = UINT64_MAX;  // read_range's end
+  std::unique_ptr<Parallel> parallel_;
   std::unique_ptr<Decoder> decoder_;
   std::string peeked_;  // decoded bytes taken by peek() and not yet returned by read()
   size_t peeked_pos_ = 0;

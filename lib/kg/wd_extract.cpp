@@ -196,6 +196,7 @@ class Extraction {
       stats_.add("empty_inputs");
       return;
     }
+    in.decode_in_parallel(options_.threads);  // bzip2 of many streams (pbzip2): decoding is the slow part
     LineBatcher batcher(in, options_.batch_bytes);
     LineBatch first;
     if (!batcher.next(first)) {

@@ -111,6 +111,7 @@ class BatchSource {
       input_.reset();  // a shard without pages (more shards than bzip2 streams)
     }
     pages_in_file_ = 0;
+    input_->decode_in_parallel(options_.threads);  // a multistream dump: bzip2 is the slow part
     if (options_.input_format == WikiExtractOptions::Input::xml) {
       reader_ = std::make_unique<MediaWikiDumpReader>(*input_, std::move(shard_.header), std::move(shard_.footer));
     } else {

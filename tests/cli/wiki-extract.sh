@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI tests of wiki-extract on the real enwiki excerpt: counts against an independent XML count,
 # no markup left, link spans = anchors, golden pages, compressions, UTF-16, threads, plain and
-# sentence output, WikiExtractor input, bad input.
+# sentence output, WikiExtractor input, bad input, --shard parts and their merge.
 # Usage: wiki-extract.sh WIKI_EXTRACT FIXTURES_DIR SOURCE_DIR [--redo]
 set -euo pipefail
 we=$1
@@ -108,5 +108,62 @@ set -e
 grep -q "x.json: is JSON; expected a MediaWiki XML dump" "$tmp/x.err" || fail "not-XML message: $(cat "$tmp/x.err")"
 [ ! -e "$tmp/x.jsonl" ] || fail "output left behind"
 ok "bad pages counted with their location, truncated inputs keep earlier pages, exit codes 1/2"
+
+# 9. --shard I/N: the parts of a multistream dump (one bzip2 stream per 7 pages, as Wikimedia writes
+# them per 100) and of plain XML, merged, are the unsharded output byte for byte (documents and
+# redirects); each shard decompresses only its own streams; a set that is not every part of one run
+# once, and inputs that cannot be split by pages, are refused.
+python3 "$src/tests/cli/make_multistream.py" "$xml" "$tmp/ms.xml.bz2" --pages-per-stream 7 > /dev/null
+for n in 24 5; do
+  for ((i = 0; i < n; i++)); do
+    "$we" "$tmp/ms.xml.bz2" --shard $i/$n -o "$tmp/ms$i.jsonl" --redirects "$tmp/msr$i.tsv" --threads $((i % 2 + 1)) \
+      --stats "$tmp/ms$n-$i.json" -q 2> /dev/null
+  done
+  "$we" merge $(for ((i = n - 1; i >= 0; i--)); do echo "$tmp/ms$i.jsonl"; done) -o "$tmp/msm.jsonl" \
+    --redirects "$tmp/msm.tsv" -q
+  cmp -s "$tmp/msm.jsonl" "$tmp/docs.jsonl" && cmp -s "$tmp/msm.tsv" "$tmp/red.tsv" || fail "$n multistream shards differ"
+done
+python3 - "$tmp/ms.xml.bz2" "$tmp"/ms5-{0..4}.json <<'PY' || fail "shards do not divide the streams"
+import json, os, sys
+size = os.path.getsize(sys.argv[1])
+parts = [json.load(open(p))["shard_bytes"] for p in sys.argv[2:]]
+assert sum(parts) == size and max(parts) < size / 3, (parts, size)
+PY
+for i in 0 1 2; do
+  "$we" "$tmp/a.xml" --shard $i/3 -o "$tmp/pl$i.jsonl.zst" --redirects "$tmp/plr$i.tsv" -q
+done
+"$we" merge "$tmp"/pl{0,1,2}.jsonl.zst -o "$tmp/plm.jsonl.zst" --redirects "$tmp/plm.tsv" -q
+zstd -dc "$tmp/plm.jsonl.zst" | cmp -s - "$tmp/docs.jsonl" && cmp -s "$tmp/plm.tsv" "$tmp/red.tsv" || fail "plain shards"
+"$we" "$tmp/a.xml" --shard 1/3 --ns 0,1 -o "$tmp/other1.jsonl" --redirects "$tmp/otherr1.tsv" -q
+for set in "ms0 ms2 ms3 ms4:4 of 5 parts given; missing shard 1" "ms0 ms1 ms1 ms2 ms3 ms4:shard 1/5 a second time" \
+  "pl0 other1 pl2:a shard of another run"; do
+  names=${set%%:*}
+  if "$we" merge $(for p in $names; do ls "$tmp/$p".jsonl*; done | grep -v shard.json) -o "$tmp/bad.jsonl" \
+    --redirects "$tmp/bad.tsv" 2> "$tmp/bad.err"; then fail "merged: $names"; fi
+  grep -q "${set#*:}" "$tmp/bad.err" || fail "message for $names: $(cat "$tmp/bad.err")"
+  [ ! -e "$tmp/bad.jsonl" ] && [ ! -e "$tmp/bad.tsv" ] || fail "output left behind: $names"
+done
+rm "$tmp/msr3.tsv.shard.json"
+if "$we" merge "$tmp"/ms{0,1,2,3,4}.jsonl -o "$tmp/bad.jsonl" --redirects "$tmp/bad.tsv" 2> "$tmp/bad.err"; then
+  fail "merged without a redirects record"
+fi
+grep -q "msr3.tsv: not a part of a --shard run" "$tmp/bad.err" || fail "redirects record: $(cat "$tmp/bad.err")"
+python3 -c "
+import bz2, sys
+xml = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(b''.join(bz2.compress(xml[i:i + 50000]) for i in range(0, len(xml), 50000)))
+" "$tmp/a.xml" "$tmp/blocks.xml.bz2"
+set +e
+"$we" "$tmp/blocks.xml.bz2" --shard 1/4 -o "$tmp/x.jsonl" -q 2> "$tmp/blocks.err"; rc1=$?
+"$we" "$tmp/a.xml.zst" --shard 1/4 -o "$tmp/x.jsonl" -q 2> "$tmp/zst.err"; rc2=$?
+"$we" - --shard 1/4 -o "$tmp/x.jsonl" -q < "$tmp/a.xml" 2> "$tmp/stdin.err"; rc3=$?
+"$we" "$tmp/a.xml" --shard 1/4 -o - -q > /dev/null 2> "$tmp/out.err"; rc4=$?
+set -e
+[ "$rc1$rc2$rc3$rc4" = 1112 ] || fail "--shard refusals exit $rc1 $rc2 $rc3 $rc4"
+grep -q "stream at byte [0-9]* does not begin with a <page>" "$tmp/blocks.err" || fail "$(cat "$tmp/blocks.err")"
+grep -q "a zstd file: --shard splits plain XML or a bzip2 multistream dump" "$tmp/zst.err" || fail "$(cat "$tmp/zst.err")"
+grep -q "not of a stream" "$tmp/stdin.err" && grep -q "not to stdout" "$tmp/out.err" || fail "stream refusals"
+[ ! -e "$tmp/x.jsonl" ] || fail "output left behind by a refused shard"
+ok "--shard parts of a multistream dump (5 and 24 shards) and of plain XML merge into the one-run output; bad sets refused"
 
 echo "$pass checks passed"

@@ -98,6 +98,86 @@ TEST(InputStream, TruncatedStreamThrowsAfterDeliveringItsData) {
   }
 }
 
+TEST(InputStream, ReadsARangeOfBzip2StreamsFoundFromAnyOffset) {
+  test::ScratchDir dir;
+  std::vector<std::string> texts;
+  std::vector<uint64_t> starts;
+  std::string file;
+  for (int i = 0; i < 4; ++i) {  // streams of one and of several 900 kB blocks
+    texts.push_back(i == 2 ? sample_text() + sample_text() + sample_text() + sample_text() + sample_text()
+                           : "stream " + std::to_string(i) + "\n" + sample_text().substr(0, 1000u * (i + 1)));
+    OutputStream out(dir.file("s.bz2"));
+    out.write(texts.back());
+    out.close();
+    starts.push_back(file.size());
+    file += test::read_file(dir.file("s.bz2"));
+  }
+  starts.push_back(file.size());
+  std::ofstream(dir.file("all.bz2"), std::ios::binary) << file;
+  InputStream in(dir.file("all.bz2"));
+  ASSERT_TRUE(in.splittable());
+  for (size_t k = 0; k + 1 < starts.size(); ++k) {
+    EXPECT_EQ(in.next_stream_start(starts[k]), starts[k]);
+    EXPECT_EQ(in.next_stream_start(starts[k] + 1), starts[k + 1]);
+    EXPECT_EQ(in.next_stream_start((starts[k] + starts[k + 1]) / 2), starts[k + 1]);
+  }
+  for (auto [first, last] : {std::pair{1, 3}, {0, 4}, {3, 4}, {2, 2}}) {
+    in.read_range(starts[first], starts[last]);
+    std::string got, want;
+    char buf[4096];
+    while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+    for (int k = first; k < last; ++k) want += texts[k];
+    EXPECT_EQ(got, want) << first << ".." << last;
+  }
+  EXPECT_THROW(in.read_range(starts[1], file.size() + 1), Error);
+  std::ofstream(dir.file("plain.txt"), std::ios::binary) << "0123456789<page>abc<page>";
+  InputStream plain(dir.file("plain.txt"));
+  EXPECT_EQ(plain.next_occurrence(0, "<page>"), 10u);
+  EXPECT_EQ(plain.next_occurrence(11, "<page>"), 19u);
+  EXPECT_EQ(plain.next_occurrence(20, "<page>"), 25u);  // none: the file size
+  plain.read_range(3, 12);
+  char buf[32];
+  EXPECT_EQ(std::string(buf, plain.read(buf, sizeof buf)), "3456789<p");
+}
+
+TEST(InputStream, DecodesManyBzip2StreamsInParallelInOrder) {
+  test::ScratchDir dir;
+  std::string text, file;
+  Rng rng(7, 0);
+  for (int stream = 0; stream < 40; ++stream) {  // ~2 MB of bzip2: 8 segments and more
+    std::string part;
+    while (part.size() < 100000) part += std::to_string(rng.next_u64()) + (rng.next_u64() % 7 ? " " : "\n");
+    OutputStream out(dir.file("s.bz2"));
+    out.write(part);
+    out.close();
+    text += part;
+    file += test::read_file(dir.file("s.bz2"));
+  }
+  std::ofstream(dir.file("all.bz2"), std::ios::binary) << file;
+  for (unsigned threads : {2u, 4u}) {
+    InputStream in(dir.file("all.bz2"));
+    in.peek(100);
+    in.decode_in_parallel(threads);
+    std::string got;
+    char buf[70000];
+    while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+    EXPECT_EQ(got, text) << threads;
+    EXPECT_EQ(in.raw_bytes_read(), file.size());
+  }
+  std::ofstream(dir.file("cut.bz2"), std::ios::binary) << file.substr(0, file.size() * 2 / 3);
+  InputStream cut(dir.file("cut.bz2"));
+  cut.decode_in_parallel(3);
+  std::string got;
+  char buf[4096];
+  EXPECT_THROW(
+      {
+        while (size_t n = cut.read(buf, sizeof buf)) got.append(buf, n);
+      },
+      Error);
+  EXPECT_GT(got.size(), text.size() / 2);
+  EXPECT_EQ(got, text.substr(0, got.size()));
+}
+
 TEST(InputStream, MissingFileIsAnError) { EXPECT_THROW(InputStream("/nonexistent/kglm/file"), Error); }
 
 TEST(AtomicPath, NothingUnderTheFinalNameUntilCommit) {
