@@ -11,7 +11,7 @@ packages=(
   libsimdjson-dev
   libzstd-dev zstd
   zlib1g-dev gzip libdeflate-dev
-  libbz2-dev bzip2 libzip-dev
+  libbz2-dev bzip2 lbzip2 libzip-dev
   libgtest-dev librandom123-dev libabsl-dev
   libsentencepiece-dev sentencepiece libopenblas-dev
   libopenmpi-dev openmpi-bin

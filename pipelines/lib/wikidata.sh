@@ -13,6 +13,8 @@ wikidata_options() {
 wikipedia_options() {
   pipeline_option wiki KGLM_WIKI "$here/data/enwiki-sample.xml" \
     "Wikipedia dump parts, one wiki-extract array task each (a glob, or paths, in version order)"
+  pipeline_option wiki-shards KGLM_WIKI_SHARDS 1 \
+    "array tasks over a --wiki of one file (plain XML or the multistream dump: wiki-extract --shard)"
 }
 
 stage_kg_shard() {
@@ -35,7 +37,7 @@ wikidata_stages() {
 
 stage_wiki_part() {
   echo "== wiki-extract part $TASK/$TASKS of $KGLM_WIKI -> $RUN/wiki/docs-$task_id.jsonl.zst"
-  slurm_script wiki-extract "$KGLM_WIKI" "$RUN/wiki"
+  SHARDS=$TASKS slurm_script wiki-extract "$KGLM_WIKI" "$RUN/wiki"
 }
 
 # FORMAT's paths for the dump parts 0..WIKI_PARTS-1 (FORMAT has one %04d).
@@ -50,6 +52,7 @@ wikipedia_stages() {
   mapfile -t parts < <(ls -1 $KGLM_WIKI 2> /dev/null | sort -V)
   [[ ${#parts[@]} -gt 0 ]] || pipeline_fail 2 "no Wikipedia dump part matches '$KGLM_WIKI' (--wiki)"
   WIKI_PARTS=${#parts[@]}
+  [[ $WIKI_PARTS -eq 1 && $KGLM_WIKI_SHARDS -gt 1 ]] && WIKI_PARTS=$KGLM_WIKI_SHARDS
   for part in "${parts[@]}"; do inputs+=(--in "$part"); done
   stage wiki --array "$WIKI_PARTS" "${inputs[@]}" --out "$RUN/wiki/docs-{task}.jsonl.zst" \
     --out "$RUN/wiki/redirects-{task}.tsv" -- stage_wiki_part

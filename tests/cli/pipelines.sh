@@ -16,8 +16,11 @@ train=(--vocab 800 --model "2 32 4 64" --steps 20 --save-every 10 --pretrain-arg
 [ "$(grep -c '"loss"' "$tmp/kmlm/metrics.jsonl")" = 20 ] || fail "kmlm: 20 steps expected"
 ok "kmlm: 2 shards merged, code-switched and reasoning text, 20 steps of pre-training"
 
-"$src/pipelines/entitycs.sh" --shards 2 --langs de,fr,es "${train[@]}" "$tmp/entitycs" > "$tmp/entitycs.out" 2>&1 ||
-  fail "entitycs: $(tail "$tmp/entitycs.out")"
+"$src/pipelines/entitycs.sh" --shards 2 --wiki-shards 2 --langs de,fr,es "${train[@]}" "$tmp/entitycs" \
+  > "$tmp/entitycs.out" 2>&1 || fail "entitycs: $(tail "$tmp/entitycs.out")"
+"$bin/wiki-extract" merge "$tmp"/entitycs/wiki/docs-000{1,0}.jsonl.zst -o "$tmp/wiki-merged.jsonl" -q
+"$bin/wiki-extract" "$src/data/enwiki-sample.xml" -o "$tmp/wiki-one.jsonl" -q
+cmp -s "$tmp/wiki-merged.jsonl" "$tmp/wiki-one.jsonl" || fail "entitycs: the 2 wiki-extract shards differ from one run"
 # Decompressed to a file first: grep -q stops reading at the first match, and under pipefail the
 # writer's SIGPIPE would fail the check.
 zstd -dcq "$tmp/entitycs/entitycs/entitycs-0000.jsonl.zst" -o "$tmp/entitycs-0000.jsonl"
@@ -28,7 +31,7 @@ langs = {k.split(".", 1)[1] for k in json.load(open(sys.argv[1])) if k.startswit
 assert len(langs) > 1 and all(len(l) == 2 for l in langs), langs  # the records' languages, not file names
 PY
 grep -q '"train_layers": "last:2"' "$tmp/entitycs/ckpt/trainer_state.json" || fail "entitycs: not last:2"
-ok "entitycs: code-switched entity sentences in their languages, pre-training of the last two layers"
+ok "entitycs: 2 wiki-extract shards of one dump, code-switched entity sentences in their languages, pre-training of the last two layers"
 
 "$src/pipelines/kelm.sh" --shards 3 --langs en,de,fr "$tmp/kelm" > "$tmp/kelm.out" 2>&1 || fail "kelm: $(tail "$tmp/kelm.out")"
 for l in en de fr; do [ -s "$tmp/kelm/kelm/$l.jsonl" ] || fail "kelm: no $l text"; done

@@ -113,7 +113,7 @@ ok "bad pages counted with their location, truncated inputs keep earlier pages, 
 # them per 100) and of plain XML, merged, are the unsharded output byte for byte (documents and
 # redirects); each shard decompresses only its own streams; a set that is not every part of one run
 # once, and inputs that cannot be split by pages, are refused.
-python3 "$src/tests/cli/make_multistream.py" "$xml" "$tmp/ms.xml.bz2" --pages-per-stream 7 > /dev/null
+python3 "$src/bench/make-multistream.py" "$xml" "$tmp/ms.xml.bz2" --pages-per-stream 7 > /dev/null
 for n in 24 5; do
   for ((i = 0; i < n; i++)); do
     "$we" "$tmp/ms.xml.bz2" --shard $i/$n -o "$tmp/ms$i.jsonl" --redirects "$tmp/msr$i.tsv" --threads $((i % 2 + 1)) \

@@ -3,7 +3,7 @@
 pages-articles-multistream.xml.bz2: one bzip2 stream for the header (<mediawiki>, <siteinfo>), one
 per P pages, one for the closing </mediawiki>; and its index (offset:page id:title per line, bzip2).
 
-    make_multistream.py IN.xml[.bz2] OUT.xml.bz2 [--pages-per-stream 100] [--index OUT-index.txt.bz2]
+    bench/make-multistream.py IN.xml[.bz2] OUT.xml.bz2 [--pages-per-stream 100] [--index OUT-index.txt.bz2]
 """
 import argparse
 import bz2
