@@ -37,7 +37,8 @@ int merge_main(int argc, char** argv) {
   if (!cli.parse(argc, argv)) return 0;
   require_file_output(cli);
   cli.require_inputs();
-  Stats stats = kg::merge_kg(cli.common().inputs, cli.common().output, tsv, cli.common().command_line);
+  Stats stats =
+      kg::merge_kg(cli.common().inputs, cli.common().output, tsv, cli.common().command_line, cli.common().threads);
   report_stats(cli.common(), stats);
   return 0;
 }

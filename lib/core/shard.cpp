@@ -17,6 +17,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/output_stream.hpp"
 #include "core/temporaries.hpp"
@@ -155,20 +156,50 @@ RecordedPart read_part_record(const std::string& path, const ShardCompanions& wa
   return out;
 }
 
-uint64_t copy_part(const RecordedPart& part, AtomicOutputFd& out) {
-  const int fd = ::open(part.part.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(location(part.part.path) + "cannot open: " + std::strerror(errno));
-  uint64_t copied = 0;
-  try {
-    copied = copy_file_into(fd, part.part.path, out.fd(), out.name());
-  } catch (...) {
-    ::close(fd);
-    throw;
+// One merged output: the parts' bytes copied as they are when their compression is the one the
+// output's name asks for (zstd frames, gzip members and bzip2 streams concatenate into one
+// stream), else decoded and encoded again.
+class MergedOutput {
+ public:
+  MergedOutput(const std::string& path, const std::vector<RecordedPart>& parts) {
+    const Compression wanted = path == "-" ? Compression::plain : compression_for_suffix(path);
+    bool same = true;
+    for (const RecordedPart& p : parts)
+      same = same && (p.bytes == 0 || InputStream(p.part.path).compression() == wanted);
+    if (same)
+      raw_ = std::make_unique<AtomicOutputFd>(path);
+    else
+      coded_ = std::make_unique<OutputStream>(path);
   }
-  ::close(fd);
-  if (copied != part.bytes) throw Error(location(part.part.path) + "changed while it was read");
-  return copied;
-}
+
+  uint64_t append(const RecordedPart& part) {
+    uint64_t copied = 0;
+    if (coded_) {
+      InputStream in(part.part.path);
+      std::vector<char> buffer(1 << 20);
+      while (const size_t n = in.read(buffer.data(), buffer.size())) coded_->write({buffer.data(), n});
+      copied = in.raw_bytes_read();
+    } else {
+      const int fd = ::open(part.part.path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw Error(location(part.part.path) + "cannot open: " + std::strerror(errno));
+      try {
+        copied = copy_file_into(fd, part.part.path, raw_->fd(), raw_->name());
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+    }
+    if (copied != part.bytes) throw Error(location(part.part.path) + "changed while it was read");
+    return copied;
+  }
+  void finish() { raw_ ? raw_->finish() : coded_->finish(); }
+  void put_in_place() { raw_ ? raw_->put_in_place() : coded_->put_in_place(); }
+
+ private:
+  std::unique_ptr<AtomicOutputFd> raw_;
+  std::unique_ptr<OutputStream> coded_;
+};
 
 }  // namespace
 
@@ -196,13 +227,13 @@ uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::str
     }
     check_shard_set(companion_set);
   }
-  AtomicOutputFd out(output);
+  MergedOutput out(output, recorded);
   uint64_t total = 0;
-  for (const RecordedPart& p : recorded) total += copy_part(p, out);
-  std::vector<std::unique_ptr<AtomicOutputFd>> companion_out;
+  for (const RecordedPart& p : recorded) total += out.append(p);
+  std::vector<std::unique_ptr<MergedOutput>> companion_out;
   for (size_t c = 0; c < companion_outputs.size(); ++c) {
-    companion_out.push_back(std::make_unique<AtomicOutputFd>(companion_outputs[c].second));
-    for (const RecordedPart& p : companions[c]) copy_part(p, *companion_out.back());
+    companion_out.push_back(std::make_unique<MergedOutput>(companion_outputs[c].second, companions[c]));
+    for (const RecordedPart& p : companions[c]) companion_out.back()->append(p);
   }
   out.finish();
   for (auto& c : companion_out) c->finish();

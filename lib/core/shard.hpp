@@ -50,9 +50,10 @@ using ShardCompanions = std::vector<std::pair<std::string, std::string>>;  // (n
 void write_shard_record(const std::string& output, const Shard& shard, const std::string& run,
                         const ShardCompanions& companions = {});
 
-// Concatenates the parts' bytes in shard order into output (zstd frames and gzip members
-// concatenate into one valid stream), and each named companion of the parts into the path given
-// with its name, all put in place together. Refuses what check_shard_set refuses, a part without
+// Concatenates the parts in shard order into output, and each named companion of the parts into
+// the path given with its name, all put in place together: byte for byte where the parts are
+// compressed as the output's name asks (zstd frames, gzip members and bzip2 streams concatenate
+// into one valid stream), else decoded and written as the name asks. Refuses what check_shard_set refuses, a part without
 // its record or its companion, and a part whose size is not the one recorded (changed since it
 // was written). Returns the bytes written to output.
 uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output,

@@ -387,8 +387,8 @@ Stats extract_kg(const ExtractOptions& options) {
 }
 
 Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
-               const std::string& command_line) {
-  h5::set_compression(1, 1);
+               const std::string& command_line, unsigned threads) {
+  h5::set_compression(threads, 1);
   if (parts.empty()) throw UsageError("merge: no shard stores given");
   std::vector<std::unique_ptr<RecordCursor>> cursors;
   Stats stats;

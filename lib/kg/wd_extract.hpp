@@ -27,9 +27,9 @@ struct ExtractOptions : RunOptions {
 Stats extract_kg(const ExtractOptions& options);
 
 // Merges shard stores (written with --shard) into one store, equal to a single pass. Refuses a set
-// that is not exactly the shards 0..N-1 of one run.
+// that is not exactly the shards 0..N-1 of one run. `threads` compress the store's chunks.
 Stats merge_kg(const std::vector<std::string>& parts, const std::string& output, const std::string& tsv_dir,
-               const std::string& command_line);
+               const std::string& command_line, unsigned threads = 1);
 
 // Reads an id list (one Q/P id per line, first tab-separated field; '#' lines and blank lines
 // ignored) into numbers of the expected type.

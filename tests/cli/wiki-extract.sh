@@ -134,6 +134,8 @@ for i in 0 1 2; do
 done
 "$we" merge "$tmp"/pl{0,1,2}.jsonl.zst -o "$tmp/plm.jsonl.zst" --redirects "$tmp/plm.tsv" -q
 zstd -dc "$tmp/plm.jsonl.zst" | cmp -s - "$tmp/docs.jsonl" && cmp -s "$tmp/plm.tsv" "$tmp/red.tsv" || fail "plain shards"
+"$we" merge "$tmp"/pl{0,1,2}.jsonl.zst -o "$tmp/plm.jsonl" --redirects "$tmp/plm.tsv.gz" -q  # decoded, encoded
+cmp -s "$tmp/plm.jsonl" "$tmp/docs.jsonl" && zcat "$tmp/plm.tsv.gz" | cmp -s - "$tmp/red.tsv" || fail "merge recompressed"
 "$we" "$tmp/a.xml" --shard 1/3 --ns 0,1 -o "$tmp/other1.jsonl" --redirects "$tmp/otherr1.tsv" -q
 for set in "ms0 ms2 ms3 ms4:4 of 5 parts given; missing shard 1" "ms0 ms1 ms1 ms2 ms3 ms4:shard 1/5 a second time" \
   "pl0 other1 pl2:a shard of another run"; do
@@ -164,6 +166,6 @@ grep -q "stream at byte [0-9]* does not begin with a <page>" "$tmp/blocks.err" |
 grep -q "a zstd file: --shard splits plain XML or a bzip2 multistream dump" "$tmp/zst.err" || fail "$(cat "$tmp/zst.err")"
 grep -q "not of a stream" "$tmp/stdin.err" && grep -q "not to stdout" "$tmp/out.err" || fail "stream refusals"
 [ ! -e "$tmp/x.jsonl" ] || fail "output left behind by a refused shard"
-ok "--shard parts of a multistream dump (5 and 24 shards) and of plain XML merge into the one-run output; bad sets refused"
+ok "--shard parts of a multistream dump (5 and 24 shards) and of plain XML merge into the one-run output (as the output's name compresses it); bad sets refused"
 
 echo "$pass checks passed"
