@@ -289,17 +289,17 @@ class PageProcessor {
 
 Stats extract_wiki(const WikiExtractOptions& options) {
   auto start = std::chrono::steady_clock::now();
+  if (options.shard.active()) {  // before any output is opened (a FIFO would wait for its reader)
+    if (options.inputs.size() != 1 || options.input_format != WikiExtractOptions::Input::xml)
+      throw UsageError("--shard splits one XML dump file; give each task its own file of a dump in parts");
+    require_part_file(options.output);
+    if (!options.redirects.empty()) require_part_file(options.redirects);
+  }
   OutputStream out(options.output);
   std::unique_ptr<OutputStream> redirects;
   if (!options.redirects.empty()) {
     redirects = std::make_unique<OutputStream>(options.redirects);
     if (options.shard.index == 0) redirects->write("# from\tto\n");  // once in a merge
-  }
-  if (options.shard.active()) {
-    if (options.inputs.size() != 1 || options.input_format != WikiExtractOptions::Input::xml)
-      throw UsageError("--shard splits one XML dump file; give each task its own file of a dump in parts");
-    require_part_file(options.output);
-    if (redirects) require_part_file(options.redirects);
   }
   uint64_t total_raw = 0;  // for the progress line; a missing file fails when it is opened
   for (const std::string& path : options.inputs) {
