@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kUsage =
     "cs-gen kmlm --kg kg.h5 --langs L1,L2,... [--mode code-switch|parallel] [--alias] -o out.jsonl\n"
     "       cs-gen entitycs --kg kg.h5 [--redirects redirects.tsv] [--langs ...] -o out.jsonl DOCS.jsonl...\n"
-    "       cs-gen merge PART... -o out.jsonl";
+    "       cs-gen merge PART... -o out.jsonl | cs-gen merge PARTDIR... --split-by-lang DIR";
 
 bool format_is_plain(const std::string& format) {
   if (format != "json" && format != "plain") throw UsageError("--format must be json or plain");
@@ -25,13 +25,18 @@ bool format_is_plain(const std::string& format) {
 }
 
 int merge_main(int argc, char** argv) {
-  ToolCli cli("cs-gen merge", "cs-gen merge PART... -o out.jsonl",
-              "Concatenate the parts 0..N-1 of one cs-gen kmlm --shard I/N run, in order, into the unsharded output.");
+  ToolCli cli("cs-gen merge", "cs-gen merge PART... -o out.jsonl | cs-gen merge PARTDIR... --split-by-lang DIR",
+              "Concatenate the parts 0..N-1 of one cs-gen kmlm --shard I/N run, in order, into the unsharded output\n"
+              "(with --split-by-lang: each language's file of the part directories into DIR).");
+  std::string split_dir;
+  cli.add()("split-by-lang", po::value(&split_dir), "merge part directories of --split-by-lang runs into DIR");
   if (!cli.parse(argc, argv)) return 0;
-  cli.require_output();
+  if (split_dir.empty()) cli.require_output();
   cli.require_inputs();
   Stats stats;
-  stats.set("bytes", static_cast<int64_t>(concatenate_parts(cli.common().inputs, cli.common().output)));
+  stats.set("bytes",
+            static_cast<int64_t>(split_dir.empty() ? concatenate_parts(cli.common().inputs, cli.common().output)
+                                                   : merge_part_directories(cli.common().inputs, split_dir)));
   stats.set("shards", static_cast<int64_t>(cli.common().inputs.size()));
   report_stats(cli.common(), stats);
   return 0;
@@ -57,15 +62,15 @@ int kmlm_main(int argc, char** argv) {
       ("max-per-subject", po::value(&o.max_per_subject)->default_value(0), "at most N triples per subject, 0 = all")
       ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o")
       ("format", po::value(&format)->default_value("json"), "json (annotated text) or plain (the sentences)")
-      ("shard", po::value(&shard), "write part I/N (the triples of rows I*R/N..(I+1)*R/N) for cs-gen merge");
+      ("shard", po::value(&shard),
+       "write part I/N (the triples of rows I*R/N..(I+1)*R/N; a file, or a --split-by-lang directory) for cs-gen merge");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   if (o.split_dir.empty()) cli.require_output();
   if (!shard.empty()) {
     o.shard = parse_shard(shard);
-    if (!o.split_dir.empty()) throw UsageError("--shard writes its part to a file (-o FILE), not to --split-by-lang");
-    require_part_file(cli.common().output);
-    o.shard_run = shard_run_identity("cs-gen kmlm", cli.result_options(), {o.kg});
+    if (o.split_dir.empty()) require_part_file(cli.common().output);
+    o.shard_run = shard_run_identity("cs-gen kmlm", cli.result_options({"split-by-lang"}), {o.kg});
   }
   if (mode != "code-switch" && mode != "parallel") throw UsageError("--mode must be code-switch or parallel");
   if (pairs != "one" && pairs != "all") throw UsageError("--pairs must be one or all");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # KMLM (Liu et al., EMNLP 2022): a Wikidata dump -> the KG store (wd-extract, one array task per
 # shard, then the merge) -> code-switched, alias-replaced and parallel knowledge sentences (cs-gen
-# kmlm) and reasoning samples from 3- and 4-cycles (kg-cycles, one array task per shard, then the
+# kmlm, one array task per shard, then the merge) and reasoning samples from 3- and 4-cycles (kg-cycles, one array task per shard, then the
 # merge) -> a token dataset -> pre-training
 # with L = L_MLM + α(L_K + L_R). Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
 #SBATCH --cpus-per-task=8
@@ -16,9 +16,14 @@ pipeline_option cycles-args KGLM_CYCLES_ARGS "" "more kg-cycles options (default
 pipeline_option text KGLM_TEXT "" "Wikipedia text for L_MLM: LANG=FILE ... (none: knowledge and reasoning only)"
 train_options
 
+stage_kmlm_text_shard() {
+  echo "== cs-gen kmlm shard $TASK/$TASKS: code-switched (+ alias) and parallel sentences -> $RUN/kmlm-*-parts/part-$task_id/"
+  SHARDS=$TASKS slurm_script cs-gen kmlm "$KG" "$RUN" --langs "$KGLM_LANGS"
+}
+
 stage_kmlm_text() {
-  echo "== cs-gen kmlm: code-switched (+ alias) and parallel sentences -> $RUN/kmlm-cs/, $RUN/kmlm-parallel/"
-  slurm_script cs-gen kmlm "$KG" "$RUN" --langs "$KGLM_LANGS"
+  echo "== cs-gen merge: $KGLM_SHARDS parts -> $RUN/kmlm-cs/, $RUN/kmlm-parallel/"
+  SHARDS=$KGLM_SHARDS slurm_script cs-gen kmlm "$KG" "$RUN" --merge
 }
 
 stage_cycles_shard() {
@@ -41,7 +46,9 @@ stage_kmlm_tokens() {
 
 pipeline_start "$@"
 wikidata_stages
-stage kmlm-text --after kg --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
+stage kmlm-text-shard --array "$KGLM_SHARDS" --after kg --out "$RUN/kmlm-cs-parts/part-{task}" \
+  --out "$RUN/kmlm-parallel-parts/part-{task}" -- stage_kmlm_text_shard
+stage kmlm-text --after kmlm-text-shard --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
 stage cycles-shard --array "$KGLM_SHARDS" --after kg --out "$RUN/cycles-part-{task}.h5" -- stage_cycles_shard
 stage cycles --after cycles-shard --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
 stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens

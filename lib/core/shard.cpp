@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_lock.hpp"
 #include "core/output_stream.hpp"
 #include "core/temporaries.hpp"
 
@@ -128,25 +129,37 @@ struct RecordedPart {
   std::vector<std::string> companions;  // in the order asked for, resolved against the part's directory
 };
 
-RecordedPart read_part_record(const std::string& path, const ShardCompanions& wanted) {
-  const std::string record = shard_record_path(path);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  int64_t index = -1, count = 0, bytes = -1;
+// The shard and run of a part's record; the document stays in `parser`.
+ShardPart read_record_header(const std::string& path, const std::string& record, simdjson::dom::parser& parser,
+                             simdjson::dom::element& doc) {
+  int64_t index = -1, count = 0;
   std::string_view run;
   if (parser.load(record).get(doc) != simdjson::SUCCESS || doc["shard_index"].get(index) != simdjson::SUCCESS ||
       doc["shard_count"].get(count) != simdjson::SUCCESS || doc["shard_run"].get(run) != simdjson::SUCCESS ||
-      doc["bytes"].get(bytes) != simdjson::SUCCESS || count < 1 || count > UINT32_MAX || index < 0 || index >= count ||
-      bytes < 0)
+      count < 1 || count > UINT32_MAX || index < 0 || index >= count)
     throw Error(location(path) + "not a part of a --shard run: its record " + record + " is missing or unreadable");
+  return {path, {static_cast<uint32_t>(index), static_cast<uint32_t>(count)}, std::string(run)};
+}
+
+// Throws unless the file at path has the size its part's record gives.
+void require_recorded_size(const std::string& path, int64_t bytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw Error(location(path) + "cannot read: " + std::strerror(errno));
   if (static_cast<int64_t>(st.st_size) != bytes)
     throw Error(location(path) + std::to_string(st.st_size) + " bytes, but the part was written with " +
                 std::to_string(bytes) + ": changed since (write the part again)");
-  RecordedPart out{{path, {static_cast<uint32_t>(index), static_cast<uint32_t>(count)}, std::string(run)},
-                   static_cast<uint64_t>(bytes),
-                   {}};
+}
+
+RecordedPart read_part_record(const std::string& path, const ShardCompanions& wanted) {
+  const std::string record = shard_record_path(path);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  RecordedPart out{read_record_header(path, record, parser, doc), 0, {}};
+  int64_t bytes = -1;
+  if (doc["bytes"].get(bytes) != simdjson::SUCCESS || bytes < 0)
+    throw Error(location(path) + "not a part of a --shard run: its record " + record + " is missing or unreadable");
+  require_recorded_size(path, bytes);
+  out.bytes = static_cast<uint64_t>(bytes);
   for (const auto& [name, unused] : wanted) {
     std::string_view relative;
     if (doc[name].get(relative) != simdjson::SUCCESS)
@@ -240,6 +253,71 @@ uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::str
   const CommitSection together;
   out.put_in_place();
   for (auto& c : companion_out) c->put_in_place();
+  return total;
+}
+
+namespace {
+
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+}  // namespace
+
+void write_shard_directory_record(const std::string& dir, const Shard& shard, const std::string& run,
+                                  const std::vector<std::string>& files) {
+  const std::string base = without_trailing_slashes(dir);
+  std::string json = "{\"shard_index\":" + std::to_string(shard.index) +
+                     ",\"shard_count\":" + std::to_string(shard.count) + ",\"shard_run\":\"" + run + "\",\"files\":{";
+  for (size_t i = 0; i < files.size(); ++i) {
+    struct stat st {};
+    const std::string path = base + "/" + files[i];
+    if (::stat(path.c_str(), &st) != 0) throw Error(location(path) + "cannot read: " + std::strerror(errno));
+    if (i) json += ',';
+    append_json_string(json, files[i]);
+    json += ':' + std::to_string(st.st_size);
+  }
+  write_file_atomically(shard_record_path(base), json + "}}\n");
+}
+
+uint64_t merge_part_directories(const std::vector<std::string>& dirs, const std::string& output) {
+  std::vector<ShardPart> set;
+  std::map<std::string, std::vector<std::pair<uint32_t, RecordedPart>>> by_file;  // name -> (shard, part)
+  for (const std::string& given : dirs) {
+    const std::string dir = without_trailing_slashes(given);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    set.push_back(read_record_header(dir, shard_record_path(dir), parser, doc));
+    simdjson::dom::object files;
+    if (doc["files"].get(files) != simdjson::SUCCESS)
+      throw Error(location(dir) + "not a directory part of a --shard run: its record has no files");
+    for (auto [name, size] : files) {
+      int64_t bytes = -1;
+      if (size.get(bytes) != simdjson::SUCCESS || bytes < 0 || name.empty() || name.find('/') != std::string_view::npos)
+        throw Error(location(shard_record_path(dir)) + "a bad file entry");
+      const std::string path = dir + "/" + std::string(name);
+      require_recorded_size(path, bytes);
+      by_file[std::string(name)].emplace_back(
+          set.back().shard.index,
+          RecordedPart{{path, set.back().shard, set.back().run}, static_cast<uint64_t>(bytes), {}});
+    }
+  }
+  check_shard_set(set);
+  const OutputLock lock(output, "merged directory");
+  make_directories(output);
+  std::vector<std::unique_ptr<MergedOutput>> outputs;
+  uint64_t total = 0;
+  for (auto& [name, parts] : by_file) {
+    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<RecordedPart> ordered;
+    for (auto& [index, part] : parts) ordered.push_back(part);
+    outputs.push_back(std::make_unique<MergedOutput>(without_trailing_slashes(output) + "/" + name, ordered));
+    for (const RecordedPart& part : ordered) total += outputs.back()->append(part);
+  }
+  for (auto& out : outputs) out->finish();
+  const CommitSection together;
+  for (auto& out : outputs) out->put_in_place();
   return total;
 }
 

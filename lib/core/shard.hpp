@@ -53,11 +53,20 @@ void write_shard_record(const std::string& output, const Shard& shard, const std
 // Concatenates the parts in shard order into output, and each named companion of the parts into
 // the path given with its name, all put in place together: byte for byte where the parts are
 // compressed as the output's name asks (zstd frames, gzip members and bzip2 streams concatenate
-// into one valid stream), else decoded and written as the name asks. Refuses what check_shard_set refuses, a part without
-// its record or its companion, and a part whose size is not the one recorded (changed since it
-// was written). Returns the bytes written to output.
+// into one valid stream), else decoded and written as the name asks. Refuses what check_shard_set refuses, a part
+// without its record or its companion, and a part whose size is not the one recorded (changed since it was written).
+// Returns the bytes written to output.
 uint64_t concatenate_parts(const std::vector<std::string>& parts, const std::string& output,
                            const ShardCompanions& companion_outputs = {});
+
+// A part that is a directory of files (cs-gen --split-by-lang: LANG.jsonl per language) records
+// its shard, its run and each file's name and size in DIR.shard.json, beside the directory.
+// merge_part_directories writes into `output` (a directory, locked while merging) each file name
+// of any part, the concatenation of that file in the parts that have it, in shard order, all put
+// in place together; refused as concatenate_parts refuses. Returns the bytes written.
+void write_shard_directory_record(const std::string& dir, const Shard& shard, const std::string& run,
+                                  const std::vector<std::string>& files);
+uint64_t merge_part_directories(const std::vector<std::string>& dirs, const std::string& output);
 
 // Throws UsageError unless path can take a part: a regular file or a new name (not "-", a
 // device, a FIFO or a directory), which the record can describe.

@@ -295,7 +295,10 @@ Stats generate_kmlm(const KmlmOptions& options) {
         stats.merge(result.stats);
       });
   writer.close();
-  if (options.shard.active()) write_shard_record(options.output, options.shard, options.shard_run);
+  if (options.shard.active() && !options.split_dir.empty())
+    write_shard_directory_record(options.split_dir, options.shard, options.shard_run, writer.file_names());
+  else if (options.shard.active())
+    write_shard_record(options.output, options.shard, options.shard_run);
   int64_t records = 0;
   for (const auto& [key, value] : stats.values())
     if (key.rfind("records.", 0) == 0) records += value;

@@ -43,4 +43,10 @@ void RecordWriter::close() {
   put_in_place_together(parts);
 }
 
+std::vector<std::string> RecordWriter::file_names() const {
+  std::vector<std::string> names;
+  for (const auto& [lang, stream] : per_lang_) names.push_back(lang + suffix_);
+  return names;
+}
+
 }  // namespace kglm::gen

@@ -28,6 +28,8 @@ class RecordWriter {
   void write(std::string_view lang, std::string_view records);
   void write(const RecordBatch& batch);
   void close();
+  // The files written into the split directory (LANG + suffix), in name order.
+  std::vector<std::string> file_names() const;
 
  private:
   std::string split_dir_;

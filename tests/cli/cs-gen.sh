@@ -51,6 +51,22 @@ for set in "part0 part2:2 of 3 parts given; missing shard 1" "part0 part1 part1 
 done
 ok "kmlm --shard 0..2/3 merged equal one run (plain and zstd); missing, repeated, other-run, changed and record-less parts refused"
 
+# --shard with --split-by-lang (as slurm/cs-gen.sbatch runs it in an array): part directories, each
+# recorded in DIR.shard.json, merged language by language into the unsharded directory.
+"$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --alias --split-by-lang "$tmp/split-one" -q
+for i in 1 2 0; do
+  "$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --alias --shard $i/3 --split-by-lang "$tmp/split-part$i" -q
+done
+"$cs" merge "$tmp"/split-part{2,0,1} --split-by-lang "$tmp/split-merged" -q
+diff -r "$tmp/split-one" "$tmp/split-merged" > /dev/null && [ "$(ls "$tmp/split-merged" | wc -l)" -ge 3 ] ||
+  fail "--split-by-lang parts merged differ from one run"
+if "$cs" merge "$tmp"/split-part{0,2} --split-by-lang "$tmp/split-bad" -q 2> "$tmp/merge.err"; then fail "2 of 3 dirs"; fi
+grep -q "2 of 3 parts given; missing shard 1" "$tmp/merge.err" && [ ! -e "$tmp/split-bad" ] || fail "$(cat "$tmp/merge.err")"
+truncate -s -1 "$tmp/split-part1/$(ls "$tmp/split-part1" | head -1)"
+if "$cs" merge "$tmp"/split-part{0,1,2} --split-by-lang "$tmp/split-bad" -q 2> "$tmp/merge.err"; then fail "changed"; fi
+grep -q "but the part was written with" "$tmp/merge.err" && [ ! -e "$tmp/split-bad" ] || fail "$(cat "$tmp/merge.err")"
+ok "kmlm --shard with --split-by-lang: part directories merged equal one run; a missing or changed part refused"
+
 # 3. Parallel and alias records.
 "$cs" kmlm --kg "$tmp/kg.h5" --langs $langs --mode parallel --alias -o "$tmp/par.jsonl" -q
 check parallel "$tmp/tsv" "$tmp/par.jsonl"
