@@ -124,7 +124,8 @@ class Writer:
             claim_json.append('"P%d":[%s]' % (prop, ",".join(statements)))
         links = []
         for site in sitelinks:
-            links.append('"%s":{"site":"%s","title":"%s %d","badges":[]}' % (site, site, labels[0][1], q))
+            title = labels[0][1][:1].upper() + labels[0][1][1:]  # as Wikipedia's titles: first letter upper case
+            links.append('"%s":{"site":"%s","title":"%s %d","badges":[]}' % (site, site, title, q))
             if site == "enwiki":
                 k.add("sitelinks")
         self.out.write('{"type":"item","id":"Q%d","labels":{%s},"descriptions":{%s},"aliases":{%s},"claims":{%s},'

@@ -7,12 +7,16 @@ one machine and as a job array of N tasks. `make bench` runs it at 20,000 items;
     bench/scale.py --sizes 20000,200000,2000000 [--threads 2] [--shards 4] [--work out/bench/scale]
 
 Each size: wd-extract (one pass, then --shard i/S parts and the merge), kg-cycles with its defaults
-(one run, then --shard i/S parts and the merge), cs-gen kmlm (de,fr,es). The extraction's counts are
-checked against the generator's own (an independent count): the run stops on a mismatch. The
+(one run, then --shard i/S parts and the merge), cs-gen kmlm (de,fr,es); then the matching synthetic
+Wikipedia (bench/make-synthetic-wikipedia.py, a multistream dump): wiki-extract (one pass, then
+--shard i/S parts and the merge, which must equal the one pass), kg-align and cs-gen entitycs on its
+documents. The extraction's counts (wd-extract, wiki-extract, EntityCS's English sentences) are
+checked against the generators' own (independent counts): the run stops on a mismatch. The
 numbers go to WORK/scale.json. An array of N tasks is modelled from the measured parts: a part of S
 costs t_single * (s + (1 - s) / S), s the serial share (what every part does whole: reading the
 dump, building the graph), so N tasks cost t_single * (s + (1 - s) / N) plus the merge.
 """
+import filecmp
 import json
 import math
 import os
@@ -49,6 +53,25 @@ def main():
     tool = lambda name: os.path.join(args.bin, name)
     threads = ["--threads", str(args.threads), "--quiet"]
     results = []  # {tool, items, wall, cpu, rss, output, serial}
+
+    def run_shards(name, single, part_cmd, merge_cmd, suffix):
+        """Parts i/S one after another, then the merge; rows for the slowest part and the merge."""
+        parts, part_walls, part_rss = [], [], 0
+        for i in range(args.shards):
+            p = os.path.join(d, "%s-part%d%s" % (name, i, suffix))
+            w, _, r = run(part_cmd(i, p) + threads)
+            parts.append(p)
+            part_walls.append(w)
+            part_rss = max(part_rss, r)
+        merged = os.path.join(d, "%s-merged%s" % (name, suffix))
+        mw, mc, mr = run(merge_cmd(parts, merged) + ["--quiet"])
+        serial = max(0.0, min(1.0, (args.shards * max(part_walls) / single - 1) / (args.shards - 1)))
+        results.append(dict(tool=name + " part 1/%d" % args.shards, items=items, wall=max(part_walls), cpu=0,
+                            rss=part_rss, output="serial share %.2f" % serial, serial=serial))
+        results.append(dict(tool=name + " merge", items=items, wall=mw, cpu=mc, rss=mr, output="%d parts" %
+                            args.shards))
+        return merged
+
     for items in [int(s) for s in args.sizes.split(",")]:
         d = os.path.join(work, str(items))
         os.makedirs(d, exist_ok=True)
@@ -82,25 +105,52 @@ def main():
                                     output="%d cycles (K = %d, %d hubs sampled)" % (s["written"], s.get("hub_edges", 0),
                                                                                     s.get("sampled_hubs", 0))))
                 single = wall
-            parts, part_walls, part_rss = [], [], 0
-            for i in range(args.shards):
-                p = os.path.join(d, "%s-part%d.h5" % (name, i))
-                w, _, r = run(part_cmd(i, p) + threads)
-                parts.append(p)
-                part_walls.append(w)
-                part_rss = max(part_rss, r)
-            merged = os.path.join(d, "%s-merged.h5" % name)
-            mw, mc, mr = run(merge_cmd(parts, merged) + ["--quiet"])
-            serial = max(0.0, min(1.0, (args.shards * max(part_walls) / single - 1) / (args.shards - 1)))
-            results.append(dict(tool=name + " part 1/%d" % args.shards, items=items, wall=max(part_walls), cpu=0,
-                                rss=part_rss, output="serial share %.2f" % serial, serial=serial))
-            results.append(dict(tool=name + " merge", items=items, wall=mw, cpu=mc, rss=mr, output="%d parts" %
-                                args.shards))
+            run_shards(name, single, part_cmd, merge_cmd, ".h5")
         cs = os.path.join(d, "cs.json")
         wall, cpu, rss = run([tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "de,fr,es", "-o",
                               os.path.join(d, "kmlm.jsonl"), "--stats", cs] + threads)
         results.append(dict(tool="cs-gen kmlm", items=items, wall=wall, cpu=cpu, rss=rss,
                             output="%d records" % stats_of(cs)["records"]))
+
+        # The matching Wikipedia, as a multistream dump.
+        wiki, wiki_counts = os.path.join(d, "enwiki.xml.bz2"), os.path.join(d, "enwiki.counts.json")
+        if not os.path.exists(wiki):
+            subprocess.run(["/usr/bin/python3", os.path.join(here, "make-synthetic-wikipedia.py"), dump, wiki,
+                            "--counts", wiki_counts], check=True)
+        expected = stats_of(wiki_counts)
+        docs, redirects, st = (os.path.join(d, n) for n in ("docs.jsonl", "redirects.tsv", "wiki.json"))
+        wall, cpu, rss = run([tool("wiki-extract"), wiki, "-o", docs, "--redirects", redirects, "--stats", st] +
+                             threads)
+        got = stats_of(st)
+        wrong = {k: (expected[k], got.get(k)) for k in ("pages", "articles", "redirects", "links")
+                 if got.get(k) != expected[k]}
+        if wrong:
+            sys.exit("wiki-extract's counts differ from the generator's at %d items: %s" % (items, wrong))
+        results.append(dict(tool="wiki-extract", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d articles, %.0f MB bzip2" % (got["articles"], os.path.getsize(wiki) / 1e6)))
+        merged = run_shards("wiki-extract", wall,
+                            lambda i, p: [tool("wiki-extract"), wiki, "--shard", "%d/%d" % (i, args.shards), "-o", p,
+                                          "--redirects", p + ".tsv"],
+                            lambda ps, o: [tool("wiki-extract"), "merge"] + ps + ["-o", o, "--redirects", o + ".tsv"],
+                            ".jsonl")
+        if not (filecmp.cmp(merged, docs, shallow=False) and filecmp.cmp(merged + ".tsv", redirects, shallow=False)):
+            sys.exit("wiki-extract's merged shards differ from its one pass at %d items" % items)
+        st = os.path.join(d, "align.json")
+        wall, cpu, rss = run([tool("kg-align"), "--kg", kg, "--redirects", redirects, "--cooc",
+                              os.path.join(d, "cooc.tsv"), "-o", os.path.join(d, "aligned.jsonl"), "--stats", st,
+                              docs] + threads)
+        results.append(dict(tool="kg-align", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d triples aligned (%d written)" % (stats_of(st)["triples_aligned"],
+                                                                       expected["mentions"])))
+        st = os.path.join(d, "entitycs.json")
+        wall, cpu, rss = run([tool("cs-gen"), "entitycs", "--kg", kg, "--redirects", redirects, "--langs", "de,fr,es",
+                              "-o", os.path.join(d, "entitycs.jsonl"), "--stats", st, docs] + threads)
+        got = stats_of(st)
+        if got.get("en_sentences") != expected["linked_items"]:
+            sys.exit("cs-gen entitycs: %s English sentences, the generator linked %d" % (
+                got.get("en_sentences"), expected["linked_items"]))
+        results.append(dict(tool="cs-gen entitycs", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d English sentences, %d switched" % (got["en_sentences"], got["cs_sentences"])))
 
     print("\nSynthetic Wikidata, --threads %d, each run alone: wall seconds, peak RSS" % args.threads)
     print("%-24s %11s %9s %9s  %s" % ("tool", "items", "wall s", "peak MB", "output"))
@@ -124,7 +174,7 @@ def main():
         show = lambda x, f: f % x if x is not None else "-"
         print("%-24s %8s %8s %14s %14s" % (name, show(bt, "%.2f"), show(bm, "%.2f"), show(full_wall, "%.2f"),
                                            show(full_rss, "%.1f")))
-    for name in ("wd-extract", "kg-cycles"):
+    for name in ("wd-extract", "kg-cycles", "wiki-extract"):
         part = summary.get(name + " part 1/%d" % args.shards)
         if part and part["serial"] is not None and summary[name]["full_wall_h"] is not None:
             one, s = summary[name]["full_wall_h"], part["serial"]

@@ -51,7 +51,7 @@ set(KGLM_TEST_BUDGET
   sample_test                           10    28
   cli_padding_free                       9     -
   cli_pretrain_stream                    9     -
-  cli_wiki_extract                       8     -
+  cli_wiki_extract                      10     -
   cli_kg_align_ner                       7     -
   cli_elmo_data                          6     -
   cli_slurm_multinode                    5     -

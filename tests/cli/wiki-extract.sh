@@ -168,4 +168,24 @@ grep -q "not of a stream" "$tmp/stdin.err" && grep -q "not to stdout" "$tmp/out.
 [ ! -e "$tmp/x.jsonl" ] || fail "output left behind by a refused shard"
 ok "--shard parts of a multistream dump (5 and 24 shards) and of plain XML merge into the one-run output (as the output's name compresses it); bad sets refused"
 
+# 10. The synthetic Wikipedia of bench/scale.py (matched to a synthetic Wikidata of 2,000 items, a
+# multistream dump): the pages, articles, redirects and links the generator counted, and 3 shards
+# merged equal to the one pass.
+/usr/bin/python3 "$src/bench/make-synthetic-wikidata.py" 2000 "$tmp/wd.json" 2> /dev/null
+/usr/bin/python3 "$src/bench/make-synthetic-wikipedia.py" "$tmp/wd.json" "$tmp/syn.xml.bz2" \
+  --counts "$tmp/syn.counts.json" 2> /dev/null
+"$we" "$tmp/syn.xml.bz2" -o "$tmp/syn.jsonl" --redirects "$tmp/syn.tsv" --stats "$tmp/syn.stats.json" -q
+python3 - "$tmp/syn.counts.json" "$tmp/syn.stats.json" <<'PY' || fail "synthetic Wikipedia counts"
+import json, sys
+want, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+wrong = {k: (want[k], got.get(k)) for k in ("pages", "articles", "redirects", "links") if got.get(k) != want[k]}
+assert not wrong and want["links"] > 1000, wrong
+PY
+for i in 0 1 2; do
+  "$we" "$tmp/syn.xml.bz2" --shard $i/3 -o "$tmp/syn$i.jsonl" --redirects "$tmp/syn$i.tsv" -q
+done
+"$we" merge "$tmp"/syn{0,1,2}.jsonl -o "$tmp/synm.jsonl" --redirects "$tmp/synm.tsv" -q
+cmp -s "$tmp/synm.jsonl" "$tmp/syn.jsonl" && cmp -s "$tmp/synm.tsv" "$tmp/syn.tsv" || fail "synthetic shards"
+ok "a synthetic Wikipedia: the generator's page, article, redirect and link counts; 3 shards merge to one pass"
+
 echo "$pass checks passed"
