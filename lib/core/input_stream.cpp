@@ -230,7 +230,7 @@ class InputStream::Parallel {
 
  private:
   static constexpr uint64_t kSegment = 256 << 10;  // raw; decoded 1-4 MB for Wikipedia, ~4 MB for Wikidata
-  static constexpr uint64_t kWindow = 64 << 20;  // farther than any multistream dump's streams
+  static constexpr uint64_t kWindow = 64 << 20;    // farther than any multistream dump's streams
 
   void fill() {
     while (queue_.size() < depth_ && next_ < end_ && !tail_) {
