@@ -294,8 +294,10 @@ uint64_t merge_part_directories(const std::vector<std::string>& dirs, const std:
       throw Error(location(dir) + "not a directory part of a --shard run: its record has no files");
     for (auto [name, size] : files) {
       int64_t bytes = -1;
-      if (size.get(bytes) != simdjson::SUCCESS || bytes < 0 || name.empty() || name.find('/') != std::string_view::npos)
-        throw Error(location(shard_record_path(dir)) + "a bad file entry");
+      // A file of the directory, by a plain name (LANG.jsonl): never a path, "." or "..".
+      if (size.get(bytes) != simdjson::SUCCESS || bytes < 0 || name.empty() || name[0] == '.' ||
+          name.find('/') != std::string_view::npos)
+        throw Error(location(shard_record_path(dir)) + "a bad file entry '" + std::string(name) + "'");
       const std::string path = dir + "/" + std::string(name);
       require_recorded_size(path, bytes);
       by_file[std::string(name)].emplace_back(
