@@ -37,11 +37,8 @@ class InputStream {
   // returns them again. For sniffing the kind of input (input_kind.hpp), stdin included.
   std::string_view peek(size_t n);
 
-  // Whether seek_plain() can be used: an uncompressed regular file.
+  // Whether the input is an uncompressed regular file, which read_range() splits anywhere.
   bool seekable() const { return compression_ == Compression::plain && raw_size_ > 0 && owns_fd_; }
-  // Continues reading at byte `offset` of a seekable() input (a shard that reads only its byte range);
-  // what peek() took is dropped. Throws Error on anything else.
-  void seek_plain(uint64_t offset) { read_range(offset, raw_size_); }
 
   // Whether read_range() can be used: a regular file, plain or bzip2 (whose streams decode
   // independently: multistream dumps, pbzip2 output).

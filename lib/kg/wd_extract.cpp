@@ -216,7 +216,7 @@ class Extraction {
       if (options_.shard.active() && options_.inputs.size() == 1 && in.seekable()) {
         range = {true, options_.shard.split_point(in.raw_size(), options_.shard.index),
                  options_.shard.split_point(in.raw_size(), options_.shard.index + 1)};
-        in.seek_plain(range.begin > 0 ? range.begin - 1 : 0);
+        in.read_range(range.begin > 0 ? range.begin - 1 : 0, in.raw_size());
         ranged = std::make_unique<LineBatcher>(in, options_.batch_bytes);
         stats_.set("shard_byte_range", 1);
       }
