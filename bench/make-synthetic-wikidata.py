@@ -218,12 +218,14 @@ def main():
     w = Writer(out, n, counts, rng, existing)
     out.write("[\n")
     for prop, datatype, label in PROPERTIES:
-        out.write('{"type":"property","datatype":"%s","id":"P%d","labels":{"en":{"language":"en","value":"%s"},'
-                  '"de":{"language":"de","value":"%s (de)"}},"descriptions":{},"aliases":{},"claims":{}},\n'
-                  % (datatype, prop, label, label))
+        # Labels in every kept language, as Wikidata's properties have (the text tools need them).
+        names = ",".join('"%s":{"language":"%s","value":"%s"}' % (lang, lang, label if lang == "en" else
+                                                                   "%s (%s)" % (label, lang)) for lang in LANGS)
+        out.write('{"type":"property","datatype":"%s","id":"P%d","labels":{%s},"descriptions":{},"aliases":{},'
+                  '"claims":{}},\n' % (datatype, prop, names))
         counts.add("properties")
-        counts.add("labels_en")
-        counts.add("labels_de")
+        for lang in LANGS:
+            counts.add("labels_" + lang)
 
     def labels_of(q, kind):
         base = "%s %d" % (kind, q)

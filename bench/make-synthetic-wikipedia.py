@@ -5,22 +5,26 @@ wikidata.py), as Wikimedia publishes it: a multistream dump (a bzip2 stream for 
 extraction must find, counted here independently of kglm.
 
 - an article for every item with an enwiki sitelink, titled by it: an infobox (a template: no
-  text), then a lead with a sentence per item-valued statement whose object has an article, writing
-  the object's English label (what kg-align matches), as a link [[Title|label]] or through the
-  object's redirect, or a quarter of the time as plain text; then a "History" section;
+  text), then a lead that writes each item-valued statement whose object has an article as a clause
+  "its RELATION is OBJECT", one to three clauses a sentence, the object by its English label (what
+  kg-align matches), as a link [[Title|label]] or through the object's redirect, or a quarter of
+  the time as plain text; then a "History" section;
 - a redirect "TITLE (redirect)" for every seventh article.
 
     python3 bench/make-synthetic-wikipedia.py DUMP.json OUT.xml.bz2 [--index OUT-index.txt.bz2]
         [--counts OUT.counts.json]
 
 The counts JSON holds pages, articles, redirects and links (as wiki-extract --stats counts them),
-linked_items (links whose target is an item's article or its redirect; each in a sentence of its
-own, so EntityCS's English sentences) and mentions (the statements written in the leads, linked
-or not: what kg-align can align).
+linked_sentences (sentences with a link to an item's article or its redirect: EntityCS's English
+sentences), mentions (the statements written in the leads, linked or not: what kg-align can align)
+and cooc, kg-align's --cooc table as it must be ("P1<TAB>P2<TAB>count" lines: in each sentence,
+every statement of the subject whose object the sentence names aligns; each unordered pair of its
+distinct relations counts once, and (r, r) once when r aligned twice).
 """
 import argparse
 import bz2
 import json
+import os
 import sys
 from xml.sax.saxutils import escape
 
@@ -61,6 +65,20 @@ def item_objects(entity):
                 yield prop, value["numeric-id"]
 
 
+def count_pairs(relations, table):
+    """kg-align's co-occurrence rule: each unordered pair of distinct relations of a sentence once, and
+    (r, r) once when r aligned more than once."""
+    relations = [int(r[1:]) for r in relations]  # "P31" -> 31: the table's order is numeric
+    distinct = sorted(set(relations))
+    for r in distinct:
+        if relations.count(r) > 1:
+            table[(r, r)] = table.get((r, r), 0) + 1
+    for a in range(len(distinct)):
+        for b in range(a + 1, len(distinct)):
+            key = (distinct[a], distinct[b])
+            table[key] = table.get(key, 0) + 1
+
+
 def page(page_id, title, body, redirect=None):
     r = '    <redirect title="%s" />\n' % escape(redirect, {'"': "&quot;"}) if redirect else ""
     return ("  <page>\n    <title>%s</title>\n    <ns>0</ns>\n    <id>%d</id>\n%s    <revision>\n"
@@ -87,7 +105,8 @@ def main():
             titles[q] = e["sitelinks"]["enwiki"]["title"]
             labels[q] = e["labels"]["en"]["value"]
 
-    counts = dict(pages=0, articles=0, redirects=0, links=0, linked_items=0, mentions=0)
+    counts = dict(pages=0, articles=0, redirects=0, links=0, linked_sentences=0, mentions=0)
+    cooc = {}  # (relation, relation) -> sentences
     out = open(args.out + ".tmp", "wb")
     index, offset, pending, pending_index = [], 0, [], []
 
@@ -115,8 +134,10 @@ def main():
         if q not in titles:
             continue
         title = titles[q]
-        facts = []
-        for i, (prop, obj) in enumerate(item_objects(e)):
+        # The statements written, grouped into sentences of one to three (kg-align's co-occurrence
+        # table counts the relations aligned in one sentence).
+        written, all_facts = [], list(item_objects(e))
+        for i, (prop, obj) in enumerate(all_facts):
             if obj not in titles:
                 continue
             target, name, how = titles[obj], labels[obj], (q + i) % 4
@@ -125,9 +146,21 @@ def main():
             else:
                 mention = "[[%s%s|%s]]" % (target, " (redirect)" if how == 1 and obj % 7 == 0 else "", name)
                 counts["links"] += 1
-                counts["linked_items"] += 1
-            facts.append("Its %s is %s." % (prop_labels.get(prop, prop), mention))
+            written.append((prop, obj, "its %s is %s" % (prop_labels.get(prop, prop), mention), how != 2))
             counts["mentions"] += 1
+        sentences, i = [], 0
+        while i < len(written):
+            group = written[i:i + 1 + (q + i) % 3]
+            i += len(group)
+            clauses = [w[2] for w in group]
+            text = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
+            sentences.append(text[0].upper() + text[1:] + ".")
+            counts["linked_sentences"] += any(w[3] for w in group)
+            # Every statement of the subject whose object the sentence names aligns there.
+            named = {w[1] for w in group}
+            aligned = [prop for prop, obj in all_facts if obj in named]
+            count_pairs(aligned, cooc)
+        facts = sentences
         body = ("{{Infobox entity\n| name = %s\n| id = Q%d\n}}\n'''%s''' is a synthetic entity. %s\n\n"
                 "== History ==\nIt was made by a program.\n" % (title, q, title, " ".join(facts)))
         add(next_id, title, page(next_id, title, body))
@@ -142,12 +175,13 @@ def main():
         flush("".join(pending))
     flush("</mediawiki>\n")
     out.close()
-    import os
     os.replace(args.out + ".tmp", args.out)
     if args.index:
         with open(args.index, "wb") as f:
             f.write(bz2.compress(b"".join(index)))
     if args.counts:
+        # As kg-align writes --cooc: "P1\tP2\tcount", the smaller property number first.
+        counts["cooc"] = ["P%d\tP%d\t%d" % (a, b, n) for (a, b), n in sorted(cooc.items())]
         with open(args.counts, "w") as f:
             json.dump(counts, f, indent=1, sort_keys=True)
     print("synthetic Wikipedia: %d articles, %d redirects, %d links" % (

@@ -10,8 +10,11 @@ Each size: wd-extract (one pass, then --shard i/S parts and the merge), kg-cycle
 (one run, then --shard i/S parts and the merge), cs-gen kmlm (de,fr,es); then the matching synthetic
 Wikipedia (bench/make-synthetic-wikipedia.py, a multistream dump): wiki-extract (one pass, then
 --shard i/S parts and the merge, which must equal the one pass), kg-align and cs-gen entitycs on its
-documents. The extraction's counts (wd-extract, wiki-extract, EntityCS's English sentences) are
-checked against the generators' own (independent counts): the run stops on a mismatch. The
+documents, verbalize subgraphs (grown by kg-align's co-occurrence table) and render (kmlm, en/de/fr/es);
+sample-lang (alpha 0.7, --memory-mb) on the KMLM text and pretrain prepare on its output (with the
+fixtures' test tokenizer; skipped without it). The extraction's counts (wd-extract, wiki-extract,
+EntityCS's English sentences, kg-align's co-occurrence table, the statements and qualifiers of the
+subgraphs) are checked against the generators' own (independent counts): the run stops on a mismatch. The
 numbers go to WORK/scale.json. An array of N tasks is modelled from the measured parts: a part of S
 costs t_single * (s + (1 - s) / S), s the serial share (what every part does whole: reading the
 dump, building the graph), so N tasks cost t_single * (s + (1 - s) / N) plus the merge.
@@ -47,7 +50,8 @@ def main():
     args = arguments(lambda ap: (ap.add_argument("--sizes", default="20000"),
                                  ap.add_argument("--threads", type=int, default=2),
                                  ap.add_argument("--shards", type=int, default=4),
-                                 ap.add_argument("--seed", type=int, default=1)))
+                                 ap.add_argument("--seed", type=int, default=1),
+                                 ap.add_argument("--memory-mb", type=int, default=256)))
     work = os.path.join(args.work, "scale")
     os.makedirs(work, exist_ok=True)
     tool = lambda name: os.path.join(args.bin, name)
@@ -83,6 +87,7 @@ def main():
         kg, st = os.path.join(d, "kg.h5"), os.path.join(d, "wd.json")
         wall, cpu, rss = run([tool("wd-extract"), dump, "-o", kg, "--stats", st] + threads)
         got, expected = stats_of(st), stats_of(counts)
+        wd_counts = expected
         wrong = {k: (v, got.get(k)) for k, v in expected.items() if not k.startswith("degree") and got.get(k) != v}
         if wrong:
             sys.exit("wd-extract's counts differ from the generator's at %d items: %s" % (items, wrong))
@@ -109,8 +114,30 @@ def main():
         cs = os.path.join(d, "cs.json")
         wall, cpu, rss = run([tool("cs-gen"), "kmlm", "--kg", kg, "--langs", "de,fr,es", "-o",
                               os.path.join(d, "kmlm.jsonl"), "--stats", cs] + threads)
+        kmlm_records = stats_of(cs)["records"]
         results.append(dict(tool="cs-gen kmlm", items=items, wall=wall, cpu=cpu, rss=rss,
-                            output="%d records" % stats_of(cs)["records"]))
+                            output="%d records" % kmlm_records))
+        # The KMLM text rebalanced across its languages (an external shuffle in --memory-mb), then tokenized.
+        st, sampled = os.path.join(d, "sample.json"), os.path.join(d, "kmlm-sampled.jsonl")
+        wall, cpu, rss = run([tool("sample-lang"), os.path.join(d, "kmlm.jsonl"), "--alpha", "0.7", "--memory-mb",
+                              str(args.memory_mb), "-o", sampled, "--stats", st] + threads)
+        got = stats_of(st)
+        if got["records_out"] != kmlm_records:
+            sys.exit("sample-lang wrote %d records of %d" % (got["records_out"], kmlm_records))
+        results.append(dict(tool="sample-lang", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d records, %d shuffle runs (--memory-mb %d)" % (
+                                got["records_out"], got["shuffle_runs"], args.memory_mb)))
+        spm = os.path.join(args.fixtures, "tokenizer", "spm-test-vocab1000.model")
+        if os.path.exists(spm):
+            st = os.path.join(d, "prepare.json")
+            wall, cpu, rss = run([tool("pretrain"), "prepare", "--tokenizer", spm, "--max-len", "128", "-o",
+                                  os.path.join(d, "tokens.h5"), "--stats", st, sampled] + threads)
+            got = stats_of(st)
+            if got["records"] != kmlm_records:
+                sys.exit("pretrain prepare read %d records of %d" % (got["records"], kmlm_records))
+            results.append(dict(tool="pretrain prepare", items=items, wall=wall, cpu=cpu, rss=rss,
+                                output="%d sequences, %d tokens" % (got["sequences"], got["tokens"])))
+        os.remove(sampled)
 
         # The matching Wikipedia, as a multistream dump.
         wiki, wiki_counts = os.path.join(d, "enwiki.xml.bz2"), os.path.join(d, "enwiki.counts.json")
@@ -146,11 +173,37 @@ def main():
         wall, cpu, rss = run([tool("cs-gen"), "entitycs", "--kg", kg, "--redirects", redirects, "--langs", "de,fr,es",
                               "-o", os.path.join(d, "entitycs.jsonl"), "--stats", st, docs] + threads)
         got = stats_of(st)
-        if got.get("en_sentences") != expected["linked_items"]:
+        if got.get("en_sentences") != expected["linked_sentences"]:
             sys.exit("cs-gen entitycs: %s English sentences, the generator linked %d" % (
-                got.get("en_sentences"), expected["linked_items"]))
+                got.get("en_sentences"), expected["linked_sentences"]))
         results.append(dict(tool="cs-gen entitycs", items=items, wall=wall, cpu=cpu, rss=rss,
                             output="%d English sentences, %d switched" % (got["en_sentences"], got["cs_sentences"])))
+        # KELM's subgraphs, grown by kg-align's co-occurrence table, rendered in four languages.
+        cooc = [line.rstrip("\n") for line in open(os.path.join(d, "cooc.tsv")) if not line.startswith("#")]
+        if cooc != expected["cooc"]:
+            sys.exit("kg-align's co-occurrence table differs from the generator's at %d items" % items)
+        st, subgraphs = os.path.join(d, "subgraphs.json"), os.path.join(d, "subgraphs.jsonl")
+        wall, cpu, rss = run([tool("verbalize"), "subgraphs", "--kg", kg, "--cooc", os.path.join(d, "cooc.tsv"), "-o",
+                              subgraphs, "--stats", st] + threads)
+        got = stats_of(st)
+        statements = sum(wd_counts.get(k, 0) for k in ("item_triples", "literal_quantity", "literal_time",
+                                                       "literal_string", "literal_monolingualtext"))
+        if (got["triples"], got["qualifiers"]) != (statements, wd_counts["qualifiers"]):
+            sys.exit("verbalize subgraphs grouped %d statements and %d qualifiers; the dump has %d and %d" % (
+                got["triples"], got["qualifiers"], statements, wd_counts["qualifiers"]))
+        results.append(dict(tool="verbalize subgraphs", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d subgraphs of %d statements" % (got["subgraphs"], got["triples"])))
+        st, rendered = os.path.join(d, "render.json"), os.path.join(d, "rendered.jsonl")
+        wall, cpu, rss = run([tool("verbalize"), "render", "--kg", kg, "--mode", "kmlm", "--langs", "en,de,fr,es",
+                              "-o", rendered, "--stats", st, subgraphs] + threads)
+        got = stats_of(st)
+        if got["records.en"] != got["subgraphs"]:
+            sys.exit("verbalize render: %d English records of %d subgraphs" % (got["records.en"], got["subgraphs"]))
+        results.append(dict(tool="verbalize render", items=items, wall=wall, cpu=cpu, rss=rss,
+                            output="%d records in 4 languages, %.1f GB" % (
+                                sum(v for k, v in got.items() if k.startswith("records.")),
+                                os.path.getsize(rendered) / 1e9)))
+        os.remove(rendered)
 
     print("\nSynthetic Wikidata, --threads %d, each run alone: wall seconds, peak RSS" % args.threads)
     print("%-24s %11s %9s %9s  %s" % ("tool", "items", "wall s", "peak MB", "output"))

@@ -162,4 +162,35 @@ set +e
 [ $? = 2 ] || fail "bad --kinds: exit 2 expected"
 set -e
 ok "bad input located and skipped; unusable input and usage errors exit 1 and 2"
+# 6. The synthetic Wikidata and Wikipedia of bench/scale.py (2,000 items; sentences of one to three
+#    statements): kg-align's co-occurrence table and the statements and qualifiers that verbalize
+#    subgraphs groups equal the generators' own counts; render writes every language of --langs.
+/usr/bin/python3 "$src/bench/make-synthetic-wikidata.py" 2000 "$tmp/syn-wd.json" --counts "$tmp/syn-wd.counts.json" \
+  2> /dev/null
+/usr/bin/python3 "$src/bench/make-synthetic-wikipedia.py" "$tmp/syn-wd.json" "$tmp/syn.xml.bz2" \
+  --counts "$tmp/syn.counts.json" 2> /dev/null
+"$bin/wd-extract" "$tmp/syn-wd.json" -o "$tmp/syn-kg.h5" -q
+"$bin/wiki-extract" "$tmp/syn.xml.bz2" -o "$tmp/syn-docs.jsonl" --redirects "$tmp/syn-redirects.tsv" -q
+"$bin/kg-align" --kg "$tmp/syn-kg.h5" --redirects "$tmp/syn-redirects.tsv" --cooc "$tmp/syn-cooc.tsv" \
+  -o "$tmp/syn-aligned.jsonl" --stats "$tmp/syn-align.json" -q "$tmp/syn-docs.jsonl"
+"$bin/verbalize" subgraphs --kg "$tmp/syn-kg.h5" --cooc "$tmp/syn-cooc.tsv" -o "$tmp/syn-subgraphs.jsonl" \
+  --stats "$tmp/syn-subgraphs.json" -q
+"$bin/verbalize" render --kg "$tmp/syn-kg.h5" --langs en,de,fr,es -o "$tmp/syn-rendered.jsonl" \
+  --stats "$tmp/syn-render.json" -q "$tmp/syn-subgraphs.jsonl"
+python3 - "$tmp" <<'PY' || fail "synthetic data: counts differ from the generators'"
+import json, sys
+d = sys.argv[1] + "/"
+load = lambda name: json.load(open(d + name))
+wd, wiki, align = load("syn-wd.counts.json"), load("syn.counts.json"), load("syn-align.json")
+cooc = [line.rstrip("\n") for line in open(d + "syn-cooc.tsv") if not line.startswith("#")]
+assert len(wiki["cooc"]) > 10 and cooc == wiki["cooc"], (cooc, wiki["cooc"])
+assert align["triples_aligned"] == wiki["mentions"], (align["triples_aligned"], wiki["mentions"])
+sub, render = load("syn-subgraphs.json"), load("syn-render.json")
+statements = sum(wd[k] for k in ("item_triples", "literal_quantity", "literal_time", "literal_string",
+                                 "literal_monolingualtext"))
+assert (sub["triples"], sub["qualifiers"]) == (statements, wd["qualifiers"]), (sub, statements, wd["qualifiers"])
+assert sub["subgraphs_of_size_5"] > 0 and render["records.en"] == sub["subgraphs"], (sub, render)
+assert all(render.get("records." + lang, 0) > render["records.en"] / 4 for lang in ("de", "fr", "es")), render
+PY
+ok "synthetic Wikidata and Wikipedia: co-occurrence table, subgraph statements and qualifiers as generated"
 echo "kg-align: $pass checks passed"
