@@ -24,24 +24,6 @@ bool format_is_plain(const std::string& format) {
   return format == "plain";
 }
 
-int merge_main(int argc, char** argv) {
-  ToolCli cli("cs-gen merge", "cs-gen merge PART... -o out.jsonl | cs-gen merge PARTDIR... --split-by-lang DIR",
-              "Concatenate the parts 0..N-1 of one cs-gen kmlm --shard I/N run, in order, into the unsharded output\n"
-              "(with --split-by-lang: each language's file of the part directories into DIR).");
-  std::string split_dir;
-  cli.add()("split-by-lang", po::value(&split_dir), "merge part directories of --split-by-lang runs into DIR");
-  if (!cli.parse(argc, argv)) return 0;
-  if (split_dir.empty()) cli.require_output();
-  cli.require_inputs();
-  Stats stats;
-  stats.set("bytes",
-            static_cast<int64_t>(split_dir.empty() ? concatenate_parts(cli.common().inputs, cli.common().output)
-                                                   : merge_part_directories(cli.common().inputs, split_dir)));
-  stats.set("shards", static_cast<int64_t>(cli.common().inputs.size()));
-  report_stats(cli.common(), stats);
-  return 0;
-}
-
 int kmlm_main(int argc, char** argv) {
   ToolCli cli("cs-gen kmlm", "cs-gen kmlm --kg kg.h5 --langs L1,L2,... [options] -o out.jsonl",
               "KMLM's synthetic sentences 'h [mask] r [mask] t.' from every item triple of a KG store:\n"
@@ -127,7 +109,7 @@ int main(int argc, char** argv) {
   return run_tool("cs-gen", [&] {
     std::string command = argc > 1 ? argv[1] : "";
     if (command == "kmlm") return kmlm_main(argc - 1, argv + 1);
-    if (command == "merge") return merge_main(argc - 1, argv + 1);
+    if (command == "merge") return merge_parts_command("cs-gen kmlm", argc - 1, argv + 1);
     if (command == "entitycs") return entitycs_main(argc - 1, argv + 1);
     if (command == "--help" || command == "-h") {
       std::cout << "Usage: " << kUsage << "\nSee cs-gen kmlm --help, cs-gen entitycs --help, man 1 cs-gen.\n";

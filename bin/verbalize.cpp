@@ -63,7 +63,7 @@ int render_main(int argc, char** argv) {
               "or pairs (serialized_triples and the template sentence of the statements a template says: the\n"
               "training data of verbalize train).");
   gen::RenderOptions o;
-  std::string mode, langs;
+  std::string mode, langs, shard;
   // clang-format off
   cli.add()
       ("kg", po::value(&o.kg)->required(), "the KG store the subgraphs come from (labels)")
@@ -73,11 +73,21 @@ int render_main(int argc, char** argv) {
       ("inflections", po::value(&o.inflections),
        "template and pairs modes: UniMorph noun tables (DIR/rus, DIR/ell, ...) for case-marked slots ([Y.Gen])")
       ("group-by-subject", po::bool_switch(&o.group_by_subject), "one document per subject and language (KELM)")
-      ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o");
+      ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o")
+      ("shard", po::value(&shard),
+       "write part I/N: the subgraphs that begin in bytes [I*S/N, (I+1)*S/N) of the inputs (plain files), for "
+       "verbalize merge");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   if (o.split_dir.empty()) cli.require_output();
   cli.require_inputs();
+  if (!shard.empty()) {
+    o.shard = parse_shard(shard);
+    if (o.split_dir.empty()) require_part_file(cli.common().output);
+    std::vector<std::string> inputs = cli.common().inputs;
+    inputs.push_back(o.kg);
+    o.shard_run = shard_run_identity("verbalize render", cli.result_options({"split-by-lang"}), inputs);
+  }
   if (mode == "kmlm")
     o.mode = gen::RenderOptions::Mode::kmlm;
   else if (mode == "linearize")
@@ -280,6 +290,7 @@ int main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
     if (command == "subgraphs") return subgraphs_main(argc - 1, argv + 1);
     if (command == "render") return render_main(argc - 1, argv + 1);
+    if (command == "merge") return merge_parts_command("verbalize render", argc - 1, argv + 1);
     if (command == "train") return train_main(argc - 1, argv + 1);
     if (command == "generate") return generate_main(argc - 1, argv + 1);
     if (command == "evaluate") return evaluate_main(argc - 1, argv + 1);

@@ -62,6 +62,8 @@ class InputStream {
   void decode_in_parallel(unsigned threads);
 
   const std::string& name() const { return name_; }
+  // The name errors give (a shard's input says where its line numbers count from).
+  void rename(std::string name) { name_ = std::move(name); }
   Compression compression() const { return compression_; }
   // Raw (compressed) bytes consumed so far and the file size (0 when unknown, e.g. a pipe).
   uint64_t raw_bytes_read() const { return raw_read_; }

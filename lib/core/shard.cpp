@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "core/atomic_file.hpp"
+#include "core/cli.hpp"
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
@@ -321,6 +322,27 @@ uint64_t merge_part_directories(const std::vector<std::string>& dirs, const std:
   const CommitSection together;
   for (auto& out : outputs) out->put_in_place();
   return total;
+}
+
+int merge_parts_command(const std::string& what, int argc, char** argv) {
+  const std::string tool = what.substr(0, what.find(' '));
+  const std::string usage = tool + " merge PART... -o out.jsonl | " + tool + " merge PARTDIR... --split-by-lang DIR";
+  ToolCli cli(tool + " merge", usage,
+              "Concatenate the parts 0..N-1 of one " + what +
+                  " --shard I/N run, in order, into the unsharded output\n"
+                  "(with --split-by-lang: each language's file of the part directories into DIR).");
+  std::string split_dir;
+  cli.add()("split-by-lang", po::value(&split_dir), "merge part directories of --split-by-lang runs into DIR");
+  if (!cli.parse(argc, argv)) return 0;
+  if (split_dir.empty()) cli.require_output();
+  cli.require_inputs();
+  Stats stats;
+  stats.set("bytes",
+            static_cast<int64_t>(split_dir.empty() ? concatenate_parts(cli.common().inputs, cli.common().output)
+                                                   : merge_part_directories(cli.common().inputs, split_dir)));
+  stats.set("shards", static_cast<int64_t>(cli.common().inputs.size()));
+  report_stats(cli.common(), stats);
+  return 0;
 }
 
 }  // namespace kglm

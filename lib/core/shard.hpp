@@ -68,6 +68,11 @@ void write_shard_directory_record(const std::string& dir, const Shard& shard, co
                                   const std::vector<std::string>& files);
 uint64_t merge_part_directories(const std::vector<std::string>& dirs, const std::string& output);
 
+// `TOOL merge PART... -o OUT | TOOL merge PARTDIR... --split-by-lang DIR` for a tool whose parts are
+// byte streams or --split-by-lang directories (cs-gen kmlm, verbalize render): concatenate_parts or
+// merge_part_directories, with the common options; `what` names the sharded command.
+int merge_parts_command(const std::string& what, int argc, char** argv);
+
 // Throws UsageError unless path can take a part: a regular file or a new name (not "-", a
 // device, a FIFO or a directory), which the record can describe.
 void require_part_file(const std::string& path);

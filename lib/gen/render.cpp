@@ -10,6 +10,7 @@
 #include "core/input_stream.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_batcher.hpp"
+#include "core/line_shard.hpp"
 #include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "gen/annotated_text.hpp"
@@ -278,19 +279,23 @@ class Renderer {
   Stats load_stats_;
 };
 
-// Input files in turn, cut into line batches.
+// Input files in turn, cut into line batches; with --shard, each file's share of the lines.
 class LineTasks {
  public:
-  LineTasks(const std::vector<std::string>& inputs, size_t batch_bytes) : inputs_(inputs), batch_bytes_(batch_bytes) {}
+  LineTasks(const std::vector<std::string>& inputs, size_t batch_bytes, std::vector<LineShardRange> ranges)
+      : inputs_(inputs), batch_bytes_(batch_bytes), ranges_(std::move(ranges)) {}
   bool next(LineTask& task) {
     for (;;) {
       if (!batcher_) {
         if (next_input_ >= inputs_.size()) return false;
-        input_ = std::make_unique<InputStream>(inputs_[next_input_++]);
+        const size_t k = next_input_++;
+        if (!ranges_.empty() && ranges_[k].begin == ranges_[k].end) continue;
+        input_ = std::make_unique<InputStream>(inputs_[k]);
         if (skip_empty_input(
                 require_input_kind(*input_, {InputKind::json}, "subgraphs (JSON lines of verbalize subgraphs)"),
                 input_->name()))
           continue;
+        if (!ranges_.empty()) restrict_to_line_range(*input_, ranges_[k]);
         batcher_ = std::make_unique<LineBatcher>(*input_, batch_bytes_);
       }
       task.file = input_->name();
@@ -303,10 +308,21 @@ class LineTasks {
  private:
   const std::vector<std::string>& inputs_;
   size_t batch_bytes_;
+  std::vector<LineShardRange> ranges_;  // empty: whole files
   size_t next_input_ = 0;
   std::unique_ptr<InputStream> input_;
   std::unique_ptr<LineBatcher> batcher_;
 };
+
+// --group-by-subject keeps a subject's subgraphs (consecutive lines) in one part.
+bool same_subject(std::string_view previous, std::string_view line) {
+  simdjson::dom::parser parser;
+  std::string_view a, b;
+  std::string first(previous);
+  if (parser.parse(first).at_key("subject").get(a) != simdjson::SUCCESS) return false;
+  first.assign(a);
+  return parser.parse(line.data(), line.size()).at_key("subject").get(b) == simdjson::SUCCESS && first == b;
+}
 
 }  // namespace
 
@@ -321,7 +337,11 @@ Stats render_subgraphs(const RenderOptions& options) {
   const std::vector<std::string>& langs = renderer.labels().languages();
   RecordWriter writer(options.output, options.split_dir, ".jsonl");
   const bool split = !options.split_dir.empty();
-  LineTasks source(options.inputs, std::min<size_t>(options.batch_bytes, 1 << 20));
+  std::vector<LineShardRange> ranges;
+  if (options.shard.active())
+    ranges = line_shard_ranges(options.inputs, options.shard,
+                               options.group_by_subject ? SameGroup(same_subject) : SameGroup());
+  LineTasks source(options.inputs, std::min<size_t>(options.batch_bytes, 1 << 20), std::move(ranges));
   const unsigned workers = std::max(1u, options.threads);
   std::vector<simdjson::dom::parser> parsers(workers);
   ErrorCounter errors(options.max_errors);
@@ -405,6 +425,10 @@ Stats render_subgraphs(const RenderOptions& options) {
   flush_groups();
   errors.finish(options.inputs);
   writer.close();
+  if (options.shard.active() && split)
+    write_shard_directory_record(options.split_dir, options.shard, options.shard_run, writer.file_names());
+  else if (options.shard.active())
+    write_shard_record(options.output, options.shard, options.shard_run);
   stats.set("errors", static_cast<int64_t>(errors.count()));
   return stats;
 }

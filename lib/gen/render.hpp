@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/shard.hpp"
 #include "core/stats.hpp"
 
 namespace kglm::gen {
@@ -23,6 +24,8 @@ struct RenderOptions : RunOptions {
   std::string inflections;  // UniMorph noun tables for case-marked template slots, optional
   bool group_by_subject = false;
   std::string split_dir;
+  Shard shard;            // --shard: the subgraphs of a byte share of the inputs (core/line_shard)
+  std::string shard_run;  // shard_run_identity, recorded with the part
 };
 
 Stats render_subgraphs(const RenderOptions& options);

@@ -193,4 +193,37 @@ assert sub["subgraphs_of_size_5"] > 0 and render["records.en"] == sub["subgraphs
 assert all(render.get("records." + lang, 0) > render["records.en"] / 4 for lang in ("de", "fr", "es")), render
 PY
 ok "synthetic Wikidata and Wikipedia: co-occurrence table, subgraph statements and qualifiers as generated"
+
+# 7. verbalize render --shard: 4 parts of the synthetic subgraphs (one subject's subgraphs kept in one
+#    part with --group-by-subject) merge into the one-run output, as a file and as --split-by-lang
+#    directories; an incomplete set and a compressed input are refused.
+r=("$bin/verbalize" render --kg "$tmp/syn-kg.h5" --langs en,de,fr --group-by-subject -q)
+"${r[@]}" -o "$tmp/syn-group.jsonl" "$tmp/syn-subgraphs.jsonl"
+"${r[@]}" --split-by-lang "$tmp/syn-split" "$tmp/syn-subgraphs.jsonl"
+for i in 0 1 2 3; do
+  "${r[@]}" --shard $i/4 -o "$tmp/syn-part$i.jsonl" "$tmp/syn-subgraphs.jsonl"
+  "${r[@]}" --shard $i/4 --split-by-lang "$tmp/syn-split$i" "$tmp/syn-subgraphs.jsonl"
+done
+"$bin/verbalize" merge "$tmp"/syn-part{0,1,2,3}.jsonl -o "$tmp/syn-merged.jsonl" -q
+"$bin/verbalize" merge "$tmp"/syn-split{0,1,2,3} --split-by-lang "$tmp/syn-split-merged" -q
+cmp -s "$tmp/syn-merged.jsonl" "$tmp/syn-group.jsonl" || fail "render shards merged differ from one run"
+diff -r "$tmp/syn-split-merged" "$tmp/syn-split" > /dev/null || fail "render --split-by-lang shards differ"
+[ -s "$tmp/syn-part1.jsonl" ] || fail "an empty render part"
+set +e
+"$bin/verbalize" merge "$tmp"/syn-part{0,1,3}.jsonl -o "$tmp/syn-x.jsonl" -q 2> "$tmp/err.txt"
+code1=$?
+gzip -c "$tmp/syn-subgraphs.jsonl" > "$tmp/syn-subgraphs.jsonl.gz"
+"${r[@]}" --shard 0/2 -o "$tmp/syn-x.jsonl" "$tmp/syn-subgraphs.jsonl.gz" 2> "$tmp/err2.txt"
+code2=$?
+set -e
+[ $code1 = 1 ] && [ $code2 = 2 ] && [ ! -e "$tmp/syn-x.jsonl" ] || fail "bad shard sets: exit $code1 $code2"
+grep -q "is gzip (decompress it first)" "$tmp/err2.txt" || fail "compressed input: $(cat "$tmp/err2.txt")"
+# The same through slurm/verbalize.sbatch as a 3-task array and its --merge.
+for i in 0 1 2; do
+  SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 KGLM_BIN=$bin bash "$src/slurm/verbalize.sbatch" "$tmp/syn-kg.h5" \
+    "$tmp/syn-subgraphs.jsonl" "$tmp/syn-array/" kmlm - en,de,fr
+done
+SHARDS=3 KGLM_BIN=$bin bash "$src/slurm/verbalize.sbatch" --merge "$tmp/syn-array/"
+diff -r "$tmp/syn-array" "$tmp/syn-split" > /dev/null || fail "slurm/verbalize.sbatch array output differs"
+ok "verbalize render --shard: 4 parts (file and --split-by-lang) merge into the one run; bad sets refused"
 echo "kg-align: $pass checks passed"

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/line_shard.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
@@ -176,6 +177,66 @@ TEST(InputStream, DecodesManyBzip2StreamsInParallelInOrder) {
       Error);
   EXPECT_GT(got.size(), text.size() / 2);
   EXPECT_EQ(got, text.substr(0, got.size()));
+}
+
+// The lines of a shard's ranges, read through InputStream as a tool reads them.
+std::string read_line_shard(const std::vector<LineShardRange>& ranges) {
+  std::string got;
+  for (const LineShardRange& r : ranges) {
+    if (r.begin == r.end) continue;
+    InputStream in(r.path);
+    restrict_to_line_range(in, r);
+    char buf[97];
+    while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+  }
+  return got;
+}
+
+TEST(LineShard, PartsConcatenateToTheInputsAndKeepGroupsWhole) {
+  test::ScratchDir dir;
+  // Three files: lines of varied length, an empty file, a last line without its newline; a line is
+  // "key:payload", and the lines of one key are a group.
+  std::string a, c;
+  for (int i = 0; i < 300; ++i) a += "k" + std::to_string(i / 7) + ":" + std::string(i % 23, 'x') + "\n";
+  for (int i = 0; i < 40; ++i) c += "c" + std::to_string(i / 3) + ":" + std::string(i * 5 % 61, 'y') + "\n";
+  c += "last:no newline";
+  std::ofstream(dir.file("a.jsonl"), std::ios::binary) << a;
+  std::ofstream(dir.file("b.jsonl"), std::ios::binary) << "";
+  std::ofstream(dir.file("c.jsonl"), std::ios::binary) << c;
+  const std::vector<std::string> inputs = {dir.file("a.jsonl"), dir.file("b.jsonl"), dir.file("c.jsonl")};
+  const SameGroup by_key = [](std::string_view p, std::string_view l) {
+    return p.substr(0, p.find(':')) == l.substr(0, l.find(':'));
+  };
+  for (uint32_t n : {1u, 2u, 5u, 13u, 64u, 700u}) {
+    for (const SameGroup& group : {SameGroup(), by_key}) {
+      std::string all;
+      std::set<std::string> keys_seen;
+      for (uint32_t i = 0; i < n; ++i) {
+        const std::string part = read_line_shard(line_shard_ranges(inputs, Shard{i, n}, group));
+        EXPECT_TRUE(part.empty() || all.empty() || all.back() == '\n') << n;
+        if (group && !part.empty()) {  // the part's first key is new: no group was cut
+          const std::string key = part.substr(0, part.find(':'));
+          EXPECT_TRUE(keys_seen.insert(key).second) << key << " in two parts of " << n;
+          for (size_t at = part.find('\n'); at != std::string::npos && at + 1 < part.size();
+               at = part.find('\n', at + 1))
+            keys_seen.insert(part.substr(at + 1, part.find(':', at + 1) - at - 1));
+        }
+        all += part;
+      }
+      EXPECT_EQ(all, a + c) << n << (group ? " groups" : "");
+    }
+  }
+  // A part after the first names where its line numbers count from.
+  const std::vector<LineShardRange> ranges = line_shard_ranges(inputs, Shard{1, 2});
+  InputStream in(ranges[0].path);
+  restrict_to_line_range(in, ranges[0]);
+  EXPECT_NE(in.name().find("(from byte " + std::to_string(ranges[0].begin) + ")"), std::string::npos) << in.name();
+  // Compressed files and stdin are refused.
+  OutputStream z(dir.file("z.jsonl.gz"));
+  z.write(a);
+  z.close();
+  EXPECT_THROW(line_shard_ranges({dir.file("z.jsonl.gz")}, Shard{0, 2}), UsageError);
+  EXPECT_THROW(line_shard_ranges({"-"}, Shard{0, 2}), UsageError);
 }
 
 TEST(InputStream, MissingFileIsAnError) { EXPECT_THROW(InputStream("/nonexistent/kglm/file"), Error); }
