@@ -6,7 +6,7 @@
 
 wikidata_options() {
   pipeline_option dump KGLM_DUMP "$here/data/wikidata-sample.json" "Wikidata JSON dump (gz, bz2, zst or plain)"
-  pipeline_option shards KGLM_SHARDS 4 "array tasks of wd-extract and of the stages that split as it does (kg-cycles, cs-gen kmlm)"
+  pipeline_option shards KGLM_SHARDS 4 "array tasks of wd-extract and of the stages that split as it does (kg-cycles, cs-gen kmlm, verbalize render)"
   pipeline_option extract-args KGLM_EXTRACT_ARGS "" "more wd-extract options (e.g. --min-sitelinks 5)"
 }
 

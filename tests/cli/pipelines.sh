@@ -35,7 +35,10 @@ ok "entitycs: 2 wiki-extract shards of one dump, code-switched entity sentences 
 
 "$src/pipelines/kelm.sh" --shards 3 --langs en,de,fr "$tmp/kelm" > "$tmp/kelm.out" 2>&1 || fail "kelm: $(tail "$tmp/kelm.out")"
 for l in en de fr; do [ -s "$tmp/kelm/kelm/$l.jsonl" ] || fail "kelm: no $l text"; done
-ok "kelm: aligned statements, subgraphs, verbalized in en, de, fr"
+"$bin/verbalize" render --kg "$tmp/kelm/kg/kg.h5" --mode template --templates "$src/data/templates" --langs en,de,fr \
+  --group-by-subject --split-by-lang "$tmp/kelm-one" -q "$tmp/kelm/aligned/subgraphs.jsonl"
+diff -r "$tmp/kelm-one" "$tmp/kelm/kelm" > /dev/null || fail "kelm: the 3 render parts merged differ from one run"
+ok "kelm: aligned statements, subgraphs, verbalized in en, de, fr (3 render array tasks merged = one run)"
 
 # The frozen-feature evaluation on the fixtures' UD treebanks, XNLI and Tatoeba pairs (cut small), when
 # present; one run each (the option's default is the paper's three).
