@@ -45,6 +45,9 @@ int prepare_main(int argc, char** argv) {
       ("compression", po::value(&o.compression_level)->default_value(1), "HDF5 deflate level, 0-9")
       ("shards", po::value(&o.shards)->default_value(1),
        "write N files OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N (one per rank or node to read)")
+      ("shard", po::value<std::string>(),
+       "write part I/N of a job array: the records that begin in bytes [I*S/N, (I+1)*S/N) of the (plain) inputs; "
+       "pretrain --data reads the N parts as one dataset")
       ("batch-mb", po::value<size_t>()->default_value(4), "input per worker task, in MB");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
@@ -62,6 +65,12 @@ int prepare_main(int argc, char** argv) {
   if (o.tokenizer.empty()) throw UsageError("--tokenizer is required");
   if (o.max_len < 3) throw UsageError("--max-len must be at least 3");
   o.format = sample::parse_record_format(format);
+  if (cli.values().count("shard")) {
+    o.shard = parse_shard(cli.values()["shard"].as<std::string>());
+    std::vector<std::string> inputs{o.tokenizer};
+    for (const sample::CorpusSource& source : sample::resolve_sources(o.inputs)) inputs.push_back(source.path);
+    o.shard_run = shard_run_identity("pretrain prepare", cli.result_options(), inputs);
+  }
   report_stats(cli.common(), train::run_prepare(o));
   return 0;
 }

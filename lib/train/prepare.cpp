@@ -13,6 +13,7 @@
 #include "core/input_kind.hpp"
 #include "core/input_stream.hpp"
 #include "core/line_batcher.hpp"
+#include "core/line_shard.hpp"
 #include "core/log.hpp"
 #include "core/ordered_pipeline.hpp"
 #include "core/progress.hpp"
@@ -257,9 +258,11 @@ class Preparer {
     if (!o.quiet) progress_.emplace("prepare", raw_total);
   }
 
-  void run(const sample::CorpusSource& source, uint16_t input) {
+  // range: a job array part's share of the file (null: all of it).
+  void run(const sample::CorpusSource& source, uint16_t input, const LineShardRange* range) {
     InputStream in(source.path);
     if (skip_empty_input(require_text_input(in, "plain text or annotated-text JSONL"), in.name())) return;
+    if (range) restrict_to_line_range(in, *range);
     LineBatcher batcher(in, o_.batch_bytes);
     sample::RecordFormat format = o_.format;
     const uint64_t raw_before = raw_done_;
@@ -402,6 +405,8 @@ void check_options(const PrepareOptions& o) {
   if (o.compression_level < 0 || o.compression_level > 9) throw UsageError("--compression must be 0..9");
   if (o.batch_bytes == 0) throw UsageError("the batch size must be at least 1 byte");
   if (o.shards < 1 || o.shards > 99999) throw UsageError("--shards must be in 1..99999");
+  if (o.shard.active() && o.shards > 1)
+    throw UsageError("--shard writes one file, a part of the job array's dataset: leave --shards out");
 }
 
 }  // namespace
@@ -423,9 +428,18 @@ Stats run_prepare(const PrepareOptions& o) {
   for (const InputInfo& in : provenance.inputs) raw_total += in.size > 0 ? static_cast<uint64_t>(in.size) : 0;
 
   h5::set_compression(std::max(1u, o.threads), o.compression_level);
+  std::vector<LineShardRange> ranges;
+  if (o.shard.active()) ranges = line_shard_ranges(paths, o.shard);
   ShardedTokenWriter writer(o.output, o.shards, dataset_info(*tokenizer, o.max_len), provenance);
+  if (o.shard.active()) {
+    std::vector<int64_t> first_bytes;
+    for (const LineShardRange& r : ranges) first_bytes.push_back(static_cast<int64_t>(r.begin));
+    writer.set_job_part(o.shard, o.shard_run, first_bytes);
+  }
   Preparer preparer(o, *tokenizer, writer, raw_total);
-  for (size_t i = 0; i < sources.size(); ++i) preparer.run(sources[i], static_cast<uint16_t>(i));
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (ranges.empty() || ranges[i].begin < ranges[i].end)
+      preparer.run(sources[i], static_cast<uint16_t>(i), ranges.empty() ? nullptr : &ranges[i]);
   Stats stats = preparer.finish(paths);
   stats.set("files", static_cast<int64_t>(o.shards));
   writer.finish();

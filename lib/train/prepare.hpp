@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "core/shard.hpp"
 #include "core/stats.hpp"
 #include "sample/corpus.hpp"
 #include "tok/tokenizer.hpp"
@@ -41,7 +42,11 @@ struct PrepareOptions : RunOptions {
   // The language of records that name none: plain text without LANG=, JSONL without "lang".
   // LANG=PATH (or a LANG.* file of a directory) overrides both the record's "lang" and this.
   std::string default_lang = "und";
-  size_t shards = 1;          // > 1: OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N
+  size_t shards = 1;  // > 1: OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N
+  // A job array's part: the records in a byte share of the (plain) inputs (core/line_shard), the
+  // part recorded in the file so that `pretrain --data` takes exactly the parts of one run.
+  Shard shard;
+  std::string shard_run;      // shard_run_identity
   int compression_level = 1;  // deflate level of the HDF5 datasets (0 = none, up to 9)
 };
 

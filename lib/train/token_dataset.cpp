@@ -173,6 +173,13 @@ void TokenDatasetWriter::set_shard(size_t shard, size_t shards, const std::strin
   run_ = run;
 }
 
+void TokenDatasetWriter::set_job_part(const Shard& part, const std::string& run,
+                                      const std::vector<int64_t>& first_bytes) {
+  job_part_ = part;
+  job_run_ = run;
+  job_first_bytes_ = first_bytes;
+}
+
 void TokenDatasetWriter::finish() {
   close();
   commit();
@@ -185,6 +192,10 @@ void TokenDatasetWriter::close() {
     file_.root().set_attribute("shard", shard_);
     file_.root().set_attribute("shards", shards_);
     file_.root().set_attribute("prepare_run", run_);
+  }
+  if (job_part_.active()) {
+    h5::write_shard(file_.root(), job_part_, job_run_);
+    file_.root().set_attribute("shard_first_byte", job_first_bytes_);
   }
   h5::write_provenance(file_.root(), provenance_);  // at the end: it lists truncated inputs
   columns_->finish();
@@ -303,9 +314,26 @@ void TokenDataset::check_shard_runs() const {
   }
 }
 
+// The parts of a job array (pretrain prepare --shard I/N): each run's given whole and in shard
+// order, so that they read as the one dataset an unsharded run writes (a failed task's part
+// missing, or a part of an earlier run left beside the others, would otherwise train on less or
+// on a mix). Other files, and the parts of other runs, may come with them.
+void TokenDataset::check_job_parts() const {
+  std::map<std::string, std::vector<ShardPart>> runs;
+  for (const ShardPart& p : job_parts_) runs[p.run].push_back(p);
+  for (const auto& [run, parts] : runs) {
+    check_shard_set(parts);
+    for (size_t k = 0; k < parts.size(); ++k)
+      if (parts[k].shard.index != k)
+        throw Error(location(parts[k].path) + "part " + parts[k].shard.str() + " given as the " +
+                    std::to_string(k + 1) + "th: give the parts in shard order (as a glob of their names sorts them)");
+  }
+}
+
 void TokenDataset::add_file(const std::string& path) {
   Loader in(path);
   const TokenDatasetInfo info = read_info(in);
+  if (ShardPart part = h5::read_shard_part(in.root(), path); part.shard.active()) job_parts_.push_back(part);
   if (in.root().has_attribute("prepare_run")) shard_runs_.push_back({path, in.string_attribute("prepare_run")});
   const Provenance provenance = h5::read_provenance(in.root());
   if (files_.empty()) {
@@ -406,6 +434,7 @@ TokenDataset TokenDataset::open(const std::vector<std::string>& paths, const Tok
   TokenDataset d;
   for (const std::string& path : paths) d.add_file(path);
   d.check_shard_runs();
+  d.check_job_parts();
   d.cache_ = std::make_shared<TokenBlockCache>(options.cache_bytes);
   // Small enough: read every block now, so a bad token or frame fails the open, not a later step.
   const uint64_t bytes = d.total_tokens() * kTokenBytes;

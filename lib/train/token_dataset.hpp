@@ -114,6 +114,11 @@ class TokenDatasetWriter {
   // Marks the file as shard `shard` of `shards` of one prepare run, `run` (root attributes shard,
   // shards, prepare_run), so that readers can refuse shards of two runs mixed under one name.
   void set_shard(size_t shard, size_t shards, const std::string& run);
+  // Marks the file as part `part` of a job array's run `run` (pretrain prepare --shard; root
+  // attributes shard_index, shard_count, shard_run), which TokenDataset takes only as a whole set;
+  // first_bytes (attribute shard_first_byte): per input, the byte its part begins at, where the
+  // part's source_line numbers count from.
+  void set_job_part(const Shard& part, const std::string& run, const std::vector<int64_t>& first_bytes);
   // finish() = close() (everything written, the file closed) then commit() (renamed into place).
   void finish();
   void close();
@@ -139,6 +144,9 @@ class TokenDatasetWriter {
   std::vector<uint64_t> language_sequences_;
   int64_t shard_ = 0, shards_ = 1;
   std::string run_;
+  Shard job_part_;
+  std::string job_run_;
+  std::vector<int64_t> job_first_bytes_;
   uint64_t sequences_ = 0;
   uint64_t tokens_ = 0;
 };
@@ -200,12 +208,14 @@ class TokenDataset {
   std::shared_ptr<const TokenBlock> block(const File& f, uint64_t index) const;
   void add_file(const std::string& path);
   void check_shard_runs() const;
+  void check_job_parts() const;
   void check_framing(size_t i, const Sequence& s) const;
 
   TokenDatasetInfo info_;
   Provenance provenance_;
   std::vector<std::string> languages_;
   std::vector<std::shared_ptr<File>> files_;
+  std::vector<ShardPart> job_parts_;  // the files that are parts of a pretrain prepare --shard run
   struct ShardOfRun {
     std::string path, run;
   };

@@ -79,6 +79,11 @@ void ShardedTokenWriter::append(const SequenceBatch& batch) {
     if (dealt_[s].size() > 0) writers_[s]->append(dealt_[s]);
 }
 
+void ShardedTokenWriter::set_job_part(const Shard& part, const std::string& run,
+                                      const std::vector<int64_t>& first_bytes) {
+  for (auto& w : writers_) w->set_job_part(part, run, first_bytes);
+}
+
 void ShardedTokenWriter::finish() {
   // Every shard complete before the first is renamed into place: the renames follow one another at
   // once, and a reader refuses a mix that an interruption between them would leave.

@@ -28,6 +28,8 @@ class ShardedTokenWriter {
                      const Provenance& provenance);
 
   void append(const SequenceBatch& batch);
+  // The file is a job array's part (one file: shards == 1); TokenDatasetWriter::set_job_part.
+  void set_job_part(const Shard& part, const std::string& run, const std::vector<int64_t>& first_bytes);
   void finish();
 
   uint64_t sequences() const;

@@ -184,6 +184,57 @@ for k, i in zip(kinds, inputs):
 PY
 ok "sequence kinds from the generators' records: KMLM code-switched, alias, parallel; 3- and 4-cycles; EntityCS; text"
 
+# Job-array parts (--shard I/N): the same five inputs in 4 parts, each the records that begin in
+# its byte share; --data reads the parts as the one dataset (every masking decision of every row
+# equal to the unsharded dataset's), a part's source_line counts from its shard_first_byte; a
+# missing, misordered or other-run part and a compressed input are refused.
+mixed_inputs=("$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" "$tmp/ecs.jsonl" "en=$text")
+for i in 3 1 0 2; do
+  "$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 --shard $i/4 -o "$tmp/part-$i.h5" -q "${mixed_inputs[@]}"
+done
+rows=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sequences'])" "$tmp/mixed.json")
+"$bin/pretrain" masks --data "$tmp/mixed.h5" -n "$rows" -o "$tmp/masks-one.jsonl" -q
+"$bin/pretrain" masks --data "$tmp/part-*.h5" -n "$rows" -o "$tmp/masks-parts.jsonl" -q
+cmp -s "$tmp/masks-one.jsonl" "$tmp/masks-parts.jsonl" || fail "4 prepare parts read as one differ from one run"
+/usr/bin/python3 - "$tmp" "$text" <<'PY' || fail "parts' source lines"
+import h5py, numpy as np, sys
+t, text = sys.argv[1], sys.argv[2]
+names = [t + "/k-cs.jsonl", t + "/k-par.jsonl", t + "/reason/en.jsonl", t + "/ecs.jsonl", text]
+whole = h5py.File(t + "/mixed.h5")
+lines = []
+for i in range(4):
+    f = h5py.File(t + "/part-%d.h5" % i)
+    assert (f.attrs["shard_index"], f.attrs["shard_count"]) == (i, 4)
+    first = f.attrs["shard_first_byte"]
+    inputs, line = f["sequences/input"][()], f["sequences/source_line"][()]
+    # Lines before the part's first byte of each input, counted here.
+    before = [open(names[k], "rb").read()[:first[k]].count(b"\n") for k in range(5)]
+    lines.append(line + np.array(before, dtype=np.uint64)[inputs])
+assert np.array_equal(np.concatenate(lines), whole["sequences/source_line"][()])
+PY
+set +e
+"$bin/pretrain" masks --data "$tmp/part-0.h5,$tmp/part-1.h5,$tmp/part-3.h5" -n 5 -o "$tmp/x.jsonl" -q 2> "$tmp/e1"
+c1=$?
+"$bin/pretrain" masks --data "$tmp/part-1.h5,$tmp/part-0.h5,$tmp/part-2.h5,$tmp/part-3.h5" -n 5 -o "$tmp/x.jsonl" -q \
+  2> "$tmp/e2"
+c2=$?
+"$bin/pretrain" prepare --tokenizer "$spm" --max-len 63 --shard 2/4 -o "$tmp/other-2.h5" -q "${mixed_inputs[@]}"
+"$bin/pretrain" masks --data "$tmp/part-0.h5,$tmp/part-1.h5,$tmp/other-2.h5,$tmp/part-3.h5" -n 5 -o "$tmp/x.jsonl" \
+  -q 2> "$tmp/e3"
+c3=$?
+gzip -c "$tmp/ecs.jsonl" > "$tmp/ecs.jsonl.gz"
+"$bin/pretrain" prepare --tokenizer "$spm" --shard 0/2 -o "$tmp/x.h5" -q "$tmp/ecs.jsonl.gz" 2> "$tmp/e4"
+c4=$?
+"$bin/pretrain" prepare --tokenizer "$spm" --shard 0/2 --shards 2 -o "$tmp/x.h5" -q "$tmp/ecs.jsonl" 2> /dev/null
+c5=$?
+set -e
+[ "$c1 $c2 $c3 $c4 $c5" = "1 1 1 2 2" ] || fail "bad part sets: exit $c1 $c2 $c3 $c4 $c5"
+grep -q "3 of 4 parts given; missing shard 2" "$tmp/e1" || fail "missing part: $(cat "$tmp/e1")"
+grep -q "give the parts in shard order" "$tmp/e2" || fail "misordered parts: $(cat "$tmp/e2")"
+grep -q "is gzip (decompress it first)" "$tmp/e4" || fail "compressed input: $(cat "$tmp/e4")"
+[ ! -e "$tmp/x.jsonl" ] && [ ! -e "$tmp/x.h5" ] || fail "a refused run left an output"
+ok "prepare --shard: 4 parts read as one dataset equal one run; bad part sets and compressed inputs refused"
+
 # Options: non-finite and out-of-range values are usage errors.
 for bad in "--lr nan" "--lr -1" "--lr inf" "--beta2 1" "--dropout 1" "--warmup -1" "--max-errors 5x" \
   "--precision bf16" "--precision fp8" "--save-dtype f8"; do
