@@ -59,7 +59,8 @@ def main():
     results = []  # {tool, items, wall, cpu, rss, output, serial}
 
     def run_shards(name, single, part_cmd, merge_cmd, suffix):
-        """Parts i/S one after another, then the merge; rows for the slowest part and the merge."""
+        """Parts i/S one after another, then the merge (none: the consumer reads the parts); rows for
+        the slowest part and the merge."""
         parts, part_walls, part_rss = [], [], 0
         for i in range(args.shards):
             p = os.path.join(d, "%s-part%d%s" % (name, i, suffix))
@@ -67,11 +68,13 @@ def main():
             parts.append(p)
             part_walls.append(w)
             part_rss = max(part_rss, r)
-        merged = os.path.join(d, "%s-merged%s" % (name, suffix))
-        mw, mc, mr = run(merge_cmd(parts, merged) + ["--quiet"])
         serial = max(0.0, min(1.0, (args.shards * max(part_walls) / single - 1) / (args.shards - 1)))
         results.append(dict(tool=name + " part 1/%d" % args.shards, items=items, wall=max(part_walls), cpu=0,
                             rss=part_rss, output="serial share %.2f" % serial, serial=serial))
+        if merge_cmd is None:
+            return parts
+        merged = os.path.join(d, "%s-merged%s" % (name, suffix))
+        mw, mc, mr = run(merge_cmd(parts, merged) + ["--quiet"])
         results.append(dict(tool=name + " merge", items=items, wall=mw, cpu=mc, rss=mr, output="%d parts" %
                             args.shards))
         return merged
@@ -137,6 +140,11 @@ def main():
                 sys.exit("pretrain prepare read %d records of %d" % (got["records"], kmlm_records))
             results.append(dict(tool="pretrain prepare", items=items, wall=wall, cpu=cpu, rss=rss,
                                 output="%d sequences, %d tokens" % (got["sequences"], got["tokens"])))
+            # Parts that pretrain --data reads as the one dataset: no merge.
+            for p in run_shards("pretrain prepare", wall,
+                                lambda i, p: [tool("pretrain"), "prepare", "--tokenizer", spm, "--max-len", "128",
+                                              "--shard", "%d/%d" % (i, args.shards), "-o", p, sampled], None, ".h5"):
+                os.remove(p)
         os.remove(sampled)
 
         # The matching Wikipedia, as a multistream dump.
@@ -203,6 +211,15 @@ def main():
                             output="%d records in 4 languages, %.1f GB" % (
                                 sum(v for k, v in got.items() if k.startswith("records.")),
                                 os.path.getsize(rendered) / 1e9)))
+        render = [tool("verbalize"), "render", "--kg", kg, "--mode", "kmlm", "--langs", "en,de,fr,es"]
+        merged = run_shards("verbalize render", wall,
+                            lambda i, p: render + ["--shard", "%d/%d" % (i, args.shards), "-o", p, subgraphs],
+                            lambda ps, o: [tool("verbalize"), "merge"] + ps + ["-o", o], ".jsonl")
+        if not filecmp.cmp(merged, rendered, shallow=False):
+            sys.exit("verbalize render's merged shards differ from its one pass at %d items" % items)
+        for name in os.listdir(d):
+            if name.startswith("verbalize render"):
+                os.remove(os.path.join(d, name))
         os.remove(rendered)
 
     print("\nSynthetic Wikidata, --threads %d, each run alone: wall seconds, peak RSS" % args.threads)
@@ -227,11 +244,11 @@ def main():
         show = lambda x, f: f % x if x is not None else "-"
         print("%-24s %8s %8s %14s %14s" % (name, show(bt, "%.2f"), show(bm, "%.2f"), show(full_wall, "%.2f"),
                                            show(full_rss, "%.1f")))
-    for name in ("wd-extract", "kg-cycles", "wiki-extract"):
+    for name in ("wd-extract", "kg-cycles", "wiki-extract", "verbalize render", "pretrain prepare"):
         part = summary.get(name + " part 1/%d" % args.shards)
         if part and part["serial"] is not None and summary[name]["full_wall_h"] is not None:
             one, s = summary[name]["full_wall_h"], part["serial"]
-            merge = summary[name + " merge"]["full_wall_h"] or 0
+            merge = (summary.get(name + " merge") or {}).get("full_wall_h") or 0
             for n in (16, 64):
                 print("%s as %d array tasks at full size: %.2f h per task + %.2f h merge (serial share %.2f)" %
                       (name, n, one * (s + (1 - s) / n), merge, s))
