@@ -226,4 +226,16 @@ done
 SHARDS=3 KGLM_BIN=$bin bash "$src/slurm/verbalize.sbatch" --merge "$tmp/syn-array/"
 diff -r "$tmp/syn-array" "$tmp/syn-split" > /dev/null || fail "slurm/verbalize.sbatch array output differs"
 ok "verbalize render --shard: 4 parts (file and --split-by-lang) merge into the one run; bad sets refused"
+
+# 8. render's memory is its KG's labels and the batches in flight, whatever the size of its output:
+#    50 copies of the subgraphs (10 times the output of 5 copies, which fill the pipeline) cost at
+#    most 16 MB more at the peak.
+for i in 1 2 3 4 5; do cat "$tmp/syn-subgraphs.jsonl"; done > "$tmp/syn-subgraphs5.jsonl"
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/syn-subgraphs5.jsonl"; done > "$tmp/syn-subgraphs50.jsonl"
+one=$(peak_rss_mb "${r[@]}" --threads 2 -o "$tmp/syn-m1.jsonl" "$tmp/syn-subgraphs5.jsonl")
+ten=$(peak_rss_mb "${r[@]}" --threads 2 -o "$tmp/syn-m10.jsonl" "$tmp/syn-subgraphs50.jsonl")
+[ "$(stat -c %s "$tmp/syn-m10.jsonl")" -ge $((9 * $(stat -c %s "$tmp/syn-m1.jsonl"))) ] || fail "10x output expected"
+[ "$ten" -le $((one + 16)) ] || fail "render: peak $one MB, $ten MB with 10 times the output"
+rm "$tmp"/syn-subgraphs{5,50}.jsonl "$tmp"/syn-m{1,10}.jsonl
+ok "verbalize render: 10 times the output, peak memory $one -> $ten MB"
 echo "kg-align: $pass checks passed"

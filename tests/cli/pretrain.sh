@@ -235,6 +235,16 @@ grep -q "is gzip (decompress it first)" "$tmp/e4" || fail "compressed input: $(c
 [ ! -e "$tmp/x.jsonl" ] && [ ! -e "$tmp/x.h5" ] || fail "a refused run left an output"
 ok "prepare --shard: 4 parts read as one dataset equal one run; bad part sets and compressed inputs refused"
 
+# prepare's memory is bounded (batches in flight, the tokenizer), whatever the size of its output:
+# 10 times the records cost at most 16 MB more at the peak.
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/k-cs.jsonl" "$tmp/ecs.jsonl"; done > "$tmp/ten.jsonl"
+cat "$tmp/k-cs.jsonl" "$tmp/ecs.jsonl" > "$tmp/one.jsonl"
+one=$(peak_rss_mb "$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 -o "$tmp/one.h5" -q --threads 2 "$tmp/one.jsonl")
+ten=$(peak_rss_mb "$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 -o "$tmp/ten.h5" -q --threads 2 "$tmp/ten.jsonl")
+[ "$(stat -c %s "$tmp/ten.h5")" -ge $((5 * $(stat -c %s "$tmp/one.h5"))) ] || fail "10x output expected"
+[ "$ten" -le $((one + 16)) ] || fail "prepare: peak $one MB, $ten MB with 10 times the records"
+ok "prepare: 10 times the records, peak memory $one -> $ten MB"
+
 # Options: non-finite and out-of-range values are usage errors.
 for bad in "--lr nan" "--lr -1" "--lr inf" "--beta2 1" "--dropout 1" "--warmup -1" "--max-errors 5x" \
   "--precision bf16" "--precision fp8" "--save-dtype f8"; do
