@@ -46,7 +46,7 @@ int prepare_main(int argc, char** argv) {
       ("shards", po::value(&o.shards)->default_value(1),
        "write N files OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N (one per rank or node to read)")
       ("shard", po::value<std::string>(),
-       "write part I/N of a job array: the records that begin in bytes [I*S/N, (I+1)*S/N) of the (plain) inputs; "
+       "write part I/N of a job array: the records that begin in bytes [I*S/N, (I+1)*S/N) of the inputs (a compressed file whole); "
        "pretrain --data reads the N parts as one dataset")
       ("batch-mb", po::value<size_t>()->default_value(4), "input per worker task, in MB");
   // clang-format on

@@ -75,7 +75,7 @@ int render_main(int argc, char** argv) {
       ("group-by-subject", po::bool_switch(&o.group_by_subject), "one document per subject and language (KELM)")
       ("split-by-lang", po::value(&o.split_dir), "write DIR/LANG.jsonl per language instead of -o")
       ("shard", po::value(&shard),
-       "write part I/N: the subgraphs that begin in bytes [I*S/N, (I+1)*S/N) of the inputs (plain files), for "
+       "write part I/N: the subgraphs that begin in bytes [I*S/N, (I+1)*S/N) of the inputs (a compressed file whole), for "
        "verbalize merge");
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;

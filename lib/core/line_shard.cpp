@@ -103,16 +103,15 @@ uint64_t cut(const PlainFile& file, uint64_t size, uint64_t at, const SameGroup&
 std::vector<LineShardRange> line_shard_ranges(const std::vector<std::string>& inputs, const Shard& shard,
                                               const SameGroup& same_group) {
   std::vector<uint64_t> sizes;
+  std::vector<bool> plain;
   uint64_t total = 0;
   for (const std::string& path : inputs) {
     std::error_code ec;
     if (path == "-" || !std::filesystem::is_regular_file(path, ec))
-      throw UsageError("--shard cuts plain files by bytes; " + (path == "-" ? std::string("stdin") : path) +
+      throw UsageError("--shard splits files by their bytes; " + (path == "-" ? std::string("stdin") : path) +
                        " is not a regular file");
     InputStream in(path);
-    if (in.compression() != Compression::plain)
-      throw UsageError("--shard cuts plain files by bytes; " + path + " is " + compression_name(in.compression()) +
-                       " (decompress it first)");
+    plain.push_back(in.compression() == Compression::plain);
     sizes.push_back(in.raw_size());
     total += in.raw_size();
   }
@@ -123,7 +122,10 @@ std::vector<LineShardRange> line_shard_ranges(const std::vector<std::string>& in
     const uint64_t size = sizes[k];
     auto local = [&](uint64_t at) { return std::clamp(at, offset, offset + size) - offset; };
     LineShardRange range{inputs[k], 0, 0};
-    if (size > 0) {
+    if (!plain[k]) {
+      // A compressed file cannot be entered at a byte: it goes whole to the part its first byte is in.
+      if (offset >= from && offset < to) range.end = size;
+    } else if (size > 0) {
       PlainFile file(inputs[k], size);
       range.begin = cut(file, size, local(from), same_group);
       range.end = std::max(range.begin, cut(file, size, local(to), same_group));
@@ -135,6 +137,7 @@ std::vector<LineShardRange> line_shard_ranges(const std::vector<std::string>& in
 }
 
 void restrict_to_line_range(InputStream& in, const LineShardRange& range) {
+  if (range.begin == 0 && range.end == in.raw_size()) return;  // the whole file (any compressed one)
   in.read_range(range.begin, range.end);
   if (range.begin > 0) in.rename(in.name() + " (from byte " + std::to_string(range.begin) + ")");
 }

@@ -1,8 +1,10 @@
-// --shard I/N over the lines of plain input files, for the tools whose work is per line (verbalize
-// render): shard I reads the lines whose first byte lies in bytes [I*S/N, (I+1)*S/N) of the inputs
-// taken end to end (S their total size). Every array task computes the same cuts, so each line is
-// in exactly one part, each task reads only its share, and the parts concatenated in shard order
-// are the unsharded output.
+// --shard I/N over the lines of input files, for the tools whose work is per line (verbalize render,
+// pretrain prepare): shard I reads the lines whose first byte lies in bytes [I*S/N, (I+1)*S/N) of
+// the inputs taken end to end (S their total size, compressed files counted by their compressed
+// bytes). A compressed file, which cannot be entered at a byte, is one unit: all its lines go to the
+// part its first byte is in (many compressed files, such as one per Wikipedia part, spread over the
+// parts). Every array task computes the same cuts, so each line is in exactly one part, each task
+// reads only its share, and the parts concatenated in shard order are the unsharded output.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +28,13 @@ struct LineShardRange {
 // one part; groups do not continue across files.
 using SameGroup = std::function<bool(std::string_view previous, std::string_view line)>;
 
-// The byte range of each input that `shard` reads. Throws UsageError naming the input unless every
-// input is an uncompressed regular file (a compressed file or stdin cannot be cut by bytes).
+// The byte range of each input that `shard` reads (a compressed file: none, or all of it). Throws
+// UsageError naming the input unless every input is a regular file (not stdin, not a pipe).
 std::vector<LineShardRange> line_shard_ranges(const std::vector<std::string>& inputs, const Shard& shard,
                                               const SameGroup& same_group = {});
 
-// From now on `in` (opened from range.path) reads only the range, and is named
+// From now on `in` (opened from range.path) reads only the range (nothing changes for a whole
+// file), and is named
 // "PATH (from byte B)", since the line numbers of its errors count from there.
 void restrict_to_line_range(InputStream& in, const LineShardRange& range);
 

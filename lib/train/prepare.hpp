@@ -43,7 +43,7 @@ struct PrepareOptions : RunOptions {
   // LANG=PATH (or a LANG.* file of a directory) overrides both the record's "lang" and this.
   std::string default_lang = "und";
   size_t shards = 1;  // > 1: OUTPUT-00000-of-0000N.h5 …, sequence k in file k mod N
-  // A job array's part: the records in a byte share of the (plain) inputs (core/line_shard), the
+  // A job array's part: the records in a byte share of the inputs (core/line_shard), the
   // part recorded in the file so that `pretrain --data` takes exactly the parts of one run.
   Shard shard;
   std::string shard_run;      // shard_run_identity

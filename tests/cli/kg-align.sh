@@ -196,7 +196,7 @@ ok "synthetic Wikidata and Wikipedia: co-occurrence table, subgraph statements a
 
 # 7. verbalize render --shard: 4 parts of the synthetic subgraphs (one subject's subgraphs kept in one
 #    part with --group-by-subject) merge into the one-run output, as a file and as --split-by-lang
-#    directories; an incomplete set and a compressed input are refused.
+#    directories; compressed inputs go whole to one part; an incomplete set and stdin are refused.
 r=("$bin/verbalize" render --kg "$tmp/syn-kg.h5" --langs en,de,fr --group-by-subject -q)
 "${r[@]}" -o "$tmp/syn-group.jsonl" "$tmp/syn-subgraphs.jsonl"
 "${r[@]}" --split-by-lang "$tmp/syn-split" "$tmp/syn-subgraphs.jsonl"
@@ -212,12 +212,23 @@ diff -r "$tmp/syn-split-merged" "$tmp/syn-split" > /dev/null || fail "render --s
 set +e
 "$bin/verbalize" merge "$tmp"/syn-part{0,1,3}.jsonl -o "$tmp/syn-x.jsonl" -q 2> "$tmp/err.txt"
 code1=$?
-gzip -c "$tmp/syn-subgraphs.jsonl" > "$tmp/syn-subgraphs.jsonl.gz"
-"${r[@]}" --shard 0/2 -o "$tmp/syn-x.jsonl" "$tmp/syn-subgraphs.jsonl.gz" 2> "$tmp/err2.txt"
+"${r[@]}" --shard 0/2 -o "$tmp/syn-x.jsonl" - < "$tmp/syn-subgraphs.jsonl" 2> "$tmp/err2.txt"
 code2=$?
 set -e
 [ $code1 = 1 ] && [ $code2 = 2 ] && [ ! -e "$tmp/syn-x.jsonl" ] || fail "bad shard sets: exit $code1 $code2"
-grep -q "is gzip (decompress it first)" "$tmp/err2.txt" || fail "compressed input: $(cat "$tmp/err2.txt")"
+grep -q "stdin is not a regular file" "$tmp/err2.txt" || fail "stdin: $(cat "$tmp/err2.txt")"
+# Plain, gzip and zstd inputs together: the compressed ones whole in one part each.
+n=$(wc -l < "$tmp/syn-subgraphs.jsonl")
+head -n $((n / 3)) "$tmp/syn-subgraphs.jsonl" > "$tmp/syn-sg-a.jsonl"
+sed -n "$((n / 3 + 1)),$((2 * n / 3))p" "$tmp/syn-subgraphs.jsonl" | gzip > "$tmp/syn-sg-b.jsonl.gz"
+tail -n +$((2 * n / 3 + 1)) "$tmp/syn-subgraphs.jsonl" | zstd -q > "$tmp/syn-sg-c.jsonl.zst"
+mixed=("$tmp/syn-sg-a.jsonl" "$tmp/syn-sg-b.jsonl.gz" "$tmp/syn-sg-c.jsonl.zst")
+"$bin/verbalize" render --kg "$tmp/syn-kg.h5" --langs en,de -q -o "$tmp/syn-mixed.jsonl" "${mixed[@]}"
+for i in 0 1 2 3 4; do
+  "$bin/verbalize" render --kg "$tmp/syn-kg.h5" --langs en,de -q --shard $i/5 -o "$tmp/syn-mixed$i.jsonl" "${mixed[@]}"
+done
+"$bin/verbalize" merge "$tmp"/syn-mixed{0,1,2,3,4}.jsonl -o "$tmp/syn-mixed-merged.jsonl" -q
+cmp -s "$tmp/syn-mixed-merged.jsonl" "$tmp/syn-mixed.jsonl" || fail "render shards of plain + gzip + zstd inputs"
 # The same through slurm/verbalize.sbatch as a 3-task array and its --merge.
 for i in 0 1 2; do
   SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 KGLM_BIN=$bin bash "$src/slurm/verbalize.sbatch" "$tmp/syn-kg.h5" \

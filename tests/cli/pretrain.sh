@@ -187,8 +187,10 @@ ok "sequence kinds from the generators' records: KMLM code-switched, alias, para
 # Job-array parts (--shard I/N): the same five inputs in 4 parts, each the records that begin in
 # its byte share; --data reads the parts as the one dataset (every masking decision of every row
 # equal to the unsharded dataset's), a part's source_line counts from its shard_first_byte; a
-# missing, misordered or other-run part and a compressed input are refused.
-mixed_inputs=("$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason/en.jsonl" "$tmp/ecs.jsonl" "en=$text")
+# missing, misordered or other-run part and stdin are refused.
+# The reasoning samples gzip-compressed: one unit, whole in one part.
+gzip -c "$tmp/reason/en.jsonl" > "$tmp/reason-en.jsonl.gz"
+mixed_inputs=("$tmp/k-cs.jsonl" "$tmp/k-par.jsonl" "$tmp/reason-en.jsonl.gz" "$tmp/ecs.jsonl" "en=$text")
 for i in 3 1 0 2; do
   "$bin/pretrain" prepare --tokenizer "$spm" --max-len 64 --shard $i/4 -o "$tmp/part-$i.h5" -q "${mixed_inputs[@]}"
 done
@@ -222,8 +224,7 @@ c2=$?
 "$bin/pretrain" masks --data "$tmp/part-0.h5,$tmp/part-1.h5,$tmp/other-2.h5,$tmp/part-3.h5" -n 5 -o "$tmp/x.jsonl" \
   -q 2> "$tmp/e3"
 c3=$?
-gzip -c "$tmp/ecs.jsonl" > "$tmp/ecs.jsonl.gz"
-"$bin/pretrain" prepare --tokenizer "$spm" --shard 0/2 -o "$tmp/x.h5" -q "$tmp/ecs.jsonl.gz" 2> "$tmp/e4"
+"$bin/pretrain" prepare --tokenizer "$spm" --shard 0/2 -o "$tmp/x.h5" -q - < "$tmp/ecs.jsonl" 2> "$tmp/e4"
 c4=$?
 "$bin/pretrain" prepare --tokenizer "$spm" --shard 0/2 --shards 2 -o "$tmp/x.h5" -q "$tmp/ecs.jsonl" 2> /dev/null
 c5=$?
@@ -231,9 +232,9 @@ set -e
 [ "$c1 $c2 $c3 $c4 $c5" = "1 1 1 2 2" ] || fail "bad part sets: exit $c1 $c2 $c3 $c4 $c5"
 grep -q "3 of 4 parts given; missing shard 2" "$tmp/e1" || fail "missing part: $(cat "$tmp/e1")"
 grep -q "give the parts in shard order" "$tmp/e2" || fail "misordered parts: $(cat "$tmp/e2")"
-grep -q "is gzip (decompress it first)" "$tmp/e4" || fail "compressed input: $(cat "$tmp/e4")"
+grep -q "stdin is not a regular file" "$tmp/e4" || fail "stdin: $(cat "$tmp/e4")"
 [ ! -e "$tmp/x.jsonl" ] && [ ! -e "$tmp/x.h5" ] || fail "a refused run left an output"
-ok "prepare --shard: 4 parts read as one dataset equal one run; bad part sets and compressed inputs refused"
+ok "prepare --shard: 4 parts read as one dataset equal one run; bad part sets and stdin refused"
 
 # prepare's memory is bounded (batches in flight, the tokenizer), whatever the size of its output:
 # 10 times the records cost at most 16 MB more at the peak.
