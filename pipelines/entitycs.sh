@@ -24,7 +24,7 @@ stage_entitycs_part() {
 }
 
 stage_entitycs_pretrain() {
-  train_pretrain --entity-objective "$KGLM_ENTITY_OBJECTIVE" --train-layers "$KGLM_TRAIN_LAYERS" --lang-alpha 1
+  TOKENS_PARTS=$KGLM_SHARDS train_pretrain --entity-objective "$KGLM_ENTITY_OBJECTIVE" --train-layers "$KGLM_TRAIN_LAYERS" --lang-alpha 1
 }
 
 pipeline_start "$@"
@@ -34,7 +34,14 @@ wikipedia_stages
 mapfile -t corpora < <(wiki_part_files "$RUN/entitycs/entitycs-%04d.jsonl.zst")
 stage entitycs --array "$WIKI_PARTS" --after "kg wiki" --out "$RUN/entitycs/entitycs-{task}.jsonl.zst" \
   -- stage_entitycs_part
-stage tokens --after entitycs --out "$RUN/tokens.h5" -- train_tokens "${corpora[@]}"
+tokens_after=entitycs
+if [[ -z $KGLM_TOKENIZER ]]; then
+  stage tokenizer --after entitycs --out "$RUN/spm.model" -- train_tokens_tokenizer "${corpora[@]}"
+  tokens_after+=" tokenizer"
+fi
+# Each task the EntityCS parts whose first byte is in its share (pretrain prepare --shard).
+stage tokens --array "$KGLM_SHARDS" --after "$tokens_after" --out "$RUN/tokens-part-{task}.h5" \
+  -- train_tokens_part "${corpora[@]}"
 stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
   -- stage_entitycs_pretrain
 pipeline_end

@@ -2,7 +2,8 @@
 # KMLM (Liu et al., EMNLP 2022): a Wikidata dump -> the KG store (wd-extract, one array task per
 # shard, then the merge) -> code-switched, alias-replaced and parallel knowledge sentences (cs-gen
 # kmlm, one array task per shard, then the merge) and reasoning samples from 3- and 4-cycles (kg-cycles, one array task per shard, then the
-# merge) -> a token dataset -> pre-training
+# merge) -> a SentencePiece model (none given) -> a token dataset (pretrain prepare, one array task
+# per shard; pre-training reads the parts as one) -> pre-training
 # with L = L_MLM + α(L_K + L_R). Runs here, or as Slurm jobs with --submit (man 7 kglm-slurm).
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=32G
@@ -38,10 +39,24 @@ stage_cycles() {
   SHARDS=$KGLM_SHARDS slurm_script kg-cycles "$KG" "$RUN" --merge --text "$RUN/reasoning" --langs "en,$KGLM_LANGS"
 }
 
-stage_kmlm_tokens() {
+kmlm_corpora() {
   local text=()
   read -r -a text <<< "$KGLM_TEXT"
-  train_tokens "$RUN/kmlm-cs" "$RUN/kmlm-parallel" "$RUN/reasoning" "${text[@]}"
+  corpora=("$RUN/kmlm-cs" "$RUN/kmlm-parallel" "$RUN/reasoning" "${text[@]}")
+}
+
+stage_kmlm_tokenizer() {
+  kmlm_corpora
+  train_tokens_tokenizer "${corpora[@]}"
+}
+
+stage_kmlm_tokens() {
+  kmlm_corpora
+  train_tokens_part "${corpora[@]}"
+}
+
+stage_kmlm_pretrain() {
+  TOKENS_PARTS=$KGLM_SHARDS train_pretrain
 }
 
 pipeline_start "$@"
@@ -51,7 +66,12 @@ stage kmlm-text-shard --array "$KGLM_SHARDS" --after kg --out "$RUN/kmlm-cs-part
 stage kmlm-text --after kmlm-text-shard --out "$RUN/kmlm-cs" --out "$RUN/kmlm-parallel" -- stage_kmlm_text
 stage cycles-shard --array "$KGLM_SHARDS" --after kg --out "$RUN/cycles-part-{task}.h5" -- stage_cycles_shard
 stage cycles --after cycles-shard --out "$RUN/cycles.h5" --out "$RUN/reasoning" -- stage_cycles
-stage tokens --after "kmlm-text cycles" --out "$RUN/tokens.h5" -- stage_kmlm_tokens
+tokens_after="kmlm-text cycles"
+if [[ -z $KGLM_TOKENIZER ]]; then
+  stage tokenizer --after "kmlm-text cycles" --out "$RUN/spm.model" -- stage_kmlm_tokenizer
+  tokens_after+=" tokenizer"
+fi
+stage tokens --array "$KGLM_SHARDS" --after "$tokens_after" --out "$RUN/tokens-part-{task}.h5" -- stage_kmlm_tokens
 stage pretrain --after tokens --requeue --cpus 16 --time 24:00:00 --out "$RUN/ckpt" --out "$RUN/metrics.jsonl" \
-  -- train_pretrain
+  -- stage_kmlm_pretrain
 pipeline_end

@@ -30,7 +30,40 @@ train_tokens() {
     -o "$out/tokens.h5" --stats "$out/prepare.stats.json" --quiet "$@"
 }
 
-# train_pretrain [PRETRAIN_OPTION...]: trains TRAIN_DIR/ckpt from TRAIN_DIR/tokens.h5; continues the
+# train_tokens_tokenizer CORPUS...: TRAIN_DIR/spm.model, a SentencePiece model of the corpora, when
+# no tokenizer is given: a stage of its own before a tokens array, whose tasks share it.
+train_tokens_tokenizer() {
+  local out=${TRAIN_DIR:-$RUN}
+  mkdir -p "$out"
+  echo "== tokenizer: SentencePiece, $KGLM_VOCAB pieces, trained on $* -> $out/spm.model"
+  train_tokenizer "$out/spm" "$KGLM_VOCAB" "$@"
+}
+
+# train_tokens_part CORPUS...: array task TASK of TASKS: the records in its byte share of the corpora
+# (pretrain prepare --shard; a compressed file whole in one part) -> TRAIN_DIR/tokens-part-NNNN.h5.
+# train_pretrain reads the TOKENS_PARTS parts as the one dataset.
+train_tokens_part() {
+  local out=${TRAIN_DIR:-$RUN} tokenizer=${KGLM_TOKENIZER:-${TRAIN_DIR:-$RUN}/spm.model}
+  mkdir -p "$out"
+  echo "== pretrain prepare --shard $TASK/$TASKS: $* -> $out/tokens-part-$task_id.h5"
+  "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_MAX_LEN" --shard "$TASK/$TASKS" \
+    --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" -o "$out/tokens-part-$task_id.h5" \
+    --stats "$out/tokens-part-$task_id.stats.json" --quiet "$@"
+}
+
+# The token dataset train_pretrain reads: TRAIN_DIR/tokens.h5, or with TOKENS_PARTS=N the N parts of
+# train_tokens_part, listed (not a glob: a part left by an earlier run with more tasks stays out).
+tokens_data() {
+  local out=${TRAIN_DIR:-$RUN} parts=${TOKENS_PARTS:-0} list="" i
+  if ((parts == 0)); then
+    echo "$out/tokens.h5"
+    return
+  fi
+  for ((i = 0; i < parts; i++)); do list+="${list:+,}$(printf '%s/tokens-part-%04d.h5' "$out" "$i")"; done
+  echo "$list"
+}
+
+# train_pretrain [PRETRAIN_OPTION...]: trains TRAIN_DIR/ckpt from tokens_data; continues the
 # checkpoint that this stage left when it was stopped or requeued (--resume keeps the original
 # settings), and starts over from anything else.
 train_pretrain() {
@@ -47,7 +80,7 @@ train_pretrain() {
     [[ -n "$KGLM_INIT" ]] && start=(--init "$KGLM_INIT")
     echo "== pretrain: $KGLM_STEPS steps -> $out/ckpt"
   fi
-  checkpointing "$bin/pretrain" --data "$out/tokens.h5" "${start[@]}" --steps "$KGLM_STEPS" \
+  checkpointing "$bin/pretrain" --data "$(tokens_data)" "${start[@]}" --steps "$KGLM_STEPS" \
     --save-every "$KGLM_SAVE_EVERY" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" --log "$out/metrics.jsonl" \
     --tensorboard "$(tensorboard_dir)" --out "$out/ckpt" --stats "$out/pretrain.stats.json" --quiet "${extra[@]}" "$@"
 }
