@@ -15,21 +15,6 @@ train_options() {
   pipeline_option pretrain-args KGLM_PRETRAIN_ARGS "--batch 32 --lr 1e-4 --warmup 500" "more pretrain options"
 }
 
-# train_tokens CORPUS...: TRAIN_DIR/tokens.h5 (+ TRAIN_DIR/spm.model when no tokenizer is given).
-# TRAIN_DIR is RUN unless a stage trains several models (one per array task).
-train_tokens() {
-  local tokenizer=$KGLM_TOKENIZER out=${TRAIN_DIR:-$RUN}
-  mkdir -p "$out"
-  if [[ -z "$tokenizer" ]]; then
-    echo "== tokenizer: SentencePiece, $KGLM_VOCAB pieces, trained on $* -> $out/spm.model"
-    train_tokenizer "$out/spm" "$KGLM_VOCAB" "$@"
-    tokenizer=$out/spm.model
-  fi
-  echo "== pretrain prepare: $* -> $out/tokens.h5"
-  "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_MAX_LEN" --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-    -o "$out/tokens.h5" --stats "$out/prepare.stats.json" --quiet "$@"
-}
-
 # train_tokens_tokenizer CORPUS...: TRAIN_DIR/spm.model, a SentencePiece model of the corpora, when
 # no tokenizer is given: a stage of its own before a tokens array, whose tasks share it.
 train_tokens_tokenizer() {
@@ -51,15 +36,13 @@ train_tokens_part() {
     --stats "$out/tokens-part-$task_id.stats.json" --quiet "$@"
 }
 
-# The token dataset train_pretrain reads: TRAIN_DIR/tokens.h5, or with TOKENS_PARTS=N the N parts of
-# train_tokens_part, listed (not a glob: a part left by an earlier run with more tasks stays out).
+# The token dataset train_pretrain reads: the TOKENS_PARTS parts of train_tokens_part, listed (not a
+# glob: a part left by an earlier run with more tasks stays out).
 tokens_data() {
-  local out=${TRAIN_DIR:-$RUN} parts=${TOKENS_PARTS:-0} list="" i
-  if ((parts == 0)); then
-    echo "$out/tokens.h5"
-    return
-  fi
-  for ((i = 0; i < parts; i++)); do list+="${list:+,}$(printf '%s/tokens-part-%04d.h5' "$out" "$i")"; done
+  local out=${TRAIN_DIR:-$RUN} list="" i
+  for ((i = 0; i < ${TOKENS_PARTS:?the number of token dataset parts}; i++)); do
+    list+="${list:+,}$(printf '%s/tokens-part-%04d.h5' "$out" "$i")"
+  done
   echo "$list"
 }
 
