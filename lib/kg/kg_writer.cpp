@@ -268,8 +268,7 @@ void KgWriter::add(const EntityRecord& e) {
     ++entities_;
     return;
   }
-  auto [it, inserted] = entity_index_.emplace(e.key(), static_cast<uint32_t>(entities_));
-  if (!inserted) {
+  if (!entity_index_.insert(e.key(), static_cast<uint32_t>(entities_)).second) {
     counts_.add("duplicate_entities");
     return;  // the first occurrence wins
   }
@@ -342,12 +341,12 @@ void KgWriter::write_resolved_statements(Stats& stats) {
       uint64_t key = 0;
       uint8_t rk = 0;
       ok = spill_read(s) && spill_read(r) && spill_read(key) && spill_read(rk);
-      auto it = entity_index_.find(key);
-      last_triple_kept = it != entity_index_.end();
+      const std::optional<uint32_t> object_row = entity_index_.find(key);
+      last_triple_kept = object_row.has_value();
       if (last_triple_kept) {
         subject.append(s);
         relation_col.append(r);
-        object.append(it->second);
+        object.append(*object_row);
         rank.append(rk);
         ++triple_rows;
       } else {
@@ -435,8 +434,8 @@ void KgWriter::finish(Stats& stats) {
     h5::Group relations = root.create_group("relations");
     std::vector<int64_t> relation_entity;
     for (uint64_t p : relations_) {
-      auto it = entity_index_.find(entity_key(EntityType::property, p));
-      relation_entity.push_back(it == entity_index_.end() ? int64_t{-1} : int64_t{it->second});
+      const std::optional<uint32_t> row = entity_index_.find(entity_key(EntityType::property, p));
+      relation_entity.push_back(row ? int64_t{*row} : int64_t{-1});
     }
     h5::write_column(relations, "number", relations_);
     h5::write_column(relations, "entity", relation_entity);

@@ -19,6 +19,7 @@
 #include "core/string_hash.hpp"
 #include "h5/h5.hpp"
 #include "kg/entity.hpp"
+#include "kg/entity_index.hpp"
 
 namespace kglm::kg {
 
@@ -81,7 +82,7 @@ class KgWriter {
   std::unique_ptr<h5::StringColumnWriter> record_data_;
   std::string record_buffer_;
 
-  std::unordered_map<uint64_t, uint32_t> entity_index_;    // entity key -> row in /entities
+  EntityIndex entity_index_;                               // entity key -> row in /entities
   std::vector<int32_t> relation_slot_;                     // P number -> relation index, -1 = none
   std::unordered_map<uint64_t, uint32_t> relation_index_;  // for P numbers beyond the table
   std::vector<uint64_t> relations_;                        // relation index -> P number, in order of first use

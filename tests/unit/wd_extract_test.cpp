@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "kg/entity_index.hpp"
 #include "kg/kg_store.hpp"
 #include "kg/wd_extract.hpp"
 #include "test_paths.hpp"
@@ -30,6 +31,24 @@ std::string label_of(const KgStore& store, const std::string& lang, uint32_t ent
 }
 
 // The embedded sample: the store holds what the sample's facts say.
+TEST(EntityIndex, RowsByKeyWithItemsAndPropertiesApart) {
+  kg::EntityIndex index;
+  // Keys of 64 bits (a property's has the top bit), rows beyond 16 bits, and many of them.
+  for (uint32_t i = 0; i < 300000; ++i) {
+    EXPECT_TRUE(index.insert(kg::entity_key(kg::EntityType::item, uint64_t{i} * 7919 + 42), i + 70000).second);
+    if (i % 1000 == 0) {
+      EXPECT_TRUE(index.insert(kg::entity_key(kg::EntityType::property, uint64_t{i} * 7919 + 42), i).second);
+    }
+  }
+  EXPECT_EQ(index.size(), 300300u);
+  const auto again = index.insert(kg::entity_key(kg::EntityType::item, 5 * 7919 + 42), 1);
+  EXPECT_EQ(again, std::make_pair(uint32_t{70005}, false));  // the first row stays
+  EXPECT_EQ(index.find(kg::entity_key(kg::EntityType::item, 299999ull * 7919 + 42)), 299999u + 70000);
+  EXPECT_EQ(index.find(kg::entity_key(kg::EntityType::property, 2000ull * 7919 + 42)), 2000u);
+  EXPECT_FALSE(index.find(kg::entity_key(kg::EntityType::property, 5 * 7919 + 42)));
+  EXPECT_FALSE(index.find(kg::entity_key(kg::EntityType::item, 43)));
+}
+
 TEST(WdExtract, SampleStoreHoldsTheFacts) {
   test::ScratchDir dir;
   Stats stats = extract_kg(sample_options(dir));
