@@ -40,7 +40,7 @@ class PlainFile {
   uint64_t previous_line_start(uint64_t at) const {
     uint64_t end = at - 1;  // the '\n' of that line
     while (end > 0) {
-      const uint64_t pos = end > buffer_.size() ? end - buffer_.size() : 0;
+      const uint64_t pos = end > kChunk ? end - kChunk : 0;
       const size_t got = read(pos, static_cast<size_t>(end - pos));
       for (size_t i = got; i > 0; --i)
         if (buffer_[i - 1] == '\n') return pos + i;
@@ -58,8 +58,10 @@ class PlainFile {
   }
 
  private:
-  size_t read(uint64_t pos, size_t want = 1 << 16) const {
-    buffer_.resize(1 << 16);
+  static constexpr size_t kChunk = 1 << 16;
+
+  size_t read(uint64_t pos, size_t want = kChunk) const {
+    buffer_.resize(kChunk);
     want = static_cast<size_t>(std::min<uint64_t>({want, buffer_.size(), size_ - pos}));
     read_exactly(pos, buffer_.data(), want);
     return want;
