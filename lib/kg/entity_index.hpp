@@ -1,7 +1,7 @@
 // Entity key -> row of /entities, for the KG writer: every entity of the dump is added once and every
 // item triple's object is looked up at the end. An open-addressing table of 12-byte entries (the
 // 64-bit key as two 32-bit halves, the 32-bit row: no padding), looked up by key in one probe:
-// about 14-28 bytes an entity with the table's load, against about 50 for a map of (key, row) nodes
+// about 15-30 bytes an entity with the table's load, against about 50 for a map of (key, row) nodes
 // (at Wikidata's 110 million entities, 2-3 GB against 5.5).
 #pragma once
 
