@@ -266,6 +266,7 @@ class Preparer {
     LineBatcher batcher(in, o_.batch_bytes);
     sample::RecordFormat format = o_.format;
     const uint64_t raw_before = raw_done_;
+    const uint64_t raw_skipped = range ? range->begin : 0;  // raw_bytes count from the file's start
     std::function<bool(InputBatch&)> produce = [&](InputBatch& item) {
       if (!batcher.next(item.lines)) return false;
       if (format == sample::RecordFormat::auto_detect) format = sample::detect_format(item.lines.lines());
@@ -286,7 +287,7 @@ class Preparer {
         too_long_[k] += done.too_long[k];
       }
       longest_dropped_ = std::max(longest_dropped_, done.longest_dropped);
-      raw_done_ = raw_before + done.lines.raw_bytes;
+      raw_done_ = raw_before + done.lines.raw_bytes - raw_skipped;
       if (progress_) progress_->update(counts_[kLines], raw_done_);
       batcher.recycle(std::move(done.lines));
     };
@@ -429,7 +430,11 @@ Stats run_prepare(const PrepareOptions& o) {
 
   h5::set_compression(std::max(1u, o.threads), o.compression_level);
   std::vector<LineShardRange> ranges;
-  if (o.shard.active()) ranges = line_shard_ranges(paths, o.shard);
+  if (o.shard.active()) {
+    ranges = line_shard_ranges(paths, o.shard);
+    raw_total = 0;  // the progress of a part: its share
+    for (const LineShardRange& r : ranges) raw_total += r.end - r.begin;
+  }
   ShardedTokenWriter writer(o.output, o.shards, dataset_info(*tokenizer, o.max_len), provenance);
   if (o.shard.active()) {
     std::vector<int64_t> first_bytes;
