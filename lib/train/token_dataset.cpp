@@ -325,8 +325,8 @@ void TokenDataset::check_job_parts() const {
     check_shard_set(parts);
     for (size_t k = 0; k < parts.size(); ++k)
       if (parts[k].shard.index != k)
-        throw Error(location(parts[k].path) + "part " + parts[k].shard.str() + " given in place " +
-                    std::to_string(k) + " of its run's parts: give the parts in shard order (as a glob of their "
+        throw Error(location(parts[k].path) + "part " + parts[k].shard.str() + " given in place " + std::to_string(k) +
+                    " of its run's parts: give the parts in shard order (as a glob of their "
                     "names sorts them)");
   }
 }
