@@ -15,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/bzip2_blocks.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/thread_pool.hpp"
@@ -116,6 +117,7 @@ InputStream::InputStream(const std::string& path) : name_(path == "-" ? "<stdin>
 }
 
 InputStream::~InputStream() {
+  parallel_.reset();  // its threads read fd_
   if (owns_fd_) ::close(fd_);
 }
 
@@ -193,14 +195,24 @@ uint64_t InputStream::next_stream_start(uint64_t from, uint64_t limit) const {
   return raw_size_;
 }
 
-// decode_in_parallel: the input cut at stream starts into segments of about 256 kB, decoded by
-// a pool and handed out in order, at most two per thread in flight. A segment's decoding error
-// reaches the reader where the segment's data would have begun, so --allow-truncated keeps
-// exactly what came before it.
+// decode_in_parallel and read_block_range: the blocks cut into segments of about 256 kB of the
+// file (a few blocks), decoded by a pool and handed out in order, at most two per thread in
+// flight. A cut may fall on a false block magic: the segment before then runs past it, and the
+// segment after, which started there, is decoded again from where that one ended. A segment's
+// decoding error reaches the reader where the segment's data would have begun, so
+// --allow-truncated keeps exactly what came before it.
 class InputStream::Parallel {
  public:
-  Parallel(const InputStream& in, uint64_t begin, uint64_t end, unsigned threads)
-      : in_(in), next_(begin), end_(end), raw_done_(begin), pool_(threads), depth_(2 * threads) {
+  // The blocks that start at bits [first, stop) of the file; mark() says at which decoded offset
+  // the blocks at or after bit `mark` begin.
+  Parallel(const InputStream& in, uint64_t first, uint64_t stop, uint64_t mark, unsigned threads)
+      : blocks_(in.fd_, in.name_, in.raw_size_),
+        next_(first),
+        stop_(stop),
+        mark_(mark),
+        expected_(first),
+        pool_(threads),
+        depth_(2 * threads) {
     fill();
   }
 
@@ -210,61 +222,75 @@ class InputStream::Parallel {
         const size_t take = std::min(n, current_.size() - pos_);
         std::memcpy(out, current_.data() + pos_, take);
         pos_ += take;
+        delivered_ += take;
         return take;
       }
-      if (!queue_.empty()) {
-        current_ = queue_.front().second.get();
-        raw_done_ = queue_.front().first;
-        queue_.pop_front();
-        pos_ = 0;
-        fill();
-        continue;
-      }
-      if (!tail_) return 0;
-      const size_t got = tail_->read_decoded(out, n);
-      raw_done_ = tail_->raw_bytes_read();
-      return got;
+      if (!next_segment()) return 0;
     }
   }
-  uint64_t raw_done() const { return raw_done_; }
+  uint64_t raw_done() const { return std::min(expected_, stop_) / 8; }
+  uint64_t mark_offset() const { return mark_offset_; }
+  const bzip2::BlockFile& blocks() const { return blocks_; }
 
  private:
-  static constexpr uint64_t kSegment = 256 << 10;  // raw; decoded 1-4 MB for Wikipedia, ~4 MB for Wikidata
-  static constexpr uint64_t kWindow = 64 << 20;    // farther than any multistream dump's streams
+  static constexpr uint64_t kSegmentBits = uint64_t{8} * (256 << 10);
+
+  struct Segment {
+    uint64_t begin = 0, end = 0, next = 0;  // planned bits [begin, end); next: where the next block starts
+    std::string data, error;
+  };
+
+  Segment decode(uint64_t begin, uint64_t end) const {
+    Segment s{begin, end, end, {}, {}};
+    try {
+      s.next = blocks_.decode(begin, end, s.data);
+    } catch (const Error& e) {
+      s.error = e.what();
+    }
+    return s;
+  }
+
+  bool next_segment() {
+    while (!queue_.empty()) {
+      Segment s = queue_.front().get();
+      queue_.pop_front();
+      fill();
+      if (s.begin != expected_) {          // the segment before ran past a false cut
+        if (s.end <= expected_) continue;  // and over this whole segment
+        s = decode(expected_, s.end);
+      }
+      if (!s.error.empty()) throw Error(s.error);
+      if (mark_offset_ == UINT64_MAX && s.begin >= mark_) mark_offset_ = delivered_;
+      current_ = std::move(s.data);
+      pos_ = 0;
+      expected_ = s.next;
+      return true;
+    }
+    if (mark_offset_ == UINT64_MAX && expected_ >= mark_ && mark_ < blocks_.bits()) mark_offset_ = delivered_;
+    return false;
+  }
 
   void fill() {
-    while (queue_.size() < depth_ && next_ < end_ && !tail_) {
-      const uint64_t from = next_ + kSegment;
-      uint64_t split = end_;
-      if (from < end_ && (split = in_.next_stream_start(from, std::min(end_, from + kWindow))) >= end_) {
-        split = end_;
-        if (end_ - next_ > 4 * kSegment) {
-          // No stream start nearby: one large stream (or a few) for the rest, decoded as it is read.
-          tail_ = std::make_unique<InputStream>(in_.name_);
-          tail_->read_range(next_, end_);
-          return;
-        }
-      }
-      queue_.emplace_back(split, pool_.submit([path = in_.name_, begin = next_, split] {
-        InputStream segment(path);
-        segment.read_range(begin, split);
-        std::string data;
-        std::vector<char> buffer(1 << 20);
-        while (const size_t n = segment.read_decoded(buffer.data(), buffer.size())) data.append(buffer.data(), n);
-        return data;
-      }));
-      next_ = split;
+    while (queue_.size() < depth_ && next_ < stop_) {
+      // Past a shard's end only the line that runs over is wanted: a block at a time, no read-ahead.
+      const bool past_mark = next_ >= mark_;
+      if (past_mark && !queue_.empty()) break;
+      uint64_t cut = blocks_.next_block(next_ + (past_mark ? 1 : kSegmentBits));
+      if (next_ < mark_ && cut > mark_) cut = blocks_.next_block(mark_);  // a cut where the mark is
+      cut = std::min(cut, stop_);
+      queue_.push_back(pool_.submit([this, begin = next_, cut] { return decode(begin, cut); }));
+      next_ = cut;
     }
   }
 
-  const InputStream& in_;
-  uint64_t next_, end_, raw_done_;
-  ThreadPool pool_;
-  size_t depth_;
-  std::deque<std::pair<uint64_t, std::future<std::string>>> queue_;  // (raw end, decoded bytes)
+  bzip2::BlockFile blocks_;
+  uint64_t next_, stop_, mark_, expected_;
+  uint64_t delivered_ = 0, mark_offset_ = UINT64_MAX;
+  std::deque<std::future<Segment>> queue_;
   std::string current_;
   size_t pos_ = 0;
-  std::unique_ptr<InputStream> tail_;
+  ThreadPool pool_;  // last: joined first, while what its tasks use is still there
+  size_t depth_;
 };
 
 void InputStream::decode_in_parallel(unsigned threads) {
@@ -272,7 +298,31 @@ void InputStream::decode_in_parallel(unsigned threads) {
   peeked_.clear();
   peeked_pos_ = 0;
   raw_read_ = raw_begin_;
-  parallel_ = std::make_unique<Parallel>(*this, raw_begin_, std::min(raw_limit_, raw_size_), threads);
+  const uint64_t stop = std::min(raw_limit_, raw_size_) * 8;
+  bzip2::BlockFile file(fd_, name_, raw_size_);
+  parallel_ = std::make_unique<Parallel>(*this, file.next_block(raw_begin_ * 8), stop, stop, threads);
+}
+
+void InputStream::read_block_range(uint64_t begin, uint64_t end, unsigned threads) {
+  if (compression_ != Compression::bzip2 || !splittable() || begin > end || end > raw_size_)
+    throw Error(location(name_) + "cannot read the bzip2 blocks of bytes " + std::to_string(begin) + ".." +
+                std::to_string(end) + " alone");
+  bzip2::BlockFile file(fd_, name_, raw_size_);
+  bzip2::BlockFile::Boundary b;
+  b.first_block = file.next_block(0);
+  if (begin > 0) b = file.boundary(begin * 8);
+  parallel_.reset();
+  peeked_ = b.has_last ? std::string(1, b.last) : std::string();
+  peeked_pos_ = 0;
+  block_range_prefix_ = peeked_.size();
+  raw_begin_ = raw_read_ = b.first_block / 8;
+  raw_limit_ = UINT64_MAX;
+  parallel_ = std::make_unique<Parallel>(*this, b.first_block, raw_size_ * 8, end * 8, std::max(1u, threads));
+}
+
+uint64_t InputStream::block_range_end() const {
+  if (!parallel_ || parallel_->mark_offset() == UINT64_MAX) return UINT64_MAX;
+  return block_range_prefix_ + parallel_->mark_offset();
 }
 
 std::string_view InputStream::peek(size_t n) {

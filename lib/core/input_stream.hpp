@@ -55,11 +55,22 @@ class InputStream {
   uint64_t next_stream_start(uint64_t from, uint64_t limit = UINT64_MAX) const;
   uint64_t next_occurrence(uint64_t from, std::string_view pattern, uint64_t limit = UINT64_MAX) const;
 
-  // For a bzip2 regular file of many streams (multistream dumps, pbzip2 output): decodes the rest
-  // of the input (from the start of its range; call before read()) on `threads` threads, 256 kB
-  // of streams each, delivered in order. Where no stream starts within 64 MB, the rest is decoded
-  // in one thread as before. Does nothing for other inputs or one thread.
+  // For a bzip2 regular file: decodes the rest of the input (from the start of its range; call
+  // before read()) on `threads` threads, about 256 kB of the file's blocks each, delivered in
+  // order; one stream of many blocks (Wikidata's json.bz2, lbzip2 output) as well as many
+  // streams (multistream dumps, pbzip2). Does nothing for other inputs or one thread.
   void decode_in_parallel(unsigned threads);
+
+  // For a bzip2 regular file, a shard's share: from now on, the last decoded byte of the block
+  // before bit 8 * begin (none when begin is 0 or no block starts before it), then the decoded
+  // bytes of the blocks from the first one that starts at or after bit 8 * begin to the end of
+  // the file, on `threads` threads. block_range_end() is where, in what read() returns, the
+  // blocks at or after bit 8 * end begin: UINT64_MAX until read() has got there (or never, when
+  // none does). With that one byte before, the lines that start in the share are told from the
+  // one that runs into it exactly as in a plain file's byte range. Throws Error otherwise.
+  void read_block_range(uint64_t begin, uint64_t end, unsigned threads);
+  uint64_t block_range_end() const;
+  uint64_t block_range_prefix() const { return block_range_prefix_; }  // 1 with the byte before, else 0
 
   const std::string& name() const { return name_; }
   // The name errors give (a shard's input says where its line numbers count from).
@@ -84,6 +95,7 @@ class InputStream {
   uint64_t raw_size_ = 0;
   uint64_t raw_begin_ = 0;           // read_range's begin
   uint64_t raw_limit_ = UINT64_MAX;  // read_range's end
+  uint64_t block_range_prefix_ = 0;  // read_block_range's byte before
   std::unique_ptr<Parallel> parallel_;
   std::unique_ptr<Decoder> decoder_;
   std::string peeked_;  // decoded bytes taken by peek() and not yet returned by read()

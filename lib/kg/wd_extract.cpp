@@ -138,15 +138,25 @@ class Extraction {
     }
   }
 
-  // A byte range of one plain input (a shard that reads only its share): the lines that start in
-  // [begin, end), numbered by their byte offset + 1 (lines are not counted before the range).
+  // A byte range of one input (a shard that reads only its share): the lines that start in
+  // [begin, end) of what the input decodes to, numbered by their offset + 1 (lines are not counted
+  // before the range). A plain file's offsets are the file's; a bzip2 file's count from the blocks
+  // of its share (read_block_range), whose end is known only once reading gets there, so each
+  // batch carries the end as known when it was read, and the ordinals put the shard index above
+  // the offset to keep parts in order.
   struct ByteRange {
     bool active = false;
     uint64_t begin = 0, end = 0;
+    uint64_t ordinal_base = 0;
+  };
+  struct Batch {
+    LineBatch lines;
+    uint64_t offset = 0;        // of its first byte
+    uint64_t end = UINT64_MAX;  // the range's end, as known when it was read
   };
 
   void parse_lines(unsigned worker, const LineBatch& batch, uint64_t ordinal_base, uint64_t batch_offset,
-                   const ByteRange& range, BatchResult& out) {
+                   const ByteRange& range, uint64_t range_end, BatchResult& out) {
     EntityParser& parser = *parsers_[worker];
     ParseResult result;
     const char* data_end = batch.end_of_storage();
@@ -157,8 +167,8 @@ class Extraction {
       if (range.active) {
         const uint64_t start = batch_offset + static_cast<uint64_t>(line.data() - batch.data.get());
         // The range starts one byte early: the line read from there is the previous shard's.
-        if (start < range.begin || start >= range.end || (range.begin > 0 && start == range.begin - 1)) return;
-        ordinal = start + 1;
+        if (start < range.begin || start >= range_end || (range.begin > 0 && start == range.begin - 1)) return;
+        ordinal = range.ordinal_base + start + 1;
         line_no = 0;
       } else if (!in_shard(ordinal)) {
         return;
@@ -196,7 +206,8 @@ class Extraction {
       stats_.add("empty_inputs");
       return;
     }
-    in.decode_in_parallel(options_.threads);  // bzip2 of many streams (pbzip2): decoding is the slow part
+    const bool byte_range_shard = options_.shard.active() && options_.inputs.size() == 1 && in.splittable();
+    if (!byte_range_shard) in.decode_in_parallel(options_.threads);  // bzip2: decoding is the slow part
     LineBatcher batcher(in, options_.batch_bytes);
     LineBatch first;
     if (!batcher.next(first)) {
@@ -209,40 +220,55 @@ class Extraction {
     if (detect_layout(first.lines(), in.name()) == Layout::document) {
       ordinals = extract_document(in, batcher, first);
     } else {
-      // A shard of one plain file reads only its byte range; otherwise every shard reads the whole
-      // input and keeps the lines whose ordinal is its index modulo the count.
+      // A shard of one plain or bzip2 file reads only its byte range; otherwise every shard reads
+      // the whole input and keeps the lines whose ordinal is its index modulo the count.
       ByteRange range;
       std::unique_ptr<LineBatcher> ranged;
-      if (options_.shard.active() && options_.inputs.size() == 1 && in.seekable()) {
-        range = {true, options_.shard.split_point(in.raw_size(), options_.shard.index),
-                 options_.shard.split_point(in.raw_size(), options_.shard.index + 1)};
-        in.read_range(range.begin > 0 ? range.begin - 1 : 0, in.raw_size());
+      if (byte_range_shard) {
+        const uint64_t begin = options_.shard.split_point(in.raw_size(), options_.shard.index);
+        const uint64_t end = options_.shard.split_point(in.raw_size(), options_.shard.index + 1);
+        if (in.compression() == Compression::bzip2) {
+          if (options_.shard.index >= (1u << 16)) throw UsageError("--shard: at most 65536 shards of a bzip2 file");
+          in.read_block_range(begin, end, options_.threads);
+          range = {true, in.block_range_prefix(), UINT64_MAX, static_cast<uint64_t>(options_.shard.index) << 48};
+          in.rename(in.name() + " (bzip2 blocks from byte " + std::to_string(begin) + ")");
+          stats_.set("shard_bzip2_blocks", 1);
+        } else {
+          range = {true, begin, end, 0};
+          in.read_range(begin > 0 ? begin - 1 : 0, in.raw_size());
+        }
         ranged = std::make_unique<LineBatcher>(in, options_.batch_bytes);
         stats_.set("shard_byte_range", 1);
       }
       LineBatcher& lines = ranged ? *ranged : batcher;
       const uint64_t base = ordinal_base_;
-      uint64_t offset = range.active && range.begin > 0 ? range.begin - 1 : 0;  // of the next batch
+      uint64_t offset = 0;  // of the next batch: a plain range is read from the byte before it
+      if (range.active && in.compression() == Compression::plain && range.begin > 0) offset = range.begin - 1;
       bool have_first = !range.active;
-      run_ordered_pipeline<std::pair<LineBatch, uint64_t>, BatchResult>(
+      auto range_end = [&] {
+        if (!range.active) return UINT64_MAX;
+        return in.compression() == Compression::bzip2 ? in.block_range_end() : range.end;
+      };
+      run_ordered_pipeline<Batch, BatchResult>(
           static_cast<unsigned>(parsers_.size()), 2 * parsers_.size() + 2,
-          [&](std::pair<LineBatch, uint64_t>& b) {
+          [&](Batch& b) {
             if (have_first) {
-              b.first = std::move(first);
+              b.lines = std::move(first);
               have_first = false;
-            } else if (range.active && offset >= range.end) {
+            } else if (offset >= range_end()) {
               return false;
-            } else if (!lines.next(b.first)) {
+            } else if (!lines.next(b.lines)) {
               return false;
             }
-            b.second = offset;
-            offset += b.first.size;
+            b.offset = offset;
+            b.end = range_end();
+            offset += b.lines.size;
             return true;
           },
-          [&](unsigned w, std::pair<LineBatch, uint64_t>& b, BatchResult& r) {
+          [&](unsigned w, Batch& b, BatchResult& r) {
             free_discarded();
-            parse_lines(w, b.first, base, b.second, range, r);
-            lines.recycle(std::move(b.first));
+            parse_lines(w, b.lines, base, b.offset, range, b.end, r);
+            lines.recycle(std::move(b.lines));
           },
           [&](BatchResult& r) {
             consume(r, in.name());

@@ -108,6 +108,24 @@ for i in 0 1 2; do
 done
 "$wd" merge "$tmp"/syn-part{0,1,2}.h5 -o "$tmp/syn-merged.h5" --stats "$tmp/syn-merged.stats.json" -q --tsv "$tmp/syn-mtsv"
 diff -r "$tmp/syn-tsv" "$tmp/syn-mtsv" > /dev/null || fail "byte-range shards merged differ from one pass"
+# The shards of a bzip2 dump decode only the blocks in their share: one stream of many blocks
+# (bzip2 -1, as Wikidata's json.bz2 is one stream) and many streams cut in mid-line (as pbzip2 cuts).
+head -n 4000 "$tmp/syn.json" > "$tmp/syn-head.json"
+bzip2 -1 -c "$tmp/syn-head.json" > "$tmp/syn-one.json.bz2"
+split -b 1000000 "$tmp/syn-head.json" "$tmp/syn-piece-"
+for p in "$tmp"/syn-piece-*; do bzip2 -1 -c "$p"; done > "$tmp/syn-many.json.bz2"
+"$wd" "$tmp/syn-head.json" -o "$tmp/syn-head.h5" -q --tsv "$tmp/syn-head-tsv"
+for f in syn-one syn-many; do
+  for i in 0 1 2; do
+    "$wd" "$tmp/$f.json.bz2" --shard $i/3 -o "$tmp/$f-$i.h5" --stats "$tmp/$f-$i.json" -q --threads $((i % 2 + 1)) --batch-mb 1
+    [ "$(stat_of "$tmp/$f-$i.json" shard_bzip2_blocks)" = 1 ] &&
+      [ "$(stat_of "$tmp/$f-$i.json" input_bytes)" -le $(($(stat -c %s "$tmp/syn-head.json") / 3 + (2 << 20))) ] ||
+      fail "bzip2 shard $f $i/3 decoded $(stat_of "$tmp/$f-$i.json" input_bytes) bytes of $(stat -c %s "$tmp/syn-head.json")"
+  done
+  "$wd" merge "$tmp/$f"-{0,1,2}.h5 -o "$tmp/$f-merged.h5" -q --tsv "$tmp/$f-tsv"
+  diff -r "$tmp/syn-head-tsv" "$tmp/$f-tsv" > /dev/null || fail "bzip2 shards of $f merged differ from one pass"
+done
+ok "the shards of a bzip2 dump (one stream, many streams) decode a third each and merge into the one-pass store"
 # A bad record in a byte range is located by its byte offset (the shard does not count the lines before it).
 head -n -1 "$tmp/syn.json" > "$tmp/syn-bad.json"
 at=$(stat -c %s "$tmp/syn-bad.json")

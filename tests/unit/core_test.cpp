@@ -1,3 +1,4 @@
+#include <bzlib.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -177,6 +178,101 @@ TEST(InputStream, DecodesManyBzip2StreamsInParallelInOrder) {
       Error);
   EXPECT_GT(got.size(), text.size() / 2);
   EXPECT_EQ(got, text.substr(0, got.size()));
+}
+
+// One bzip2 stream of 100k blocks (bzip2 -1), as libbz2 writes it.
+std::string bzip2_of(const std::string& text) {
+  std::string out(text.size() + text.size() / 100 + 600, '\0');
+  auto n = static_cast<unsigned>(out.size());
+  EXPECT_EQ(BZ2_bzBuffToBuffCompress(out.data(), &n, const_cast<char*>(text.data()), static_cast<unsigned>(text.size()),
+                                     1, 0, 0),
+            BZ_OK);
+  out.resize(n);
+  return out;
+}
+
+std::string numbers_text(size_t bytes, uint64_t seed) {
+  std::string text;
+  Rng rng(seed, 0);
+  while (text.size() < bytes) text += std::to_string(rng.next_u64()) + (rng.next_u64() % 7 ? " " : "\n");
+  return text;
+}
+
+TEST(InputStream, DecodesTheBlocksOfOneBzip2StreamInParallel) {
+  test::ScratchDir dir;
+  const std::string text = numbers_text(3 << 20, 11);  // ~30 blocks, ~1.4 MB of bzip2: 6 segments
+  const std::string file = bzip2_of(text);
+  std::ofstream(dir.file("one.bz2"), std::ios::binary) << file;
+  for (unsigned threads : {2u, 3u}) {
+    InputStream in(dir.file("one.bz2"));
+    in.peek(100);
+    in.decode_in_parallel(threads);
+    std::string got;
+    char buf[70000];
+    while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+    EXPECT_EQ(got, text) << threads;
+    EXPECT_EQ(in.raw_bytes_read(), file.size());
+  }
+  // A damaged block: the error names its byte, and what came before it is the text's prefix.
+  std::string damaged = file;
+  damaged[damaged.size() * 3 / 5] ^= 0x55;
+  std::ofstream(dir.file("damaged.bz2"), std::ios::binary) << damaged;
+  InputStream in(dir.file("damaged.bz2"));
+  in.decode_in_parallel(2);
+  std::string got;
+  char buf[4096];
+  try {
+    while (size_t n = in.read(buf, sizeof buf)) got.append(buf, n);
+    ADD_FAILURE() << "a damaged block decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt bzip2 block at byte "), std::string::npos) << e.what();
+  }
+  EXPECT_GT(got.size(), text.size() / 4);
+  EXPECT_EQ(got, text.substr(0, got.size()));
+}
+
+// The lines a shard of a bzip2 file reads (read_block_range), by the rule a plain file's byte
+// range follows: those that start in its share, the one through the byte before left out.
+std::string lines_of_block_range(const std::string& path, uint64_t begin, uint64_t end, unsigned threads) {
+  InputStream in(path);
+  in.read_block_range(begin, end, threads);
+  std::string data;
+  char buf[50000];
+  // Read until the share's end is known and the line that starts before it has ended.
+  while (in.block_range_end() == UINT64_MAX || data.find('\n', in.block_range_end()) == std::string::npos) {
+    const size_t n = in.read(buf, sizeof buf);
+    if (n == 0) break;
+    data.append(buf, n);
+  }
+  size_t from = 0;
+  if (in.block_range_prefix() == 1) from = data.find('\n') + 1;  // the line through the byte before
+  size_t to = std::min<uint64_t>(in.block_range_end(), data.size());
+  if (to > from && to < data.size()) to = data.find('\n', to - 1) + 1;  // through the line running over
+  return to > from ? data.substr(from, to - from) : "";
+}
+
+TEST(InputStream, ShardsOfABzip2FileReadTheirBlocksAndTogetherAllLines) {
+  test::ScratchDir dir;
+  // One stream of many blocks, and many streams cut in the middle of lines (as pbzip2 cuts).
+  const std::string text = numbers_text(2 << 20, 5);
+  std::string many;
+  for (size_t at = 0; at < text.size(); at += 300001) many += bzip2_of(text.substr(at, 300001));
+  std::ofstream(dir.file("one.bz2"), std::ios::binary) << bzip2_of(text);
+  std::ofstream(dir.file("many.bz2"), std::ios::binary) << many;
+  for (const char* name : {"one.bz2", "many.bz2"}) {
+    const std::string path = dir.file(name);
+    const uint64_t size = std::filesystem::file_size(path);
+    for (uint64_t shards : {1u, 3u, 8u, 60u}) {  // 60: more shards than blocks, some empty
+      std::string got;
+      for (uint64_t i = 0; i < shards; ++i) {
+        got += lines_of_block_range(path, size * i / shards, size * (i + 1) / shards, i % 2 + 1);
+      }
+      EXPECT_EQ(got.size(), text.size()) << name << " " << shards;
+      EXPECT_TRUE(got == text) << name << " in " << shards << " shards";
+    }
+  }
+  std::ofstream(dir.file("plain.txt")) << "a\nb\n";
+  EXPECT_THROW(InputStream(dir.file("plain.txt")).read_block_range(0, 2, 1), Error);
 }
 
 // The lines of a shard's ranges, read through InputStream as a tool reads them.
