@@ -51,23 +51,23 @@ uint64_t get_bits(const std::vector<unsigned char>& raw, uint64_t at, int bits) 
   return (word << (at % 8)) >> (64 - bits);
 }
 
-bool bunzip(const std::string& stream, std::string& out) {
+bool bunzip(const std::string& stream, Pieces& out) {
   bz_stream bz{};
   if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK) throw Error("cannot initialise bzip2");
-  const size_t start = out.size();
-  thread_local std::vector<char> chunk(1 << 20);  // appended from: no zero-filled output to grow
+  const size_t count = out.count(), size = out.size();
+  static constexpr size_t kPiece = 1 << 20;
   bz.next_in = const_cast<char*>(stream.data());
   bz.avail_in = static_cast<unsigned>(stream.size());
   int rc = BZ_OK;
   while (rc == BZ_OK) {
-    bz.next_out = chunk.data();
-    bz.avail_out = static_cast<unsigned>(chunk.size());
+    bz.next_out = out.room(kPiece);
+    bz.avail_out = kPiece;
     rc = BZ2_bzDecompress(&bz);
-    out.append(chunk.data(), chunk.size() - bz.avail_out);
+    out.commit(kPiece - bz.avail_out);
     if (rc == BZ_OK && bz.avail_in == 0 && bz.avail_out > 0) rc = BZ_UNEXPECTED_EOF;
   }
   BZ2_bzDecompressEnd(&bz);
-  if (rc != BZ_STREAM_END) out.resize(start);
+  if (rc != BZ_STREAM_END) out.truncate(count, size);
   return rc == BZ_STREAM_END;
 }
 
@@ -133,7 +133,7 @@ uint64_t BlockFile::next_block(uint64_t bit) const {
   return bits();
 }
 
-bool BlockFile::try_decode(const std::vector<Marker>& cuts, std::string& out) const {
+bool BlockFile::try_decode(const std::vector<Marker>& cuts, Pieces& out) const {
   const uint64_t begin = cuts.front().bit, end = cuts.back().bit;
   if (end <= begin + 80) return false;
   const uint64_t base = begin / 8;
@@ -159,7 +159,7 @@ bool BlockFile::try_decode(const std::vector<Marker>& cuts, std::string& out) co
   return bunzip(stream, out);
 }
 
-Marker BlockFile::decode_one(uint64_t begin, std::string& out) const {
+Marker BlockFile::decode_one(uint64_t begin, Pieces& out) const {
   // The block ends at the first marker after it that lets it decode: a false magic inside it
   // cuts it short, and the short block fails its CRC.
   for (Marker end = next_marker(begin + 48); end.bit - begin <= kMaxBlockBits; end = next_marker(end.bit + 1)) {
@@ -169,7 +169,7 @@ Marker BlockFile::decode_one(uint64_t begin, std::string& out) const {
   throw Error(location(name_) + "truncated or corrupt bzip2 block at byte " + std::to_string(begin / 8));
 }
 
-uint64_t BlockFile::decode(uint64_t begin, uint64_t end, std::string& out) const {
+uint64_t BlockFile::decode(uint64_t begin, uint64_t end, Pieces& out) const {
   if (begin >= end) return begin;
   // All at once, every magic taken for real; block by block when a false one makes that fail.
   const Marker last = next_marker(end);
@@ -187,7 +187,7 @@ BlockFile::Boundary BlockFile::boundary(uint64_t bit) const {
   std::vector<Marker> before = markers(low, bit);
   for (auto it = before.rbegin(); it != before.rend(); ++it) {
     if (!it->block) continue;
-    std::string data;
+    Pieces data;
     Marker end;
     try {
       end = decode_one(it->bit, data);

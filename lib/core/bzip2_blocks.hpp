@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kglm::bzip2 {
@@ -19,6 +22,35 @@ namespace kglm::bzip2 {
 struct Marker {
   uint64_t bit = 0;
   bool block = false;  // false: end of stream (or the end of the file, at bit 8 * size)
+};
+
+// Decoded bytes in pieces of up to 1 MB, so that a run of blocks (tens of MB of JSON) grows
+// without being copied or zero-filled.
+class Pieces {
+ public:
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  char back() const { return pieces_.back().first[pieces_.back().second - 1]; }
+  size_t count() const { return pieces_.size(); }
+  std::string_view piece(size_t i) const { return {pieces_[i].first.get(), pieces_[i].second}; }
+  // Room for up to n bytes at the end; commit(k) keeps k of them.
+  char* room(size_t n) {
+    pieces_.emplace_back(std::unique_ptr<char[]>(new char[n]), 0);
+    return pieces_.back().first.get();
+  }
+  void commit(size_t k) {
+    pieces_.back().second = k;
+    size_ += k;
+    if (k == 0) pieces_.pop_back();
+  }
+  void truncate(size_t count, size_t size) {  // back to an earlier count() and size()
+    pieces_.resize(count);
+    size_ = size;
+  }
+
+ private:
+  std::vector<std::pair<std::unique_ptr<char[]>, size_t>> pieces_;
+  size_t size_ = 0;
 };
 
 class BlockFile {
@@ -36,7 +68,7 @@ class BlockFile {
   // bytes to `out` and returns the bit where the next block starts. A block runs to the next
   // marker that lets it decode (a false magic inside it is passed over). Throws Error, naming
   // the byte, on a corrupt or truncated block; what was appended before it is valid.
-  uint64_t decode(uint64_t begin, uint64_t end, std::string& out) const;
+  uint64_t decode(uint64_t begin, uint64_t end, Pieces& out) const;
 
   // The block before the one that starts at the first real block start at or after `bit`
   // (bit > 0): the last byte it decodes to (`has_last` false for none: the file's first block
@@ -54,9 +86,9 @@ class BlockFile {
   // Decodes the blocks between consecutive cuts as one stream (after an end-of-stream cut, its
   // CRC and the next stream's header are left out); false, appending nothing, when libbz2
   // refuses it.
-  bool try_decode(const std::vector<Marker>& cuts, std::string& out) const;
+  bool try_decode(const std::vector<Marker>& cuts, Pieces& out) const;
   // Decodes the block starting at `begin`; returns its end marker. Throws Error.
-  Marker decode_one(uint64_t begin, std::string& out) const;
+  Marker decode_one(uint64_t begin, Pieces& out) const;
   uint64_t after(const Marker& m) const { return m.block ? m.bit : next_block(m.bit + 48); }
   // In [begin, end), in order; with first_only, the first one only (read 64 kB at a time).
   std::vector<Marker> markers(uint64_t begin, uint64_t end, bool first_only = false) const;

@@ -218,11 +218,16 @@ class InputStream::Parallel {
 
   size_t read(char* out, size_t n) {
     for (;;) {
-      if (pos_ < current_.size()) {
-        const size_t take = std::min(n, current_.size() - pos_);
-        std::memcpy(out, current_.data() + pos_, take);
+      if (piece_ < current_.count()) {
+        const std::string_view piece = current_.piece(piece_);
+        const size_t take = std::min(n, piece.size() - pos_);
+        std::memcpy(out, piece.data() + pos_, take);
         pos_ += take;
         delivered_ += take;
+        if (pos_ == piece.size()) {
+          ++piece_;
+          pos_ = 0;
+        }
         return take;
       }
       if (!next_segment()) return 0;
@@ -237,7 +242,8 @@ class InputStream::Parallel {
 
   struct Segment {
     uint64_t begin = 0, end = 0, next = 0;  // planned bits [begin, end); next: where the next block starts
-    std::string data, error;
+    bzip2::Pieces data;
+    std::string error;
   };
 
   Segment decode(uint64_t begin, uint64_t end) const {
@@ -262,7 +268,7 @@ class InputStream::Parallel {
       if (!s.error.empty()) throw Error(s.error);
       if (mark_offset_ == UINT64_MAX && s.begin >= mark_) mark_offset_ = delivered_;
       current_ = std::move(s.data);
-      pos_ = 0;
+      piece_ = pos_ = 0;
       expected_ = s.next;
       return true;
     }
@@ -287,8 +293,8 @@ class InputStream::Parallel {
   uint64_t next_, stop_, mark_, expected_;
   uint64_t delivered_ = 0, mark_offset_ = UINT64_MAX;
   std::deque<std::future<Segment>> queue_;
-  std::string current_;
-  size_t pos_ = 0;
+  bzip2::Pieces current_;
+  size_t piece_ = 0, pos_ = 0;
   ThreadPool pool_;  // last: joined first, while what its tasks use is still there
   size_t depth_;
 };
