@@ -16,11 +16,11 @@ namespace {
 
 constexpr uint64_t kBlockMagic = 0x314159265359;  // BCD pi
 constexpr uint64_t kEndMagic = 0x177245385090;    // BCD sqrt(pi)
-// A block holds at most 900k bytes before compression and bzip2 expands incompressible data by
-// well under 1%: no real block is longer, so a run of false cuts stops here.
-constexpr uint64_t kMaxBlockBits = uint64_t{8} * (1200 << 10);
+// A block holds at most 900k bytes before compression, and even data that bzip2 cannot compress
+// stays far under 2 MB: no real block is longer, so a run of false cuts stops here.
+constexpr uint64_t kMaxBlockBits = uint64_t{8} * (2 << 20);
 // How far back a shard looks for the block before its first one.
-constexpr uint64_t kBoundaryWindowBits = uint64_t{8} * (2 << 20);
+constexpr uint64_t kBoundaryWindowBits = uint64_t{8} * (3 << 20);
 
 // Appends bits, most significant first, as bzip2 writes them.
 class BitWriter {
@@ -206,7 +206,7 @@ BlockFile::Boundary BlockFile::boundary(uint64_t bit) const {
     return {first, !data.empty(), data.empty() ? '\0' : data.back()};
   }
   if (low > 0) {
-    throw Error(location(name_) + "no bzip2 block in the 2 MB before byte " + std::to_string(bit / 8) +
+    throw Error(location(name_) + "no bzip2 block in the 3 MB before byte " + std::to_string(bit / 8) +
                 ": not a bzip2 file, or a damaged one");
   }
   return {next_block(bit), false, '\0'};
