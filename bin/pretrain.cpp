@@ -226,6 +226,8 @@ int train_main(int argc, char** argv) {
       ("resume", po::value(&o.resume), "continue the run saved in this checkpoint directory")
       ("out", po::value(&o.out), "checkpoint directory (replaced atomically at each save)")
       ("log", po::value(&o.log), "metrics JSONL: one line per step, one per evaluation")
+      ("drawn", po::value(&o.drawn),
+       "TSV: how often each sequence was drawn into this run's batches (sequence, input, source_line, held_out, draws)")
       ("tensorboard", po::value(&o.tensorboard),
        "DIR: TensorBoard event files holding every number of the metrics log (a resumed run adds a file)")
       ("architecture", po::value(&o.architecture),
@@ -290,6 +292,10 @@ int train_main(int argc, char** argv) {
   o.objectives = objective_spec(objectives, o.entity_objective);
   require_range("--dropout", o.dropout, 0, 1, false, true);
   require_range("--eval-fraction", o.eval_fraction, 0, 1, false, true);
+  if (!o.drawn.empty() && !o.resume.empty())
+    throw UsageError("--drawn counts the draws of one run from its start: not with --resume");
+  if (!o.drawn.empty() && o.architecture == "elmo")
+    throw UsageError("--drawn is for the masked-LM trainer, not --architecture elmo");
   for (auto [name, value] : {std::pair<const char*, int64_t>{"--warmup", o.optimizer.warmup_steps},
                              {"--decay-steps", o.optimizer.total_steps},
                              {"--eval-max", o.eval_max},

@@ -1,6 +1,7 @@
 #include "train/pretrain.hpp"
 
 #include <csignal>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -35,6 +36,7 @@ int train(const PretrainOptions& o, const std::shared_ptr<dist::Communicator>& c
   }
   if (o.eval_every == 0 || trainer.steps_done() % o.eval_every != 0) trainer.evaluate();
   trainer.save();
+  if constexpr (std::is_same_v<AnyTrainer, Trainer>) trainer.write_drawn();
 
   if (!o.stats_file.empty() || !o.quiet) {
     const Stats stats = trainer.stats();  // every rank: the statistics are summed across ranks

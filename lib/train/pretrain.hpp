@@ -19,6 +19,7 @@ struct PretrainOptions {
   std::string out;          // checkpoint directory (rewritten atomically at every save)
   std::string log;          // metrics JSONL ("" = none)
   std::string tensorboard;  // a directory of TensorBoard event files mirroring the log ("" = none)
+  std::string drawn;        // TSV: how often each sequence was drawn into this run's batches ("" = none)
 
   // Architecture of a randomly initialised model.
   std::string architecture;  // "xlm-roberta" | "bert" | "elmo" | "" (from the tokenizer kind)

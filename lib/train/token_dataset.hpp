@@ -187,6 +187,8 @@ class TokenDataset {
   Sequence sequence(size_t i) const;
   size_t length(size_t i) const;  // sequence(i).size(), without reading its tokens
   uint16_t lang(size_t i) const { return lang_.at(i); }
+  uint64_t source_line(size_t i) const { return source_line_.at(i); }
+  uint16_t input(size_t i) const { return input_.at(i); }
   SequenceKind kind(size_t i) const { return static_cast<SequenceKind>(kind_.at(i)); }
   uint64_t total_tokens() const { return offsets_.back(); }
   bool streaming() const { return !whole_; }  // the tokens did not fit in the cache

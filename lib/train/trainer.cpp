@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <span>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "core/log.hpp"
+#include "core/output_stream.hpp"
 #include "core/rng.hpp"
 #include "core/temporaries.hpp"
 #include "nn/checkpoint.hpp"
@@ -275,6 +277,7 @@ void Trainer::split_data() {
   }
   order_ = std::make_unique<BatchOrder>(std::move(groups), std::move(sampler), state_.seed);
   if (!options_.resume.empty()) order_->restore(state_.cursors);
+  if (!options_.drawn.empty()) drawn_.assign(data_.size(), 0);
   ObjectiveTable table;
   table.assign(state_.objectives);
   masker_ = std::make_unique<ObjectiveMasker>(table, state_.masking, Vocabulary(data_.special(), data_.vocab_size()));
@@ -299,6 +302,7 @@ StepResult Trainer::step() {
     const uint64_t batch_number = static_cast<uint64_t>(state_.step * state_.accumulate + k);
     sequences_.clear();
     order_->next(batch_number, static_cast<size_t>(state_.batch), sequences_);
+    for (uint32_t s : drawn_.empty() ? std::span<const uint32_t>() : std::span<const uint32_t>(sequences_)) ++drawn_[s];
     MlmBatch& b = micro_[static_cast<size_t>(k)];
     b = make_mlm_batch(data_, sequences_, *masker_, state_.seed, batch_number, kTrainStream, model_->config,
                        {first_row, first_row + rows});
@@ -464,6 +468,21 @@ void Trainer::save() {
                         tokenizer_->save_hf_files(tmp);
                         write_trainer_state(tmp, state_, moments.first, moments.second);
                       });
+}
+
+void Trainer::write_drawn() const {
+  if (options_.drawn.empty() || comm_->rank() != 0) return;
+  std::vector<bool> held(data_.size());
+  for (uint32_t i : eval_) held[i] = true;
+  OutputStream out(options_.drawn);
+  out.write("sequence\tinput\tsource_line\theld_out\tdraws\n");
+  std::string line;
+  for (size_t i = 0; i < data_.size(); ++i) {
+    line = std::to_string(i) + '\t' + std::to_string(data_.input(i)) + '\t' + std::to_string(data_.source_line(i)) +
+           '\t' + (held[i] ? "1" : "0") + '\t' + std::to_string(drawn_[i]) + '\n';
+    out.write(line);
+  }
+  out.close();
 }
 
 Stats Trainer::stats() const {

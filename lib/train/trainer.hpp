@@ -83,6 +83,8 @@ class Trainer {
   void save();
   // The run's summary statistics (steps, tokens, parameters, sequences, time).
   Stats stats() const;
+  // --drawn: how often each sequence was drawn into this run's batches (rank 0 writes it).
+  void write_drawn() const;
 
  private:
   void settle_settings();
@@ -113,6 +115,7 @@ class Trainer {
   OutputLock output_lock_;  // rank 0: the --out directory, for the whole run
   MetricsLog log_;
   std::vector<uint32_t> sequences_;  // reused by step()
+  std::vector<uint32_t> drawn_;      // --drawn: draws of each sequence
   std::vector<MlmBatch> micro_;      // reused by step()
   int64_t steps_run_ = 0;
   double comm_seconds_ = 0;

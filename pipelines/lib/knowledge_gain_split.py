@@ -5,10 +5,14 @@ dump without the unseen facts (arm (b)'s knowledge is drawn from it, so no unsee
 its training text).
 
   knowledge_gain_split.py --facts XFACTR/facts --relations P19,P36 --per-relation N --seen-share 0.5
-                          --seed S --kg KG.json.gz --out DIR
+                          [--doses 1,4,16,64] --seed S --kg KG.json.gz --out DIR
+
+With --doses, each relation's seen facts are dealt at random to the doses in turn (stratified by
+relation: as many facts of a relation at each dose as can be), and split.tsv has a fifth column,
+dose: how many times the fact's knowledge records are to be drawn (0 for the unseen facts).
 
 Writes DIR/facts/P<n>.jsonl (the sampled X-FACTR lines, unchanged: what probe reads), DIR/split.tsv
-(sub_uri, relation, obj_uri, seen|unseen), DIR/relations.txt, DIR/seen-entities.txt (the subjects
+(sub_uri, relation, obj_uri, seen|unseen[, dose]), DIR/relations.txt, DIR/seen-entities.txt (the subjects
 and objects of the seen facts: cs-gen kmlm --entities) and DIR/kg-seen.json.gz (the dump, one
 entity per line, with the unseen facts' claims removed)."""
 import argparse
@@ -26,6 +30,7 @@ def main():
     ap.add_argument("--per-relation", type=int, required=True)
     ap.add_argument("--seen-share", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--doses", default="", help="comma-separated exposure counts of the seen facts")
     ap.add_argument("--kg", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -47,12 +52,22 @@ def main():
     subjects = sorted({fact["sub_uri"] for facts in sampled.values() for _, fact in facts})
     rng.shuffle(subjects)
     seen_subjects = set(subjects[: round(a.seen_share * len(subjects))])
+    doses = [int(d) for d in a.doses.split(",")] if a.doses else []
+    if any(d < 1 for d in doses):
+        sys.exit("--doses: exposure counts are at least 1 (the unseen facts are dose 0)")
     for rel in relations:
+        dose_of = {}
+        if doses:
+            seen_here = [i for i, (_, fact) in enumerate(sampled[rel]) if fact["sub_uri"] in seen_subjects]
+            rng.shuffle(seen_here)
+            start = rng.randrange(len(doses))  # which dose gets a relation's odd facts
+            dose_of = {i: doses[(start + n) % len(doses)] for n, i in enumerate(seen_here)}
         with open(os.path.join(a.out, "facts", rel + ".jsonl"), "w", encoding="utf-8") as f:
-            for line, fact in sampled[rel]:
+            for i, (line, fact) in enumerate(sampled[rel]):
                 f.write(line)
                 side = "seen" if fact["sub_uri"] in seen_subjects else "unseen"
-                rows.append((fact["sub_uri"], rel, fact["obj_uri"], side))
+                row = (fact["sub_uri"], rel, fact["obj_uri"], side)
+                rows.append(row + (str(dose_of.get(i, 0)),) if doses else row)
                 if side == "seen":
                     seen_entities.update((fact["sub_uri"], fact["obj_uri"]))
                 else:
@@ -61,7 +76,7 @@ def main():
         print(f"   {rel}: {len(sampled[rel])} facts, {n_seen} seen, {len(sampled[rel]) - n_seen} unseen")
     print(f"   {len(seen_subjects)} of {len(subjects)} subjects seen")
     with open(os.path.join(a.out, "split.tsv"), "w", encoding="utf-8") as f:
-        f.write("sub_uri\trelation\tobj_uri\tside\n")
+        f.write("sub_uri\trelation\tobj_uri\tside" + ("\tdose" if doses else "") + "\n")
         for r in rows:
             f.write("\t".join(r) + "\n")
     with open(os.path.join(a.out, "relations.txt"), "w") as f:

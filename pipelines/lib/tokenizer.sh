@@ -10,10 +10,14 @@ train_tokenizer() {
     if [[ -d "$source" ]]; then zstd -dcfq "$source"/*.jsonl; else zstd -dcfq "$source"; fi
   done | python3 -c '
 import json, sys
+# A line per paragraph: spm_train skips lines longer than --max_sentence_length (a whole article).
 for line in sys.stdin:
-    sys.stdout.write(json.loads(line)["text"].replace("\n", " ") + "\n")
+    for paragraph in json.loads(line)["text"].split("\n"):
+        if paragraph.strip():
+            sys.stdout.write(paragraph + "\n")
 ' > "$prefix-corpus.txt"
   spm_train --input="$prefix-corpus.txt" --model_prefix="$prefix" --vocab_size="$vocab" --hard_vocab_limit=false \
-    --character_coverage=1.0 --num_threads="${SLURM_CPUS_PER_TASK:-2}" --minloglevel=2 > /dev/null 2>&1 ||
+    --character_coverage=1.0 --max_sentence_length=65536 --num_threads="${SLURM_CPUS_PER_TASK:-2}" --minloglevel=2 \
+    > /dev/null 2>&1 ||
     { echo "spm_train failed on $prefix-corpus.txt" >&2; return 1; }
 }

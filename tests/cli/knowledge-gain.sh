@@ -81,6 +81,12 @@ assert english("templates-variant.jsonl") and not english("templates-variant.jso
 for arm in "abc":
     for seed in "34":
         assert os.path.getsize(f"{run}/predictions/probe-{arm}-{seed}.jsonl") > 0
+# The tokenizer learnt from all the text: a line per paragraph, none so long that spm_train skips it
+# (a whole Wikipedia article on one line was, and the vocabulary came from the knowledge alone).
+corpus = open(f"{run}/spm-corpus.txt", encoding="utf-8").read().splitlines()
+docs = [json.loads(line)["text"] for line in open(f"{run}/docs.jsonl", encoding="utf-8")]
+assert max(len(line.encode()) for line in corpus) < 4192, max(len(line.encode()) for line in corpus)
+assert sum(1 for line in corpus if line in docs[0]) > 1, "the first article is not in the tokenizer's text"
 print(f"split {len(seen)} seen / {len(unseen)} unseen facts; report rows {len(rows)}")
 PY
 "${run[@]}" > "$tmp/log2"

@@ -99,7 +99,8 @@ PY
 ok "checkpoint: Hugging Face layout"
 
 # It learns: 60 steps bring the held-out perplexity well below the vocabulary's 1002.
-"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 60 --eval-every 20 --log "$tmp/learn.jsonl" --out "$tmp/learn"
+"$bin/pretrain" --data "$tmp/data.h5" "${model[@]}" --steps 60 --eval-every 20 --log "$tmp/learn.jsonl" --out "$tmp/learn" \
+  --drawn "$tmp/learn.drawn.tsv"
 python3 - "$tmp/learn.jsonl" <<'PY' || fail "no learning"
 import json, sys
 ev = [r for r in map(json.loads, open(sys.argv[1])) if "eval_ppl" in r]
@@ -107,6 +108,26 @@ assert [e["step"] for e in ev] == [20, 40, 60], ev
 assert ev[-1]["eval_ppl"] < 500 and ev[-1]["eval_ppl"] < ev[0]["eval_ppl"], ev
 PY
 ok "learning: held-out perplexity falls"
+
+# --drawn: every draw of the 60 steps of 4 x 2 sequences, held-out sequences never, the others in
+# epochs of a permutation (each E or E + 1 times); each row's record as the dataset states it.
+/usr/bin/python3 - "$tmp/learn.drawn.tsv" "$tmp/data.h5" <<'PY' || fail "--drawn"
+import csv, sys, h5py
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+seq = h5py.File(sys.argv[2])["sequences"]
+assert [int(r["sequence"]) for r in rows] == list(range(len(seq["kind"]))), len(rows)
+assert [int(r["source_line"]) for r in rows] == list(seq["source_line"][()]), "source_line"
+assert [int(r["input"]) for r in rows] == list(seq["input"][()]), "input"
+draws = [int(r["draws"]) for r in rows if r["held_out"] == "0"]
+assert sum(draws) == 60 * 4 * 2, sum(draws)
+assert all(int(r["draws"]) == 0 for r in rows if r["held_out"] == "1") and len(draws) < len(rows), "held out drawn"
+epochs = 480 // len(draws)
+assert set(draws) <= {epochs, epochs + 1}, sorted(set(draws))
+PY
+code=0 && "$bin/pretrain" --data "$tmp/data.h5" --resume "$tmp/learn" --steps 61 --drawn "$tmp/x.tsv" --out "$tmp/x" \
+  2> "$tmp/drawn.err" || code=$?
+[ "$code" = 2 ] && grep -q "not with --resume" "$tmp/drawn.err" || fail "--drawn with --resume: exit $code"
+ok "--drawn: every draw counted, held-out sequences never drawn, refused with --resume"
 
 # --init from a checkpoint, and the BERT architecture.
 "$bin/pretrain" --data "$tmp/data.h5" --init "$tmp/learn" --steps 2 --threads 2 --quiet --out "$tmp/init"
