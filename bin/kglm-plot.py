@@ -5,6 +5,7 @@
   kglm-plot results RESULTS.json...   -o FIG   finetune scores per language, std over seeds
   kglm-plot probe   PROBE.json|.tsv   -o FIG   probe accuracy, relation x language heat maps
   kglm-plot gain    KNOWLEDGE-GAIN.tsv -o FIG  knowledge-gain forest plot with the intervals
+  kglm-plot dose    KNOWLEDGE-DOSE.tsv -o FIG  accuracy against dose, an arm a line, intervals as bands
   kglm-plot plan    PLAN.tsv...       -o FIG   sample-lang --write-plan: tokens before and after
 
 Runs on Debian's python3-matplotlib, offline (the Agg and SVG backends). FIG's extension picks
@@ -377,6 +378,50 @@ def plot_gain(plt, args):
     return fig
 
 
+# ------------------------------------------------------------------------------------------ dose
+
+def plot_dose(plt, args):
+    if len(args.inputs) != 1:
+        raise InputError("dose takes one input")
+    path = args.inputs[0]
+    rows = read_tsv(path, ("method", "lang", "arm", "dose", "subset", "acc", "acc_low", "acc_high"))
+    rows = [r for r in rows if r["dose"].isdigit()]  # not the rise rows ("64-0")
+    methods = sorted({r["method"] for r in rows})
+    method = args.method or ("independent" if "independent" in methods else (methods or [""])[0])
+    subset = args.subset or "all"
+    langs = sorted({r["lang"] for r in rows if r["method"] == method}, key=lambda lang: (lang != "en", lang))
+    rows = [r for r in rows if r["method"] == method and r["subset"] == subset and langs and r["lang"] == langs[0]]
+    if not rows:
+        raise InputError(f"{path}: no rows of method {method} and subset {subset} (methods {', '.join(methods)})")
+    doses = sorted({int(r["dose"]) for r in rows})
+    # Dose 0 has no place on a log axis: it is drawn one step left of the smallest dose.
+    positive = [d for d in doses if d > 0]
+    zero_at = positive[0] / 4 if positive else 1
+    x_of = lambda d: d if d > 0 else zero_at  # noqa: E731
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+    arms = [arm for arm in dict.fromkeys(r["arm"] for r in rows) if arm != "majority"]
+    for i, arm in enumerate(arms):
+        pts = sorted((int(r["dose"]), number(r, "acc", path), number(r, "acc_low", path), number(r, "acc_high", path))
+                     for r in rows if r["arm"] == arm)
+        xs = [x_of(d) for d, _, _, _ in pts]
+        label = f"({arm}) {args.labels[i]}" if i < len(args.labels) else f"({arm})"
+        line, = ax.plot(xs, [p[1] for p in pts], "o-", lw=1.6, ms=4, label=label)
+        ax.fill_between(xs, [p[2] for p in pts], [p[3] for p in pts], color=line.get_color(), alpha=0.15, lw=0)
+    prior = [number(r, "acc", path) for r in rows if r["arm"] == "majority"]
+    if prior:
+        ax.axhline(sum(prior) / len(prior), color="black", ls="--", lw=1,
+                   label="majority object (prior baseline)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks([x_of(d) for d in doses], [str(d) for d in doses])
+    ax.minorticks_off()
+    ax.set_xlabel("dose: draws of each fact's knowledge records (log scale; 0 = unseen)")
+    ax.set_ylabel("accuracy, % (95% bootstrap interval)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(args.title or f"Accuracy by dose, {method} decoding, {subset} facts ({langs[0]})")
+    return fig
+
+
 # ------------------------------------------------------------------------------------------ plan
 
 def plot_plan(plt, args):
@@ -407,7 +452,8 @@ def plot_plan(plt, args):
     return fig
 
 
-KINDS = {"curves": plot_curves, "results": plot_results, "probe": plot_probe, "gain": plot_gain, "plan": plot_plan}
+KINDS = {"curves": plot_curves, "results": plot_results, "probe": plot_probe, "gain": plot_gain, "dose": plot_dose,
+         "plan": plot_plan}
 
 
 # ---------------------------------------------------------------------------------------- output
@@ -442,12 +488,13 @@ def main():
     ap.add_argument("--format", choices=("png", "svg", "pdf"), help="the format where FIGURE's name has no extension")
     ap.add_argument("--title", help="the figure's title instead of the kind's")
     ap.add_argument("--labels", help="curves, results, plan: the runs' names in the legend, comma-separated "
-                    "(one per input; a name holds no comma)")
+                    "(one per input; a name holds no comma); dose: the arms' names, in the table's order")
     ap.add_argument("--smooth", type=float, default=0.0, metavar="W",
                     help="curves: TensorBoard's exponential smoothing weight in [0, 1) (0: none)")
     ap.add_argument("--keys", help="curves: the metrics keys to draw, one panel each (default: every measure)")
     ap.add_argument("--metric", help="results: the score drawn (default: each run's own, results.json's \"metric\")")
-    ap.add_argument("--method", help="probe, gain: the decoding method (default: independent)")
+    ap.add_argument("--method", help="probe, gain, dose: the decoding method (default: independent)")
+    ap.add_argument("--subset", help="dose: all (default) or non-majority facts")
     ap.add_argument("--arm", help="gain: the arm compared with (a) (default: the first, b)")
     ap.add_argument("--dpi", type=int, default=110)
     args = ap.parse_args()
@@ -458,7 +505,7 @@ def main():
     if not 0 <= args.smooth < 1:
         ap.error("--smooth is a weight in [0, 1)")
     args.labels = args.labels.split(",") if args.labels else []
-    if args.labels and len(args.labels) != len(args.inputs):
+    if args.labels and len(args.labels) != len(args.inputs) and args.kind != "dose":  # dose: the arms
         ap.error(f"--labels names {len(args.labels)} runs, there are {len(args.inputs)} inputs")
     # An interrupted run leaves no temporary behind: SIGTERM unwinds like SIGINT.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
