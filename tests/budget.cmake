@@ -42,7 +42,7 @@ set(KGLM_TEST_BUDGET
   reference_transformers                32     -
   cli_pretrain_mpi                      26     -
   cli_sample_lang_memory                24     -
-  pipeline_knowledge_gain               34     -
+  pipeline_knowledge_gain               50     -
   cli_finetune_mpi                      21     -
   reference_tokenizers                  20     -
   cli_pretrain                          18     -

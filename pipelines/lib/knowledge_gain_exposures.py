@@ -30,7 +30,7 @@ def main():
     for path in inputs:
         lines = {}
         for n, line in enumerate(open(path, encoding="utf-8"), 1):
-            if '"fact"' in line:
+            if line.startswith("{") and '"fact"' in line:  # a knowledge record (the text may be plain lines)
                 fact = json.loads(line).get("fact")
                 if fact:
                     lines[n] = tuple(fact)

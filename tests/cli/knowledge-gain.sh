@@ -140,3 +140,9 @@ PY
 "${dose[@]}" > "$tmp/dose2.log"
 [ "$(grep -c ": complete (.*), skipped$" "$tmp/dose2.log")" = 14 ] || fail "--preset dose rerun: $(cat "$tmp/dose2.log")"
 ok "knowledge-gain --preset dose: doses stratified, exposures counted from the draws, control in X-FACTR's wording, report"
+# --preset dose-gpu (one GPU: more facts, seeds, a bigger model) up to its split, which needs no GPU.
+env KGLM_BIN="$bin" "$src/pipelines/knowledge-gain.sh" --preset dose-gpu --fixtures "$fx" --until split --threads 2 \
+  "$tmp/gpu" > "$tmp/gpu.log"
+[ "$(tail -n +2 "$tmp/gpu/split/split.tsv" | wc -l)" = 480 ] && grep -q "dose" "$tmp/gpu/split/split.tsv" ||
+  fail "--preset dose-gpu: not 60 facts of 8 relations with doses"
+ok "knowledge-gain --preset dose-gpu: its split (60 facts a relation, dosed)"
