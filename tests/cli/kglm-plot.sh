@@ -45,6 +45,14 @@ done
 check "$tmp/gain-b.png" "$tmp/gain-c.png"
 ok "gain: forest plots of the knowledge-gain report"
 
+# Dose: the dose-response report of docs/results (a real run), all and non-majority facts.
+"$plot" dose "$src/docs/results/knowledge-gain/dose/knowledge-dose.tsv" -o "$tmp/dose.png" \
+  --labels "text,KMLM,other templates,X-FACTR's"
+"$plot" dose "$src/docs/results/knowledge-gain/dose/knowledge-dose.tsv" --subset non-majority --method confidence \
+  -o "$tmp/dose-nm.svg"
+check "$tmp/dose.png" "$tmp/dose-nm.svg"
+ok "dose: accuracy against dose with bands and the prior baseline"
+
 # Plan: sample-lang plans of the fixtures' alias lists, in tokens and in lines, stacked.
 "$bin/sample-lang" "$fx/xfactr/alias" --plan --unit tokens --alpha 0.3 -q -o "$tmp/plan-tokens.tsv"
 "$bin/sample-lang" "$fx/xfactr/alias" --plan --alpha 0 --total 100000 -q -o "$tmp/plan-lines.tsv"
@@ -77,6 +85,7 @@ refused curves "$tmp/probe.json"
 refused results "$tmp/lr-3e-3/metrics.jsonl"
 refused probe "$tmp/plan-tokens.tsv"
 refused plan "$src/docs/results/knowledge-gain/knowledge-gain.tsv"
+refused dose "$src/docs/results/knowledge-gain/knowledge-gain.tsv"
 refused gain "$tmp/probe.tsv"
 grep -q "probe.tsv" "$tmp/err" || fail "the error does not name the file: $(cat "$tmp/err")"
 { head -5 "$tmp/lr-3e-3/metrics.jsonl"; echo '{"step": 6, "loss": '; tail -n +6 "$tmp/lr-3e-3/metrics.jsonl"; } > "$tmp/bad.jsonl"
