@@ -22,7 +22,7 @@ set(KGLM_TEST_BUDGET
   cli_verbalize                         88    35
   cli_frozen                            80     -
   cli_finetune                          79     -
-  slurm_knowledge-gain                  77     -
+  slurm_knowledge-gain                 120     -
   cli_bad_input                         76   128
   cli_faults                             6    20
   cli_elmo_train                        76     -
