@@ -240,13 +240,14 @@ ok "verbalize render --shard: 4 parts (file and --split-by-lang) merge into the 
 
 # 8. render's memory is its KG's labels and the batches in flight, whatever the size of its output:
 #    50 copies of the subgraphs (10 times the output of 5 copies, which fill the pipeline) cost at
-#    most 16 MB more at the peak.
+#    most 32 MB more at the peak (the batches in flight vary with the scheduling: +20 MB seen under
+#    CI's load; held output would cost hundreds).
 for i in 1 2 3 4 5; do cat "$tmp/syn-subgraphs.jsonl"; done > "$tmp/syn-subgraphs5.jsonl"
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/syn-subgraphs5.jsonl"; done > "$tmp/syn-subgraphs50.jsonl"
 one=$(peak_rss_mb "${r[@]}" --threads 2 -o "$tmp/syn-m1.jsonl" "$tmp/syn-subgraphs5.jsonl")
 ten=$(peak_rss_mb "${r[@]}" --threads 2 -o "$tmp/syn-m10.jsonl" "$tmp/syn-subgraphs50.jsonl")
 [ "$(stat -c %s "$tmp/syn-m10.jsonl")" -ge $((9 * $(stat -c %s "$tmp/syn-m1.jsonl"))) ] || fail "10x output expected"
-[ "$ten" -le $((one + 16)) ] || fail "render: peak $one MB, $ten MB with 10 times the output"
+[ "$ten" -le $((one + 32)) ] || fail "render: peak $one MB, $ten MB with 10 times the output"
 rm "$tmp"/syn-subgraphs{5,50}.jsonl "$tmp"/syn-m{1,10}.jsonl
 ok "verbalize render: 10 times the output, peak memory $one -> $ten MB"
 echo "kg-align: $pass checks passed"
