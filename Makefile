@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build references test check demo bench install sanitize sanitize-build fuzz gpu-kit clean
+.PHONY: all deps configure build references test check demo bench install dist cuda12 gpu-kit-sm70 sanitize sanitize-build fuzz gpu-kit clean
 
 # Each phase of `make test` and `make sanitize` appends its wall time to BUILD_DIR/phase-times.tsv
 # (cmake/phase.sh); each ctest pass writes BUILD_DIR/ctest-junit.xml. tests/ci_times.py prints
@@ -66,14 +66,38 @@ bench: build references
 gpu-kit: build
 	tests/gpu/pack.sh --build $(BUILD)
 
+# make install PREFIX=/opt/kglm/VERSION: a relocatable tree with an Lmod modulefile (man 7 kglm,
+# INSTALLATION); without PREFIX, CMake's install prefix.
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+# The source tarball the EasyBuild easyconfigs and the Spack package build from (packaging/):
+# BUILD/kglm-VERSION.tar.gz of the committed tree.
+VERSION = $(shell awk '/^project.kglm VERSION/ {print $$3}' CMakeLists.txt)
+dist:
+	@mkdir -p $(BUILD)
+	git archive --prefix=kglm-$(VERSION)/ -o $(BUILD)/kglm-$(VERSION).tar.gz HEAD
+	@echo "$(BUILD)/kglm-$(VERSION).tar.gz"
+
+# V100 (sm_70), which CUDA 13 cannot build: CUDA 12 from PyPI's wheels, compiled by clang-19
+# (cmake/cuda12.sh assembles the toolkit in BUILD/cuda12-toolkit); every tool and test for sm_70 and
+# compute_70 PTX in BUILD/sm70. `make test` checks it (ctest cuda12); `make gpu-kit-sm70` packs the
+# GPU kit with its stage (tests/gpu/README.md).
+CUDA12_TOOLKIT = $(abspath $(BUILD))/cuda12-toolkit
+cuda12: deps
+	cmake/cuda12.sh $(CUDA12_TOOLKIT)
+	cmake -S . -B $(BUILD)/sm70 -DCMAKE_BUILD_TYPE=Release -DKGLM_CUDA=ON -DKGLM_CUDA_ARCHS=70 \
+	  -DCMAKE_CUDA_COMPILER=clang++-19 -DCUDAToolkit_ROOT=$(CUDA12_TOOLKIT) $(CMAKE_FLAGS)
+	cmake --build $(BUILD)/sm70 -j $(JOBS)
+
+gpu-kit-sm70: build cuda12
+	tests/gpu/pack.sh --build $(BUILD) --sm70 $(BUILD)/sm70
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, on the CPU backend: the
 # sanitizers instrument host code only, the CUDA kernels are built and tested by `make test`, and
 # ASan's shadow memory collides with the CUDA driver's address reservations on GPU machines. The
 # Slurm tests (label slurm) and pipeline_papers check the pipelines' orchestration, not the tools,
-# and run in `make test`; so do verbalize_quality and pipeline_demo, which train small models for
+# and run in `make test`; so do verbalize_quality and install_tree (the demo), which train small models for
 # minutes (cli_verbalize and cli_bad_input run the same tools sanitized), and the reference
 # comparisons (label references: numbers against the field's own code). Built -O0 with line tables
 # only (-g1): optimisation can only remove checked accesses, so -O0 misses nothing -O1 finds (ASan
@@ -93,7 +117,7 @@ sanitize-build:
 sanitize: sanitize-build
 	@$(call phase,$(SANITIZE_BUILD)) "make sanitize: ctest" sh -c 'cd $(SANITIZE_BUILD) && \
 	  ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml \
-	    -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" -E "pipeline_papers|pipeline_demo|verbalize_quality"'
+	    -LE "slurm|references$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" -E "pipeline_papers|install_tree|verbalize_quality"'
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus

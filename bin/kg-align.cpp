@@ -7,6 +7,7 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "core/shipped_data.hpp"
 #include "gen/kg_align.hpp"
 #include "gen/silver_ner.hpp"
 
@@ -68,7 +69,8 @@ int qa_main(int argc, char** argv) {
        "the wiki's language: titles resolve through LANG + \"wiki\" sitelinks, names and relation labels in LANG")
       ("questions", po::value(&o.questions),
        "directory of LANG.jsonl question forms ({\"relation\": \"P19\", \"question\": \"Where was [X] born?\"}); "
-       "relations without one are asked as \"<subject> <relation label>?\"")
+       "relations without one are asked as \"<subject> <relation label>?\"; a relative DIR not found here is looked up in "
+       "the shipped data: `questions` names kglm's own)")
       ("context", po::value(&context)->default_value("paragraph"),
        "the context of a question: the aligned sentence's paragraph, or the sentence")
       ("kinds", po::value(&kinds)->default_value("item,time,string,monolingualtext"),
@@ -87,6 +89,7 @@ int qa_main(int argc, char** argv) {
   if (context != "paragraph" && context != "sentence")
     throw UsageError("--context is paragraph or sentence, not '" + context + "'");
   o.qa_sentence_context = context == "sentence";
+  o.questions = find_data_path(o.questions, "questions");
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), gen::align_kg(o));
   return 0;

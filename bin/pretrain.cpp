@@ -10,6 +10,7 @@
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "core/shipped_data.hpp"
 #include "core/stats.hpp"
 #include "dist/comm_bench.hpp"
 #include "train/mask_dump.hpp"
@@ -233,7 +234,7 @@ int train_main(int argc, char** argv) {
       ("architecture", po::value(&o.architecture),
        "xlm-roberta or bert (default: from the tokenizer), or elmo (a word-level dataset; needs --options)")
       ("options", po::value(&o.elmo_options),
-       "elmo: bilm-tf's options.json (data/elmo/options-small.json, options-paper.json): the model's sizes, "
+       "elmo: bilm-tf's options.json (shipped: elmo/options-small.json, elmo/options-paper.json): the model's sizes, "
        "dropout, windows per batch, unroll steps, negative samples, softmax words, clipping")
       ("layers", po::value(&o.layers)->default_value(4), "encoder layers (random init)")
       ("hidden", po::value(&o.hidden)->default_value(256), "hidden size (random init)")
@@ -314,6 +315,7 @@ int train_main(int argc, char** argv) {
   if (o.architecture == "elmo") {  // Adagrad as bilm-tf: its learning rate, the options' clipping
     if (cli.values()["lr"].defaulted()) o.optimizer.lr = 0.2;
     if (cli.values()["clip"].defaulted()) o.optimizer.max_grad_norm = -1;
+    o.elmo_options = find_data_path(o.elmo_options, "options");
   } else if (!o.elmo_options.empty()) {
     throw UsageError("--options is ELMo's options.json: give --architecture elmo with it");
   }

@@ -5,6 +5,7 @@
 #include "core/cli.hpp"
 #include "core/comma_list.hpp"
 #include "core/error.hpp"
+#include "core/shipped_data.hpp"
 #include "gen/languages.hpp"
 #include "probe/probe.hpp"
 #include "probe/probe_facts.hpp"
@@ -27,7 +28,8 @@ int probe_main(int argc, char** argv) {
   cli.add()
       ("model", po::value(&o.model), "a model directory (Hugging Face layout with its MLM head: pretrain's checkpoints)")
       ("facts", po::value(&o.facts), "X-FACTR fact files P<n>.jsonl (default: facts drawn from --kg)")
-      ("templates", po::value(&o.templates), "relation templates <lang>.jsonl (X-FACTR's or verbalize's format)")
+      ("templates", po::value(&o.templates), "DIR of relation templates <lang>.jsonl (X-FACTR's or verbalize's format; a relative DIR not found here is "
+       "looked up in the shipped data: `templates` names kglm's own)")
       ("aliases", po::value(&o.aliases), "X-FACTR alias files <lang>.txt: more accepted answers")
       ("kg", po::value(&o.kg), "KG store: labels in every language, aliases, genders (P21), classes (P31), other objects")
       ("inflections", po::value(&o.inflections),
@@ -54,6 +56,7 @@ int probe_main(int argc, char** argv) {
   if (!c.inputs.empty()) throw UsageError("unexpected argument '" + c.inputs.front() + "'");
   if (o.model.empty()) throw UsageError("--model is required");
   if (o.templates.empty()) throw UsageError("--templates is required");
+  o.templates = find_data_path(o.templates, "templates");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
   if (!lang_alias.empty()) {

@@ -7,6 +7,7 @@
 #include "core/cli.hpp"
 #include "core/error.hpp"
 #include "core/output_stream.hpp"
+#include "core/shipped_data.hpp"
 #include "gen/languages.hpp"
 #include "gen/render.hpp"
 #include "gen/subgraphs.hpp"
@@ -69,7 +70,8 @@ int render_main(int argc, char** argv) {
       ("kg", po::value(&o.kg)->required(), "the KG store the subgraphs come from (labels)")
       ("mode", po::value(&mode)->default_value("kmlm"), "kmlm, linearize, template or pairs")
       ("langs", po::value(&langs)->default_value("en"), "languages to render, comma-separated, or 'xlmr'")
-      ("templates", po::value(&o.templates), "template and pairs modes: DIR with LANG.jsonl relation templates")
+      ("templates", po::value(&o.templates), "template and pairs modes: DIR with LANG.jsonl relation templates (a relative DIR not found here is looked "
+       "up in the shipped data: `templates` names kglm's own)")
       ("inflections", po::value(&o.inflections),
        "template and pairs modes: UniMorph noun tables (DIR/rus, DIR/ell, ...) for case-marked slots ([Y.Gen])")
       ("group-by-subject", po::bool_switch(&o.group_by_subject), "one document per subject and language (KELM)")
@@ -99,6 +101,7 @@ int render_main(int argc, char** argv) {
   else
     throw UsageError("--mode must be kmlm, linearize, template or pairs");
   o.langs = gen::parse_language_list(langs);
+  o.templates = find_data_path(o.templates, "templates");
   fill_run_options(cli.common(), 1, o);
   report_stats(cli.common(), gen::render_subgraphs(o));
   return 0;

@@ -57,8 +57,9 @@ kglm_optional(MPI _mpi_found)
 
 set(_nccl_found OFF)
 if(NOT KGLM_NCCL STREQUAL "OFF")
-  find_path(NCCL_INCLUDE_DIR nccl.h HINTS /usr/local/cuda/include ${CUDAToolkit_INCLUDE_DIRS})
-  find_library(NCCL_LIBRARY nccl HINTS /usr/local/cuda/lib64 ${CUDAToolkit_LIBRARY_DIR})
+  # The toolkit's own NCCL first (the CUDA 12 toolkit of cmake/cuda12.sh carries one).
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
   if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
     set(_nccl_found ON)
   endif()

@@ -16,6 +16,7 @@ packages=(
   libsentencepiece-dev sentencepiece libopenblas-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
+  lmod man-db
   libcrcutil-dev
   python3 python3-networkx python3-h5py python3-matplotlib
   "$@"

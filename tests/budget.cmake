@@ -19,6 +19,7 @@ set(KGLM_TEST_BUDGET
   pipeline_papers                      119     -
   slurm_demo                           111     -
   gpu_kit                               90     -
+  cuda12                               120     -
   cli_verbalize                         88    35
   cli_frozen                            80     -
   cli_finetune                          79     -
@@ -29,7 +30,8 @@ set(KGLM_TEST_BUDGET
   cli_cs_gen                            75     -
   reference_seqeval                     75     -
   cli_kg_cycles                         60     -
-  pipeline_demo                         60     -
+  install_tree                         100     -
+  packaging                             30     -
   cli_probe                             57     -
   cli_objectives                        46     -
   cli_sample_lang                       44     -

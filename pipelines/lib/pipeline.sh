@@ -47,7 +47,12 @@ pipeline_use() {
 pipeline_name=$(basename "$0" .sh)
 [[ -n "${KGLM_PIPELINE:-}" ]] && pipeline_name=$KGLM_PIPELINE # the spooled copy of a batch job is not named
 pipeline_script=${KGLM_PIPELINE_SCRIPT:-$(cd "$(dirname "$0")" && pwd)/$(basename "$0")}
+# The tools: KGLM_BIN; else a source checkout's build/bin; else the tools on PATH (an installed
+# tree after `module load kglm`, man 7 kglm INSTALLATION).
 bin=${KGLM_BIN:-$here/build/bin}
+if [[ -z "${KGLM_BIN:-}" && ! -x "$bin/wd-extract" ]] && command -v wd-extract > /dev/null; then
+  bin=$(dirname "$(command -v wd-extract)")
+fi
 
 pipeline_option_names=() # option names, in declaration order
 pipeline_option_vars=()  # the shell variable of each
@@ -134,7 +139,7 @@ pipeline_start() {
     mv "$RUN/.pipeline/options.sh.tmp" "$RUN/.pipeline/options.sh"
   fi
   pipeline_version=$("$bin/wd-extract" --version 2> /dev/null) ||
-    pipeline_fail 2 "no kglm tools in $bin (build them, or set KGLM_BIN)"
+    pipeline_fail 2 "no kglm tools in $bin (build them, set KGLM_BIN, or module load kglm)"
   declare -gA stage_job=()    # stage -> job id submitted by this invocation
   declare -gA stage_tasks=()  # stage -> array size
   [[ $pipeline_mode == submit ]] && pipeline_check_previous_jobs

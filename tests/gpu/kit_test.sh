@@ -15,7 +15,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$src/tests/gpu/pack.sh" --build "$build" --fixtures "$fixtures" -o "$tmp/carried/kglm-gpu-kit.tar.xz" --fast
+# The V100 build's stage too, where ctest cuda12 (run before this one) linked its pretrain; CUDA 12's
+# cuBLAS, which the kit cannot carry, is shown to the stage at another path (KGLM_CUDA12_LIBS).
+sm70=() cuda12_libs=$build/cuda12-toolkit/lib64
+if [ -x "$build/sm70-check/bin/pretrain" ] && [ -f "$cuda12_libs/libcublasLt.so.12" ]; then
+  sm70=(--sm70 "$build/sm70-check")
+  export KGLM_CUDA12_LIBS=$cuda12_libs
+fi
+"$src/tests/gpu/pack.sh" --build "$build" --fixtures "$fixtures" -o "$tmp/carried/kglm-gpu-kit.tar.xz" --fast "${sm70[@]}"
 mkdir -p "$tmp/elsewhere"
 tar -xJf "$tmp/carried/kglm-gpu-kit.tar.xz" -C "$tmp/elsewhere"
 kit=$tmp/elsewhere/kglm-gpu-kit
@@ -27,6 +34,7 @@ run=("$kit/src/tests/gpu/run.sh" --local --kit "$tmp/carried/kglm-gpu-kit.tar.xz
 hide=$(cat <<'SH'
 set -e
 shared=$(cd "$1/../shared" 2> /dev/null && pwd || true)
+[ -n "${CUDA12_LIBS_FROM:-}" ] && mount --bind "$CUDA12_LIBS_FROM" "$KGLM_CUDA12_LIBS"
 for d in "$1" $shared $(ompi_info --path pkglibdir --parsable | cut -d: -f3) \
          $(ompi_info --path pkgdatadir --parsable | cut -d: -f3); do
   [ -d "$d" ] && mount -t tmpfs none "$d"
@@ -49,6 +57,10 @@ SH
 )
 if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2> /dev/null; then
   echo "hiding the source tree, ../shared, OpenMPI and Debian's libraries that the kit carries"
+  if [ ${#sm70[@]} -gt 0 ]; then  # the build, with CUDA 12's cuBLAS, is hidden: shown elsewhere
+    mkdir -p "$tmp/cuda12-libs"
+    export KGLM_CUDA12_LIBS=$tmp/cuda12-libs CUDA12_LIBS_FROM=$cuda12_libs
+  fi
   unshare -m --propagation private bash -c "$hide" hide "$src" "${run[@]}" | tee "$tmp/run.out" || code=$?
 else
   echo "no mount namespace here (not root, or unshare refused): the kit runs beside the installed libraries"
@@ -78,6 +90,13 @@ grep -q '^ok: \[mpi\] the kit.s mpirun starts a rank' "$tmp/out/tools.log" || fa
 for g in pretrain elmo finetune frozen probe verbalize; do
   grep -q "^skip: \[$g\]" "$tmp/out/tools.log" || fail "the $g group skipped no --device cuda command"
 done
+if [ ${#sm70[@]} -gt 0 ]; then
+  grep -q "^| sm70 |" "$summary" || fail "no row for stage sm70"
+  ! grep -q '^FAIL' "$tmp/out/sm70.log" || fail "stage sm70: $(grep '^FAIL' "$tmp/out/sm70.log" | head -3)"
+  [ "$(grep -c '^ok: sm70 pretrain --device cuda --precision' "$tmp/out/sm70.log")" = 2 ] ||
+    fail "stage sm70 did not run the V100 build's pretrain: $(head -5 "$tmp/out/sm70.log")"
+  echo "ok: stage sm70: the V100 build's pretrain ran from the kit, CUDA 12's cuBLAS found at KGLM_CUDA12_LIBS"
+fi
 # ELMo's checks ran on the CPU in the GPU's place: GPU against CPU, rerun, resume, bf16, fp16, embed.
 [ "$(grep -c '^ok: \[elmo\]' "$tmp/out/tools.log")" -ge 6 ] ||
   fail "the elmo group: $(grep '\[elmo\]' "$tmp/out/tools.log" | head -8)"

@@ -3,8 +3,11 @@
 # toolkit, PyTorch; none of Debian's HDF5, ICU, OpenBLAS, Boost, libxml2, sentencepiece, zstd or
 # OpenMPI; no network) runs every GPU check from: tests/gpu/run.sh unpacks it (README.md there).
 #
-# Usage: tests/gpu/pack.sh [--build DIR] [--fixtures DIR] [-o ARCHIVE] [--fast]
+# Usage: tests/gpu/pack.sh [--build DIR] [--fixtures DIR] [-o ARCHIVE] [--fast] [--sm70 DIR]
 #   defaults: --build build, --fixtures ../shared/fixtures, -o BUILD/gpu-kit/kglm-gpu-kit.tar.xz
+#   --sm70 DIR: also the V100 build of `make cuda12` (DIR: BUILD/sm70): its pretrain and nn_ops_test
+#           and CUDA 12's runtime, under sm70/, for run.sh's stage sm70. CUDA 12's cuBLAS (854 MB)
+#           does not fit: the stage finds it on the GPU machine or skips.
 #   --fast: xz's fastest preset and no size limit, for ctest gpu_kit, which tests what the kit holds
 #           (xz -8 is most of the packing time; `make gpu-kit` packs as the device call needs it).
 #
@@ -16,16 +19,18 @@
 #   src/      the scripts the stages call (tests/gpu, tests/cli's checkers, bench/), data/'s samples,
 #             tests/reference/data (the parity fixtures)
 #   fixtures/ the few fixture files the stages read, copied from ../shared/fixtures (never committed)
+#   sm70/     with --sm70: the V100 build's pretrain and nn_ops_test, sm70/lib CUDA 12's runtime
 #   MANIFEST  what was packed, from which commit, for which GPU architectures
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-build=build fixtures=$src/../shared/fixtures archive="" fast=0
+build=build fixtures=$src/../shared/fixtures archive="" fast=0 sm70=""
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift ;;
     --fixtures) fixtures=$2; shift ;;
     -o) archive=$2; shift ;;
     --fast) fast=1 ;;
+    --sm70) sm70=$2; shift ;;
     *) echo "pack.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -68,6 +73,19 @@ done
 # tokenizer with it, and the GPU machine has none.
 cp -L "$(command -v spm_train)" "$kit/helpers/" || die "spm_train not installed (apt-get install sentencepiece)"
 bundle_libraries "$kit"/bin/* "$kit"/tests/* "$kit"/helpers/*
+# The V100 build (make cuda12): CUDA 12's runtime travels with it, the rest of CUDA 12 cannot.
+if [ -n "$sm70" ]; then
+  mkdir -p "$kit/sm70/lib"
+  for f in bin/pretrain tests/nn_ops_test; do
+    if [ -x "$sm70/$f" ]; then cp "$sm70/$f" "$kit/sm70/"; fi
+  done
+  [ -x "$kit/sm70/pretrain" ] || die "no pretrain under $sm70/bin: make cuda12 first"
+  cudart=$(ldd "$kit/sm70/pretrain" | awk '$1 == "libcudart.so.12" {print $3}')
+  [ -f "$cudart" ] || die "$sm70/bin/pretrain does not load CUDA 12's runtime (libcudart.so.12)"
+  cp -L "$cudart" "$kit/sm70/lib/"
+  bundle_libraries "$kit"/sm70/pretrain "$kit"/sm70/nn_ops_test
+  strip --strip-unneeded "$kit"/sm70/pretrain "$kit"/sm70/nn_ops_test 2> /dev/null || true
+fi
 # Symbol tables are not needed to run (backtraces still name the dynamic symbols): about 6% less.
 strip --strip-unneeded "$kit"/bin/* "$kit"/tests/*
 
@@ -112,6 +130,7 @@ commit=$(git -C "$src" describe --always --dirty 2> /dev/null || echo unknown)
     /usr/local/cuda/bin/nvcc --version 2> /dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
   echo "tools: $(ls "$kit/bin" | tr '\n' ' ')"
   echo "tests: ${tests[*]}"
+  [ -n "$sm70" ] && echo "sm70 (CUDA 12, sm_70 + compute_70 PTX): $(ls "$kit/sm70" | grep -v '^lib$' | tr '\n' ' ')"
   echo "libraries: $(ls "$kit/lib" | wc -l) bundled; mpirun: $([ -x "$kit/mpi/bin/mpirun" ] && echo yes || echo no)"
 } > "$kit/MANIFEST"
 

@@ -3,7 +3,8 @@
 #
 # Usage (from the repository root, with the kit of `make gpu-kit` carried):
 #   tests/gpu/run.sh [--quick | --bench] [--local] [--kit ARCHIVE|DIR] [--out DIR] [--stages a,b,...]
-#     --quick   stages device, ops, tools (the default; under 4 minutes on an H100)
+#     --quick   stages device, ops, tools (the default; under 4 minutes on an H100), and sm70 when
+#               the kit holds the V100 build (pack.sh --sm70)
 #     --bench   the same, then bench (under 9 minutes)
 #     --local   on a machine without a GPU: GPU cases must report "skipped", never "failed"
 #     --kit     the archive (default build/gpu-kit/kglm-gpu-kit.tar.xz) or an unpacked kit
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --kit) kit=$2; shift ;;
     --out) out=$2; shift ;;
     --stages) only=$2; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -112,6 +113,7 @@ start_all=$SECONDS
 stage device 30
 stage ops 100
 stage tools 110
+[ -d "$kit/sm70" ] && stage sm70 60  # a kit packed with --sm70: the V100 build, its PTX JIT-compiled
 [ $mode = bench ] && stage bench 330
 
 {

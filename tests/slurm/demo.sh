@@ -3,13 +3,28 @@
 # batch job chained by afterok; the outputs equal those of the local run, the logs are in the run's
 # logs/, and a second --submit finds every stage complete and submits nothing.
 # Usage: demo.sh BIN_DIR SOURCE_DIR FIXTURES_DIR [LOCAL_RUN]
-# LOCAL_RUN: a finished local run of the demo to compare with (ctest: pipeline_demo's run, which
+# LOCAL_RUN: a finished local run of the demo to compare with (ctest: install_tree's run, which
 # passed before this test starts: the fixture demo_run); without it, the test runs the demo first.
 set -euo pipefail
 bin=$1 src=$2 local_run=${4:-}
 source "$src/tests/cli/common.sh" "$src/data"
 source "$src/tests/slurm/common.sh"
-export KGLM_BIN=$bin
+# As a cluster user runs it: from install_tree's installed tree (the fixture demo_run), after
+# `module load kglm`, KGLM_BIN unset (the tools on PATH); without that tree, from the source tree.
+installed=$(ls -d "$bin"/../installed/kglm/*/ 2> /dev/null | head -1)
+[ -n "$installed" ] && installed=$(cd "$installed" && pwd -P)  # the path the local run saw
+if [ -n "$local_run" ] && [ -n "$installed" ] && [ -f /usr/share/lmod/lmod/init/bash ]; then
+  set +u
+  source /usr/share/lmod/lmod/init/bash
+  module use "$installed/share/modulefiles" && module load kglm
+  set -u
+  unset KGLM_BIN
+  demo=$KGLM_HOME/pipelines/demo.sh
+  echo "submitting from the installed tree $KGLM_HOME, the tools from PATH: $(command -v pretrain)"
+else
+  export KGLM_BIN=$bin
+  demo=$src/pipelines/demo.sh
+fi
 
 # same_outputs.py compares the two runs' files with one's path written as the other's (a model
 # stores its tokenizer's path): the Slurm run's directory gets a path as long as the local run's.
@@ -21,15 +36,15 @@ if [ -n "$local_run" ] && [ ${#local_run} -gt $((${#tmp} + 1)) ]; then
   echo "comparing with the local run $local_run"
   ln -s "$local_run" "$tmp/local"
 else
-  "$src/pipelines/demo.sh" "$tmp/local" > "$tmp/local.out" 2>&1 || fail "the local demo: $(tail "$tmp/local.out")"
+  "$demo" "$tmp/local" > "$tmp/local.out" 2>&1 || fail "the local demo: $(tail "$tmp/local.out")"
 fi
-"$src/pipelines/demo.sh" --submit --sbatch-args "--mem=1G" "$slurm" > "$tmp/submit.out" 2>&1 ||
+"$demo" --submit --sbatch-args "--mem=1G" "$slurm" > "$tmp/submit.out" 2>&1 ||
   fail "--submit: $(cat "$tmp/submit.out")"
 stages=$(grep -c ': job [0-9]' "$tmp/submit.out")
 [ "$stages" = 13 ] || fail "expected 13 jobs: $(cat "$tmp/submit.out")"
 grep -q '^cs-gen: job [0-9]* after [0-9]* [0-9]*$' "$tmp/submit.out" || fail "no afterok chain: $(cat "$tmp/submit.out")"
 jobs=$(run_jobs "$slurm")
-"$src/pipelines/demo.sh" --submit "$slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
+"$demo" --submit "$slurm" > "$tmp/twice.out" 2>&1 && fail "a second chain was submitted"
 grep -q "of an earlier submission of $slurm is \(PENDING\|RUNNING\); wait for it or scancel it first" \
   "$tmp/twice.out" || fail "second --submit while the first runs: $(cat "$tmp/twice.out")"
 [ "$(run_jobs "$slurm")" = "$jobs" ] || fail "the refused submission submitted jobs"
@@ -47,7 +62,7 @@ ok "one log per stage in the run's logs/"
 python3 "$src/tests/slurm/same_outputs.py" "$tmp/local" "$slurm" || fail "the outputs differ"
 ok "the outputs under Slurm equal the local run's"
 
-"$src/pipelines/demo.sh" --submit "$slurm" > "$tmp/again.out" 2>&1 || fail "second --submit: $(cat "$tmp/again.out")"
+"$demo" --submit "$slurm" > "$tmp/again.out" 2>&1 || fail "second --submit: $(cat "$tmp/again.out")"
 [ "$(grep -c 'complete, not submitted' "$tmp/again.out")" = 13 ] || fail "resubmitted: $(cat "$tmp/again.out")"
 ok "a second --submit finds every stage complete by its record and submits nothing"
 echo "$pass checks passed"

@@ -43,6 +43,19 @@ function(kglm_link_cuda target)
   target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublasLt CUDA::cublas)  # cublas: status names
   # Warnings are errors in device and host code alike; no fast-math: the kernels must agree with
   # the CPU's (exact erf, IEEE division).
-  target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror --expt-relaxed-constexpr>)
+  if(CMAKE_CUDA_COMPILER_ID STREQUAL "Clang")
+    # clang compiles CUDA itself (the CUDA 12 toolchain of cmake/cuda12.sh, whose wheels carry no
+    # nvcc): one set of warnings for host and device code; constexpr functions are callable on the
+    # device by default; a CUDA newer than clang knows is used as the newest it knows.
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-Wall -Wextra -Werror -Wno-unknown-cuda-version>)
+    # Random123 marks its functions __device__ in nvcc's device pass only; clang checks device code
+    # in the host pass too and would find host functions called from the dropout kernels (and its
+    # SSE declarations, host-only, would then clash).
+    target_compile_definitions(${target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:CUDA>:R123_CUDA_DEVICE=__host__ __device__>" $<$<COMPILE_LANGUAGE:CUDA>:R123_USE_SSE=0>)
+  else()
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror --expt-relaxed-constexpr>)
+  endif()
 endfunction()
