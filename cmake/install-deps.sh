@@ -17,6 +17,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
   lmod man-db
+  clang-19 unzip python3-pip python3-venv
   libcrcutil-dev
   python3 python3-networkx python3-h5py python3-matplotlib
   "$@"

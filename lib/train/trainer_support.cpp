@@ -22,10 +22,14 @@ nn::DType compute_dtype(const std::string& precision, nn::Device device) {
   if (precision != "bf16" && precision != "fp16")
     throw UsageError("--precision must be fp32, bf16 or fp16, not '" + precision + "'");
   if (device != nn::Device::Cuda) throw UsageError("--precision " + precision + " needs --device cuda");
-  if (precision == "bf16" && nn::cuda::compute_capability() < 80)
-    throw Error("--precision bf16 needs an Ampere or newer GPU (sm_80+); " + nn::cuda::device_description() +
-                " has sm_" + std::to_string(nn::cuda::compute_capability()) + ": use --precision fp16");
+  require_precision_on_gpu(precision, nn::cuda::compute_capability(), nn::cuda::device_description());
   return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
+}
+
+void require_precision_on_gpu(const std::string& precision, int compute_capability, const std::string& gpu) {
+  if (precision == "bf16" && compute_capability < 80)
+    throw Error("--precision bf16 needs an Ampere or newer GPU (sm_80+); " + gpu + " has sm_" +
+                std::to_string(compute_capability) + ": use --precision fp16");
 }
 
 const PretrainOptions& on_usable_device(const PretrainOptions& o) {

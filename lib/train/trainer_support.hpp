@@ -23,6 +23,10 @@ bool held_out(uint32_t index, double fraction);
 // The compute dtype of --precision, checked against the device: mixed precision runs on CUDA, and
 // bf16 products need Ampere (sm_80) or newer.
 nn::DType compute_dtype(const std::string& precision, nn::Device device);
+// Its GPU half: Error for bf16 on a GPU below sm_80 (a V100: its cuBLAS has no bf16 products),
+// naming the GPU and its compute capability. The GPU decides, not the build: a binary built for
+// sm_70 also runs on newer GPUs, where bf16 works.
+void require_precision_on_gpu(const std::string& precision, int compute_capability, const std::string& gpu);
 
 // The options, once their device is known to be usable: checked before the dataset is read.
 const PretrainOptions& on_usable_device(const PretrainOptions& o);

@@ -13,6 +13,7 @@
 #include "train/objectives/whole_word.hpp"
 #include "train/token_batches.hpp"
 #include "train/token_dataset.hpp"
+#include "train/trainer_support.hpp"
 
 using namespace kglm;
 using namespace kglm::train;
@@ -260,3 +261,24 @@ TEST(Schedule, LinearWarmupAndDecay) {
 }
 
 }  // namespace
+
+// --precision bf16 is refused on a GPU below sm_80 (V100: sm_70) in one line naming the GPU; fp16 and
+// fp32 run there, and bf16 runs from sm_80 up. The GPU's compute capability decides, whatever the
+// build targets (a V100 build JIT-compiles its PTX on newer GPUs).
+TEST(Precision, Bf16NeedsAnAmpereGpuWhateverTheBuild) {
+  try {
+    kglm::train::require_precision_on_gpu("bf16", 70, "Tesla V100-SXM2-32GB");
+    FAIL() << "bf16 accepted on sm_70";
+  } catch (const kglm::Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--precision bf16 needs an Ampere or newer GPU (sm_80+); Tesla V100-SXM2-32GB has sm_70: use --precision fp16");
+  }
+  EXPECT_THROW(kglm::train::require_precision_on_gpu("bf16", 75, "T4"), kglm::Error);
+  for (int capability : {70, 75, 80, 90}) {
+    EXPECT_NO_THROW(kglm::train::require_precision_on_gpu("fp16", capability, "gpu"));
+    EXPECT_NO_THROW(kglm::train::require_precision_on_gpu("fp32", capability, "gpu"));
+  }
+  EXPECT_NO_THROW(kglm::train::require_precision_on_gpu("bf16", 80, "A100"));
+  EXPECT_NO_THROW(kglm::train::require_precision_on_gpu("bf16", 90, "H100"));
+}
