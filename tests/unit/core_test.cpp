@@ -18,7 +18,9 @@
 #include "core/ordered_pipeline.hpp"
 #include "core/output_stream.hpp"
 #include "core/rng.hpp"
+#include "core/shipped_data.hpp"
 #include "core/stats.hpp"
+#include "temp_dir.hpp"
 #include "test_paths.hpp"
 
 namespace kglm {
@@ -547,6 +549,33 @@ TEST(Stats, JsonRoundTrip) {
   Stats back = Stats::from_json(s.to_json());
   EXPECT_EQ(back.values(), s.values());
   EXPECT_EQ(back.get("labels_en"), 4);
+}
+
+// The shipped data beside the executable (BUILD/share/kglm/data for a build tree, PREFIX/share/kglm/data
+// installed): a data option's value is taken as given when it exists, else looked up there when
+// relative; otherwise a usage error names both places.
+TEST(ShippedData, ValuesResolveFromTheWorkingDirectoryThenBesideTheExecutable) {
+  namespace fs = std::filesystem;
+  const fs::path shipped = shipped_data_dir();
+  ASSERT_FALSE(shipped.empty()) << "no share/kglm/data beside this test binary";
+  EXPECT_TRUE(fs::exists(shipped / "templates" / "en.jsonl"));
+  testing::TempDir dir;
+  const fs::path before = fs::current_path();
+  fs::current_path(dir.path());
+  EXPECT_EQ(find_data_path("templates", "templates"), (shipped / "templates").string());
+  EXPECT_EQ(find_data_path("elmo/options-small.json", "options"), (shipped / "elmo" / "options-small.json").string());
+  fs::create_directory(dir.path() / "templates");  // a folder of that name here comes first
+  EXPECT_EQ(find_data_path("templates", "templates"), "templates");
+  EXPECT_EQ(find_data_path("", "questions"), "");  // not given
+  try {
+    find_data_path("no-such-templates", "templates");
+    ADD_FAILURE() << "a missing value was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--templates no-such-templates: not found here nor in the shipped data (" + shipped.string() + ")");
+  }
+  EXPECT_THROW(find_data_path("/no/such/questions", "questions"), UsageError);  // absolute: never looked up
+  fs::current_path(before);
 }
 
 }  // namespace
