@@ -45,7 +45,12 @@ check: build
 demo: build
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin pipelines/demo.sh out/demo
 
+# The peers: Debian's python3-torch and the reference environment, and in $(BUILD)/bench-venv the
+# strongest ones (current torch with torch.compile, ONNX Runtime, CTranslate2: bench/peers/). Each
+# benchmark also runs alone; bench/peak.py measures the machine's GEMM peak that they report against.
 bench: build references
+	cmake/bench-peers.sh $(BUILD)/bench-venv
+	bench/peak.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wd-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/wiki-extract.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/cs-gen.py

@@ -28,6 +28,26 @@ def torch_python():
     return os.environ.get("KGLM_TORCH_PYTHON", venv if os.path.exists(venv) else "/usr/bin/python3")
 
 
+def peers_python():
+    """The python of the strongest peers (current torch, ONNX Runtime, CTranslate2; `make bench`
+    installs them, cmake/bench-peers.sh): $KGLM_PEERS_PYTHON, else build/bench-venv/bin/python; exits
+    saying how to get it when absent."""
+    python = os.environ.get("KGLM_PEERS_PYTHON", os.path.join(root, "build", "bench-venv", "bin", "python"))
+    if not os.path.exists(python):
+        sys.exit(f"no benchmark peers at {python}: run make bench (or cmake/bench-peers.sh build/bench-venv)")
+    return python
+
+
+def machine_peak(work):
+    """This machine's measured GEMM peak in GFLOP/s ({"fp32": {"1": .., "2": ..}, "bf16": {...}}):
+    WORK/peak.json of bench/peak.py, measured now when absent."""
+    import json
+    path = os.path.join(work, "peak.json")
+    if not os.path.exists(path):
+        subprocess.run(["/usr/bin/python3", os.path.join(here, "peak.py"), "--work", work], check=True)
+    return json.load(open(path))
+
+
 def has_transformers(python):
     """Whether that python imports transformers (then the peer is transformers' own model class)."""
     return subprocess.run([python, "-c", "import transformers"], capture_output=True).returncode == 0

@@ -63,6 +63,7 @@ unset OMP_NUM_THREADS
 module load kglm
 ok "module load kglm (Lmod $(module --version 2>&1 | grep -o 'Version [0-9.]*' | head -1)): PATH, MANPATH, KGLM_HOME, threads from SLURM_CPUS_PER_TASK"
 man -P cat pretrain 2> /dev/null | grep -q "masked-language-model" || fail "man pretrain through MANPATH"
+man -P cat -M "$prefix/share/man" pretrain 2> /dev/null | grep -q "masked-language-model" || fail "man -M PREFIX/share/man pretrain"
 man -P cat -M "$prefix/share/man" 7 kglm 2> /dev/null | grep -q "INSTALLATION" || fail "man -M PREFIX/share/man 7 kglm"
 ok "man pages from the tree"
 

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""bench/peak: this machine's measured GEMM peak, the yardstick of every CPU benchmark's "share of
+peak" (issue 63). Measured, not computed from the data sheet: the best of 5 timed products after 2
+warm-ups, square N×N×N (default 4096: 137 GFLOP, long enough that the call's overhead vanishes), at
+1 and 2 threads.
+
+- fp32: OpenBLAS's cblas_sgemm called through ctypes from the very library kglm links
+  (libopenblas.so.0 of the loader's path), its threads set with openblas_set_num_threads;
+- bf16 (where the CPU has AVX512_BF16 or AMX): the bf16 matrix product of the benchmark peers'
+  current PyTorch (oneDNN underneath), torch.set_num_threads; fp32 accumulation.
+
+Prints one line per precision and thread count and writes them to WORK/peak.json, which the other
+benchmarks read (benchlib.machine_peak) rather than measure again.
+
+Usage: bench/peak.py [--work out/bench] [--n 4096] [--peers-python build/bench-venv/bin/python]
+"""
+import ctypes
+import ctypes.util
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import arguments, peers_python  # noqa: E402
+
+ROW_MAJOR, NO_TRANS = 101, 111
+
+
+def sgemm_gflops(n, threads, repeats=5):
+    import numpy as np
+    blas = ctypes.CDLL("libopenblas.so.0")
+    blas.openblas_set_num_threads(threads)
+    a = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
+    b = np.random.default_rng(2).standard_normal((n, n), dtype=np.float32)
+    c = np.zeros((n, n), dtype=np.float32)
+    ptr = ctypes.POINTER(ctypes.c_float)
+    args = [ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, ctypes.c_float(1.0), a.ctypes.data_as(ptr), n,
+            b.ctypes.data_as(ptr), n, ctypes.c_float(0.0), c.ctypes.data_as(ptr), n]
+    best = float("inf")
+    for i in range(repeats + 2):
+        start = time.perf_counter()
+        blas.cblas_sgemm(*args)
+        seconds = time.perf_counter() - start
+        if i >= 2:
+            best = min(best, seconds)
+    return 2.0 * n ** 3 / best / 1e9
+
+
+BF16_SCRIPT = r"""
+import sys, time, torch
+n, threads = int(sys.argv[1]), int(sys.argv[2])
+torch.set_num_threads(threads)
+g = torch.Generator().manual_seed(1)
+a = torch.randn(n, n, generator=g).to(torch.bfloat16)
+b = torch.randn(n, n, generator=g).to(torch.bfloat16)
+best = float("inf")
+for i in range(7):
+    start = time.perf_counter()
+    torch.matmul(a, b)
+    seconds = time.perf_counter() - start
+    if i >= 2:
+        best = min(best, seconds)
+print(2.0 * n ** 3 / best / 1e9, torch.__version__)
+"""
+
+
+def cpu_flags():
+    flags = set()
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            flags.update(line.split(":", 1)[1].split())
+            break
+    return flags
+
+
+def main():
+    args = arguments(lambda ap: (ap.add_argument("--n", type=int, default=4096),
+                                 ap.add_argument("--peers-python", default=None)))
+    flags = cpu_flags()
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    peak = {"cpu": model, "n": args.n, "fp32": {}, "bf16": {}}
+    print(f"peak: {model}; {os.cpu_count()} CPUs; GEMM {args.n}^3, best of 5")
+    for threads in (1, 2):
+        gflops = sgemm_gflops(args.n, threads)
+        peak["fp32"][str(threads)] = gflops
+        print(f"peak: fp32 sgemm (OpenBLAS), {threads} thread{'s' if threads > 1 else ''}: {gflops:.1f} GFLOP/s")
+    if "avx512_bf16" in flags or "amx_bf16" in flags:
+        try:
+            python = args.peers_python or peers_python()
+        except SystemExit as absent:
+            python = None
+            print(f"peak: bf16 not measured: {absent}")
+        for threads in (1, 2) if python else ():
+            out = subprocess.run([python, "-c", BF16_SCRIPT, str(args.n), str(threads)], capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"peak: bf16: the peers' torch failed: {out.stderr.strip().splitlines()[-1:]}")
+                break
+            gflops, version = out.stdout.split()
+            peak["bf16"][str(threads)] = float(gflops)
+            peak["bf16_by"] = f"torch {version}"
+            print(f"peak: bf16 GEMM (torch {version}, oneDNN), {threads} thread{'s' if threads > 1 else ''}: "
+                  f"{float(gflops):.1f} GFLOP/s")
+    else:
+        print("peak: bf16: this CPU has neither AVX512_BF16 nor AMX")
+    with open(os.path.join(args.work, "peak.json"), "w") as f:
+        json.dump(peak, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
