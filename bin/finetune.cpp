@@ -9,6 +9,7 @@
 #include "core/cli.hpp"
 #include "core/comma_list.hpp"
 #include "core/error.hpp"
+#include "nn/cpu_precision.hpp"
 #include "train/finetune.hpp"
 #include "train/frozen/retrieval.hpp"
 #include "train/tasks/scores.hpp"
@@ -38,7 +39,8 @@ void add_common(ToolCli& cli, train::FinetuneCommon& o, std::string& device) {
       ("strict", po::bool_switch(&o.read.strict),
        "squad: refuse a file whose question ids repeat (default: a warning, and the repeats renamed ID-2, ID-3, ...)")
       ("batch", po::value(&o.batch)->default_value(32), "examples per batch (the global batch across ranks)")
-      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda")
+      ("precision", po::value(&o.precision)->default_value("fp32"), nn::kPrecisionHelp);
   // clang-format on
 }
 

@@ -13,6 +13,7 @@
 #include "core/shipped_data.hpp"
 #include "core/stats.hpp"
 #include "dist/comm_bench.hpp"
+#include "nn/cpu_precision.hpp"
 #include "train/mask_dump.hpp"
 #include "train/objectives/objective_table.hpp"
 #include "train/prepare.hpp"
@@ -127,7 +128,8 @@ int embed_main(int argc, char** argv) {
       ("layers", po::value(&o.elmo_layers)->default_value("all"),
        "an ELMo model: all (the character layer and each LSTM layer), average (their mean) or top (the last)")
       ("batch", po::value(&o.batch)->default_value(64), "sentences run together")
-      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)");
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)")
+      ("precision", po::value(&o.precision)->default_value("fp32"), nn::kPrecisionHelp);
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();
@@ -218,8 +220,9 @@ int train_main(int argc, char** argv) {
        "token data held in memory per rank; a larger dataset is read in blocks as training needs them")
       ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda (the process's current GPU)")
       ("precision", po::value(&o.precision),
-       "fp32 (default), bf16 (Ampere+) or fp16 (dynamic loss scaling): the compute dtype on cuda; weights, "
-       "gradients and AdamW's moments stay fp32 (when resuming, the checkpoint's)")
+       "fp32 (default), bf16 or fp16 (dynamic loss scaling): the compute dtype on cuda (bf16: Ampere+); on the cpu "
+       "bf16 runs the matrix products in bfloat16 (AVX512_BF16 or AMX CPUs), fp16 is refused; weights, gradients "
+       "and AdamW's moments stay fp32 (when resuming, the checkpoint's)")
       ("save-dtype", po::value(&save_dtype)->default_value("f32"),
        "dtype of model.safetensors: f32, bf16 or fp16 (AdamW's state stays f32)")
       ("tokenizer", po::value(&o.tokenizer), "tokenizer whose files go into checkpoints (default: the dataset's)")

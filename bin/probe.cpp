@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/shipped_data.hpp"
 #include "gen/languages.hpp"
+#include "nn/cpu_precision.hpp"
 #include "probe/probe.hpp"
 #include "probe/probe_facts.hpp"
 
@@ -48,7 +49,8 @@ int probe_main(int argc, char** argv) {
       ("batch", po::value(&o.batch)->default_value(64), "sequences per forward pass")
       ("batch-tokens", po::value(&o.batch_tokens)->default_value(0),
        "forward passes of at most N tokens (the sequences sorted by length) instead of --batch sequences")
-      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda");
+      ("device", po::value(&device)->default_value("cpu"), "cpu, or cuda")
+      ("precision", po::value(&o.precision)->default_value("fp32"), nn::kPrecisionHelp);
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();

@@ -11,6 +11,7 @@
 #include "gen/languages.hpp"
 #include "gen/render.hpp"
 #include "gen/subgraphs.hpp"
+#include "nn/cpu_precision.hpp"
 #include "train/pretrain.hpp"
 #include "verbalize/evaluation.hpp"
 #include "verbalize/generation.hpp"
@@ -187,7 +188,8 @@ int generate_main(int argc, char** argv) {
        "decode as many inputs together as keep their source tokens within N, instead of --batch")
       ("text-output", po::value(&o.text_output), "also the sentences as annotated text (for pretrain prepare)")
       ("lang", po::value(&o.lang)->default_value("en"), "the annotated text's language")
-      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda");
+      ("device", po::value(&device)->default_value("cpu"), "cpu or cuda")
+      ("precision", po::value(&o.precision)->default_value("fp32"), nn::kPrecisionHelp);
   // clang-format on
   if (!cli.parse(argc, argv)) return 0;
   cli.require_output();

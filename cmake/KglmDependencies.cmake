@@ -69,4 +69,6 @@ kglm_optional(NCCL _nccl_found)
 # Training engine: SentencePiece (lib/tok), OpenBLAS sgemm and OpenMP (lib/nn CPU backend).
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+# oneDNN: the bf16 products of --precision bf16 on the CPU (lib/nn/cpu/gemm_bf16_cpu.cpp).
+find_package(dnnl CONFIG REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)

@@ -13,7 +13,7 @@ packages=(
   zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2 lbzip2 libzip-dev
   libgtest-dev librandom123-dev libabsl-dev
-  libsentencepiece-dev sentencepiece libopenblas-dev
+  libsentencepiece-dev sentencepiece libopenblas-dev libdnnl-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
   lmod man-db

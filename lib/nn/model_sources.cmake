@@ -19,4 +19,5 @@ set(KGLM_NN_MODEL_SOURCES
   nn/adagrad_optimizer.cpp
   nn/loss_scaler.cpp
   nn/threads.cpp
+  nn/cpu_precision.cpp
 )

@@ -22,6 +22,7 @@
 #include "gen/template_realizer.hpp"
 #include "kg/facts.hpp"
 #include "kg/kg_store.hpp"
+#include "nn/cpu_precision.hpp"
 #include "nn/tensor.hpp"
 #include "nn/threads.hpp"
 #include "probe/cloze_text.hpp"
@@ -450,6 +451,7 @@ int run_probe(const ProbeOptions& o) {
   if (o.methods.empty()) throw UsageError("--method names no method");
   nn::require_device(o.device);  // "--device cuda: <why>" in one line, as every tool says it
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::use_precision(o.precision, o.device);
   Prober prober(o);
   return prober.run();
 }

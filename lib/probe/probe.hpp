@@ -38,6 +38,7 @@ struct ProbeOptions {
   int64_t batch = 64;        // sequences per forward pass
   int64_t batch_tokens = 0;  // > 0: forward passes of at most this many tokens instead
   nn::Device device = nn::Device::Cpu;
+  std::string precision = "fp32";  // fp32 or bf16 (the CPU's products: nn/cpu_precision.hpp)
   unsigned threads = 1;
   uint64_t seed = 0;
   bool quiet = false;

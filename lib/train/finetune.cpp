@@ -17,6 +17,7 @@
 #include "core/temporaries.hpp"
 #include "dist/communicator.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/cpu_precision.hpp"
 #include "nn/threads.hpp"
 #include "nn/torch_checkpoint.hpp"
 #include "sample/corpus.hpp"
@@ -270,6 +271,7 @@ void check_run_directory(const std::string& out) {
 
 int run_finetune(const FinetuneOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::use_precision(o.precision, o.device);
   if (o.init.empty()) throw UsageError("--init MODEL_DIR is required");
   if (o.train.empty()) throw UsageError("--train FILE is required");
   if (o.out.empty()) throw UsageError("--out RUN_DIR is required");
@@ -309,6 +311,7 @@ LoadedModel load_finetuned_model(const fs::path& dir, nn::Device device) {
 
 int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::use_precision(o.precision, o.device);
   nn::require_device(o.device);
   if (o.tests.empty()) throw UsageError("--test LANG=FILE is required");
   if (frozen::is_frozen_model(o.model) || has_frozen_seed(o.model)) return frozen::run_frozen_evaluate(o);
@@ -343,6 +346,7 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
 
 int run_finetune_predict(const FinetunePredictOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
+  nn::use_precision(o.precision, o.device);
   nn::require_device(o.device);
   if (o.input.empty()) throw UsageError("a file to label is required");
   if (o.output.empty()) throw UsageError("-o OUTPUT is required");

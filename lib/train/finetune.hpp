@@ -28,6 +28,7 @@ struct FinetuneCommon {
   int64_t batch = 32;
   int64_t batch_tokens = 0;  // > 0: batches by this token budget instead of --batch (token_batches.hpp)
   nn::Device device = nn::Device::Cpu;
+  std::string precision = "fp32";  // fp32 or bf16 (the CPU's products: nn/cpu_precision.hpp)
   unsigned threads = 1;
   bool quiet = false;
   ErrorLimit max_errors;

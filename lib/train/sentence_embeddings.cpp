@@ -15,6 +15,7 @@
 #include "h5/h5.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/config_json.hpp"
+#include "nn/cpu_precision.hpp"
 #include "nn/encoder.hpp"
 #include "nn/model_config.hpp"
 #include "nn/ops/elementwise.hpp"
@@ -164,6 +165,7 @@ SentenceEmbeddings embed_lines(const EmbedOptions& o, const std::vector<std::str
 Stats run_embed(const EmbedOptions& o) {
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
+  nn::use_precision(o.precision, o.device);
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   if (nn::find_elmo_model(o.model)) return run_elmo_embed(o);
   if (o.elmo_layers != "all") throw UsageError("--layers is for ELMo models; " + o.model + " is an encoder");

@@ -32,6 +32,7 @@ struct EmbedOptions {
   int64_t batch = 64;
   std::string elmo_layers = "all";  // an ELMo model (train/elmo_embeddings.hpp): all | average | top
   nn::Device device = nn::Device::Cpu;
+  std::string precision = "fp32";  // fp32 or bf16 (the CPU's products: nn/cpu_precision.hpp)
   unsigned threads = 1;
   bool quiet = false;
   std::string command_line;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/cpu_precision.hpp"
 #include "nn/cuda/runtime.hpp"
 
 namespace kglm::train {
@@ -18,10 +19,18 @@ bool held_out(uint32_t index, double fraction) {
 }
 
 nn::DType compute_dtype(const std::string& precision, nn::Device device) {
-  if (precision == "fp32") return nn::DType::F32;
+  if (precision == "fp32") {
+    nn::set_cpu_gemm_dtype(nn::DType::F32);
+    return nn::DType::F32;
+  }
   if (precision != "bf16" && precision != "fp16")
     throw UsageError("--precision must be fp32, bf16 or fp16, not '" + precision + "'");
-  if (device != nn::Device::Cuda) throw UsageError("--precision " + precision + " needs --device cuda");
+  if (device != nn::Device::Cuda) {
+    // bf16 on the CPU: the products in bf16, the activations fp32 (nn/cpu_precision.hpp).
+    if (precision == "fp16") throw UsageError("--precision fp16 needs --device cuda");
+    nn::set_cpu_gemm_dtype(nn::DType::BF16);
+    return nn::DType::F32;
+  }
   require_precision_on_gpu(precision, nn::cuda::compute_capability(), nn::cuda::device_description());
   return precision == "bf16" ? nn::DType::BF16 : nn::DType::F16;
 }

@@ -21,7 +21,8 @@ double seconds_since(TrainClock::time_point t);
 bool held_out(uint32_t index, double fraction);
 
 // The compute dtype of --precision, checked against the device: mixed precision runs on CUDA, and
-// bf16 products need Ampere (sm_80) or newer.
+// bf16 products need Ampere (sm_80) or newer there. On the CPU bf16 sets the CPU's gemm dtype
+// (nn/cpu_precision.hpp: needs AVX512_BF16 or AMX) and the compute dtype stays F32; fp16 is CUDA's.
 nn::DType compute_dtype(const std::string& precision, nn::Device device);
 // Its GPU half: Error for bf16 on a GPU below sm_80 (a V100: its cuBLAS has no bf16 products),
 // naming the GPU and its compute capability. The GPU decides, not the build: a binary built for

@@ -7,6 +7,7 @@
 #include "core/log.hpp"
 #include "core/output_stream.hpp"
 #include "gen/annotated_text.hpp"
+#include "nn/cpu_precision.hpp"
 #include "nn/threads.hpp"
 #include "verbalize/verbalizer_model.hpp"
 #include "verbalize/verbalizer_records.hpp"
@@ -52,6 +53,7 @@ Stats generate_sentences(const GenerateOptions& o) {
   if (o.batch_tokens < 0) throw UsageError("--batch-tokens must be 0 (off) or a token budget");
   nn::set_compute_threads(static_cast<int>(o.threads));
   nn::require_device(o.device);
+  nn::use_precision(o.precision, o.device);
   const auto start = std::chrono::steady_clock::now();
   Verbalizer v = load_verbalizer(o.model, o.device);
   DecodeOptions how = o.decode;

@@ -21,6 +21,7 @@ struct GenerateOptions : RunOptions {
   int64_t batch_tokens = 0;    // > 0: batches of at most this many padded source tokens instead of --batch
   int64_t max_source_len = 0;  // 0: the model's
   nn::Device device = nn::Device::Cpu;
+  std::string precision = "fp32";  // fp32 or bf16 (the CPU's products: nn/cpu_precision.hpp)
 };
 
 Stats generate_sentences(const GenerateOptions& options);

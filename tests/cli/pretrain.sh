@@ -269,8 +269,8 @@ ok "prepare: 10 times the records, peak memory $one -> $ten MB"
 
 # Options: non-finite and out-of-range values are usage errors.
 for bad in "--lr nan" "--lr -1" "--lr inf" "--beta2 1" "--dropout 1" "--warmup -1" "--max-errors 5x" \
-  "--precision bf16" "--precision fp8" "--save-dtype f8"; do
+  "--precision fp16" "--precision fp8" "--save-dtype f8"; do
   code=0; "$bin/pretrain" --data "$tmp/data.h5" --out "$tmp/x" $bad 2> /dev/null || code=$?
   [ $code -eq 2 ] || fail "$bad: exit $code, expected 2"
 done
-ok "non-finite and out-of-range options, and mixed precision on the CPU, exit 2"
+ok "non-finite and out-of-range options, and fp16 on the CPU, exit 2"

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "nn/cpu/kernels.hpp"
+#include "nn/cpu_precision.hpp"
 
 namespace kglm::nn::cpu {
 
@@ -43,6 +44,10 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_gemm_dtype() == DType::BF16 && gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+      return;
+  }
   blas_single_thread();
   auto i = [](int64_t v) { return static_cast<int>(v); };
   if constexpr (std::is_same_v<T, float>) {
@@ -57,6 +62,11 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
 template <class T>
 void gemm_parallel(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                    const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (m != 0 && n != 0 && cpu_gemm_dtype() == DType::BF16 &&
+        gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+      return;  // oneDNN split it over the threads
+  }
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool parallel = flops >= kGemmParallelFlops;
   // Each thread packs the whole of the operand it shares: op(B) (k × n) when C is split by rows,

@@ -33,6 +33,7 @@ set(KGLM_NN_OPS_SOURCES
   nn/cpu/dropout_cpu.cpp
   nn/cpu/elementwise_cpu.cpp
   nn/cpu/embedding_cpu.cpp
+  nn/cpu/gemm_bf16_cpu.cpp
   nn/cpu/highway_cpu.cpp
   nn/cpu/layer_norm_cpu.cpp
   nn/cpu/linear_cpu.cpp
