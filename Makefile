@@ -123,7 +123,7 @@ sanitize-build:
 sanitize: sanitize-build
 	@$(call phase,$(SANITIZE_BUILD)) "make sanitize: ctest" sh -c 'cd $(SANITIZE_BUILD) && \
 	  ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml \
-	    -LE "slurm|references|install$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" -E "pipeline_papers|install_tree|verbalize_quality"'
+	    -LE "slurm|references|install$(if $(SANITIZE_SKIP),|$(SANITIZE_SKIP))" -E "pipeline_papers|install_tree|verbalize_quality|cli_cpu_bf16"'
 
 # libFuzzer targets (clang); run e.g. build-fuzz/tests/fuzz_entity_parser tests/fuzz/corpus or
 # build-fuzz/tests/fuzz_wikitext tests/fuzz/wikitext-corpus or build-fuzz/tests/fuzz_dates_numbers tests/fuzz/dates-corpus

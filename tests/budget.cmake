@@ -26,6 +26,7 @@ set(KGLM_TEST_BUDGET
   slurm_knowledge-gain                 120     -
   cli_bad_input                         76   128
   cli_faults                             6    20
+  cli_cpu_bf16                          20     -
   cli_elmo_train                        76     -
   cli_cs_gen                            75     -
   reference_seqeval                     75     -

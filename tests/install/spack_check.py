@@ -88,7 +88,7 @@ def main():
     names = {args[0].split()[0].split("@")[0].split("+")[0].split("~")[0] for kind, args, _ in directives
              if kind == "depends_on"}
     wanted = {"cmake", "hdf5", "icu4c", "boost", "simdjson", "zstd", "zlib-api", "libdeflate", "bzip2", "libxml2",
-              "libzip", "abseil-cpp", "sentencepiece", "random123", "openblas", "mpi", "nccl", "cuda", "py-matplotlib",
+              "libzip", "abseil-cpp", "sentencepiece", "random123", "openblas", "onednn", "mpi", "nccl", "cuda", "py-matplotlib",
               "googletest"}
     if wanted - names:
         fail(f"missing dependencies: {sorted(wanted - names)}")

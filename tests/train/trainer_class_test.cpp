@@ -233,13 +233,22 @@ TEST(TrainerOnCuda, MixedPrecisionFollowsFp32AndResumes) {
 }
 
 // Mixed precision is a CUDA feature: on the CPU it is a usage error, as is an unknown precision.
-TEST(Trainer, MixedPrecisionNeedsCuda) {
+// On the CPU: fp16 is CUDA's (a usage error), bf16 needs the CPU's bf16 instructions (an error
+// without them), anything else is a usage error.
+TEST(Trainer, PrecisionOnTheCpu) {
+  const nn::ScopedCpuGemmDType restore(nn::DType::F32);
   ScratchDir dir;
   PretrainOptions o = tiny(make_dataset(dir), dir.file("out"));
-  o.precision = "bf16";
+  o.precision = "fp16";
   EXPECT_THROW(Trainer{o}, UsageError);
   o.precision = "fp8";
   EXPECT_THROW(Trainer{o}, UsageError);
+  o.precision = "bf16";
+  if (nn::cpu_has_bf16()) {
+    EXPECT_NO_THROW(Trainer{o});
+  } else {
+    EXPECT_THROW(Trainer{o}, Error);
+  }
 }
 
 // Without a GPU (or without the backend), asking for one is an error that says why, before any

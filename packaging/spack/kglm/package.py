@@ -44,6 +44,7 @@ class Kglm(CMakePackage, CudaPackage):
     depends_on("sentencepiece")
     depends_on("random123")
     depends_on("openblas threads=openmp")
+    depends_on("onednn")  # --precision bf16 on the CPU (2.x and 3.x APIs)
     depends_on("mpi", when="+mpi")
     depends_on("nccl", when="+cuda+mpi")
     depends_on("cuda@11.0:", when="+cuda")
