@@ -38,6 +38,12 @@ def peers_python():
     return python
 
 
+def module_version(python, module):
+    """module.__version__ as that python imports it ("?" when it cannot)."""
+    out = subprocess.run([python, "-c", f"import {module}; print({module}.__version__)"], capture_output=True, text=True)
+    return out.stdout.strip() or "?"
+
+
 def machine_peak(work):
     """This machine's measured GEMM peak in GFLOP/s ({"fp32": {"1": .., "2": ..}, "bf16": {...}}):
     WORK/peak.json of bench/peak.py, measured now when absent."""

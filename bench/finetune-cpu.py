@@ -12,7 +12,8 @@ clipping 1.0; `pretrain --steps 1` makes the initial checkpoint.
 kglm's times are its --stats train_milliseconds (the training loop) and test_milliseconds (the test
 file's evaluation); the peer times the same two loops. Each at --threads 1 and 2, the peer with
 OpenBLAS held to as many threads (the same cores); and the peer's fastest setting here, 1 torch
-thread with OpenBLAS on every core.
+thread with OpenBLAS on every core. kglm also with --precision bf16 where the CPU has AVX512_BF16
+or AMX (its ratio to fp32; the summary lines compare fp32 with fp32).
 
 Usage: bench/finetune-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
                              [--epochs 1] [--copies 4]
@@ -75,16 +76,20 @@ def main():
         return r["train_examples_per_s"], r["test_sentences_per_s"]
 
     rows, padding = [], []
+    # --precision bf16 (the matrix products in bfloat16) where the CPU has AVX512_BF16 or AMX.
+    flags = next((line.split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
+    precisions = ["fp32"] + (["bf16"] if "avx512_bf16" in flags or "amx_bf16" in flags else [])
     for threads in (1, 2):
-        out = f"{root}/run-{threads}"
-        subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
-                        "--test", f"de={root}/test.panx", "--epochs", str(args.epochs), "--batch", "32", "--lr", "2e-5",
-                        "--max-len", "128", "--threads", str(threads), "-o", out, "--stats", f"{out}.json"] + q,
-                       check=True, env=op_times_env(f"{out}-ops.json"))
-        s = json.load(open(f"{out}.json"))
-        rows.append((f"kglm --threads {threads}", threads,
-                     (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
-                      s["test_examples"] / (s["test_milliseconds"] / 1000))))
+        for precision in precisions:
+            out = f"{root}/run-{threads}" + ("" if precision == "fp32" else "-" + precision)
+            subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
+                            "--test", f"de={root}/test.panx", "--epochs", str(args.epochs), "--batch", "32", "--lr",
+                            "2e-5", "--max-len", "128", "--threads", str(threads), "--precision", precision, "-o", out,
+                            "--stats", f"{out}.json"] + q, check=True, env=op_times_env(f"{out}-ops.json"))
+            s = json.load(open(f"{out}.json"))
+            rows.append((f"kglm --threads {threads}" + ("" if precision == "fp32" else " --precision " + precision),
+                         threads, (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
+                                   s["test_examples"] / (s["test_milliseconds"] / 1000))))
         rows.append((f"torch {threads} thread(s), OpenBLAS {threads}", threads, peer(threads, threads)))
     # Debian's torch does its gemms in OpenBLAS's own thread pool: 1 torch thread with OpenBLAS on
     # every core is its fastest setting on a small machine (it uses more cores than it is told).
@@ -102,7 +107,13 @@ def main():
           f"sequence, rounded up to 8, as Hugging Face's collator does); kglm packs its batches: 0%")
     for threads in (1, 2):
         print_op_times(f"kglm finetune --threads {threads} (training and test)", f"{root}/run-{threads}-ops.json")
-    best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who))  # noqa: E731
+    for threads in (1, 2):
+        bf16 = next((r[2] for r in rows if r[0] == f"kglm --threads {threads} --precision bf16"), None)
+        if bf16:
+            k = next(r[2] for r in rows if r[0] == f"kglm --threads {threads}")
+            print(f"--precision bf16 / fp32, {threads} thread(s): training {bf16[0] / k[0]:.2f}x, "
+                  f"evaluation {bf16[1] / k[1]:.2f}x")
+    best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who) and "bf16" not in r[0])  # noqa: E731
     print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
           f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")
 

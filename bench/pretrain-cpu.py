@@ -19,6 +19,13 @@ with torch.set_num_threads(--threads) and with torch on 1 thread (its gemms stil
 --threads threads: the faster setting on a 2-core machine). The speed column divides by the
 fastest full-head torch run. Peak RSS of each process from os.wait4.
 
+Against the strongest peers (issue 63), at 1 and 2 threads: kglm with --precision fp32 and bf16 (the
+matrix products in bfloat16 on CPUs with AVX512_BF16/AMX) against current PyTorch from the peers'
+environment (`make bench`: build/bench-venv) eager and torch.compile, fp32 and bf16 under
+torch.autocast, all with the masked-rows head; tokens/s, peak memory, the ratio to the best peer of
+the same precision, and the share of the machine's measured GEMM peak (bench/peak.py) that the
+model's matrix-product flops per second reach (train_flops_per_token: forward + 2x backward).
+
 Objectives: on a second dataset mixing the generators' real output (KMLM code-switched and
 parallel sentences, 3-/4-cycle reasoning samples, EntityCS sentences, made from the fixtures by
 wd-extract, cs-gen, kg-cycles and wiki-extract) with the text above, `pretrain` with every kind on
@@ -30,8 +37,9 @@ Also `pretrain prepare` of the corpus (tokens with offsets and flags into HDF5) 
 `spm_encode --output_format=id` (ids only, to a text file) on the same text and model.
 
 Usage: bench/pretrain-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
-                             [--steps 10] [--threads 2]
+                             [--steps 10] [--threads 2] [--peers-only]
 """
+import copy
 import glob
 import json
 import os
@@ -40,8 +48,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, has_transformers, print_op_times, run, torch_python  # noqa: E402
+from benchlib import (arguments, has_transformers, machine_peak, module_version, peers_python,  # noqa: E402
+                      print_op_times, run, torch_python)
 
+COMPILE_WARM_STEPS = 5  # torch.compile compiles again when the masked rows' count changes (dynamic shapes)
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024", "--batch", "32"]
 
@@ -118,16 +128,84 @@ def kglm_tokens_per_s(args, root, data, extra, warm_steps=2):
     return sum(s["tokens"] for s in timed) / seconds, seconds, peak, wall
 
 
+def dataset_vocab(data):
+    """The vocabulary size of a token dataset (its vocab_size attribute)."""
+    info = subprocess.run(["h5dump", "-a", "vocab_size", data], capture_output=True, text=True).stdout
+    return int(next(l for l in info.splitlines() if "(0)" in l).split(":")[-1].strip())
+
+
+def train_flops_per_token(vocab, seq=128, hidden=256, ffn=1024, layers=4, masked=0.15):
+    """The model's matrix-product flops per token of a training step (forward, and backward at twice
+    that): per layer the q/k/v, output and FFN projections and attention's two products over `seq`
+    positions; the head (transform and vocabulary projection) at the masked rows only."""
+    per_layer = 2 * (4 * hidden * hidden + 2 * hidden * ffn) + 2 * 2 * seq * hidden
+    head = masked * (2 * hidden * hidden + 2 * hidden * vocab)
+    return 3 * (layers * per_layer + head)
+
+
+def cpu_has_bf16():
+    flags = next((line.split(":", 1)[1].split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def strongest_peers(args, root, data, vocab, warm_steps):
+    """Issue 63's table, one per thread count: kglm fp32 and bf16 against current PyTorch (the
+    benchmark peers' environment) eager and torch.compile, fp32 and bf16 (torch.autocast), the same
+    model with the masked-rows head; the ratio to the best peer of the same precision and the share
+    of the machine's measured GEMM peak (bench/peak.py) that the model's products reach."""
+    python, peak = peers_python(), machine_peak(args.work)
+    torch_version = module_version(python, "torch")
+    flops = train_flops_per_token(vocab)
+    print("against the strongest peers: current torch in %s (masked-rows head as kglm; torch.compile warmed up "
+          "for %d steps, its recompilations included; ONNX Runtime and CTranslate2 run inference only: no training "
+          "row); %.1f MFLOP per token of a step; peak: %s" % (
+              python, COMPILE_WARM_STEPS, flops / 1e6, ", ".join("%s %s thr %.0f GFLOP/s" % (p, t, v) for p in ("fp32", "bf16")
+                                             for t, v in sorted(peak.get(p, {}).items()))))
+    for threads in (1, 2):
+        run_args = copy.copy(args)
+        run_args.threads = threads
+        rows = []
+        for precision in ("fp32", "bf16"):
+            if precision == "bf16" and not cpu_has_bf16():
+                print("kglm bf16: this CPU has neither AVX512_BF16 nor AMX-BF16")
+                continue
+            tps, _, mem, _ = kglm_tokens_per_s(run_args, root, data, ["--precision", precision], warm_steps)
+            rows.append(("kglm pretrain", precision, tps, mem))
+        for compiled in (False, True):
+            for precision in ("fp32", "bf16"):
+                name = "torch %s %s" % (torch_version, "torch.compile" if compiled else "eager")
+                out = os.path.join(root, "peer-%d-%s-%s.json" % (threads, precision, compiled))
+                cmd = ["bash", "-c", '"$0" "$@" > ' + out, python, os.path.join(os.path.dirname(__file__), "reference",
+                       "pretrain_torch.py"), "--data", data, "--steps", str(args.steps), "--warmup-steps",
+                       str(COMPILE_WARM_STEPS if compiled else warm_steps), "--threads", str(threads), "--head",
+                       "masked", "--dtype", precision] + MODEL + (["--compile"] if compiled else [])
+                _, _, mem = run(cmd)
+                rows.append((name, precision, json.load(open(out))["tokens_per_s"], mem))
+        print("%d thread%s: %-36s %-5s %10s %9s %12s %14s" % (threads, "s" if threads > 1 else "", "run", "dtype",
+                                                               "tokens/s", "peak MB", "vs best peer", "share of peak"))
+        for name, precision, tps, mem in rows:
+            best = max(r[2] for r in rows if r[1] == precision and not r[0].startswith("kglm"))
+            top = peak.get(precision, {}).get(str(threads))
+            share = "%13.0f%%" % (100 * tps * flops / 1e9 / top) if top else "%14s" % "-"
+            print("           %-36s %-5s %10.0f %9.0f %11.2fx %s" % (name, precision, tps, mem, tps / best, share))
+        kglm = {r[1]: r[2] for r in rows if r[0].startswith("kglm")}
+        if "bf16" in kglm:
+            print("           kglm bf16 / fp32: %.2fx" % (kglm["bf16"] / kglm["fp32"]))
+
+
 def main():
     def extra(ap):
         ap.add_argument("--steps", type=int, default=10)
         ap.add_argument("--threads", type=int, default=2)
+        ap.add_argument("--peers-only", action="store_true", help="only the table against the strongest peers")
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch, h5py"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch and python3-h5py: apt-get install python3-torch python3-h5py")
     if not shutil.which("spm_train"):
         sys.exit("spm_train not found: apt-get install sentencepiece")
     root, data = dataset(args)
+    if args.peers_only:
+        return strongest_peers(args, root, data, dataset_vocab(data), 2)
     corpus, model = os.path.join(root, "corpus.txt"), os.path.join(root, "spm32k.model")
     prep = run([os.path.join(args.bin, "pretrain"), "prepare", "--tokenizer", model, "--max-len", "128", "-o",
                 os.path.join(root, "prepare-bench.h5"), "--quiet", "--threads", str(args.threads), corpus])
@@ -156,15 +234,15 @@ def main():
         r = json.load(open(out))
         rows.append(("%s, %d thr" % (name, torch_threads), r["tokens_per_s"], r["seconds"], peak, wall))
 
-    info = subprocess.run(["h5dump", "-a", "vocab_size", data], capture_output=True, text=True).stdout
-    vocab = [l for l in info.splitlines() if "(0)" in l]
+    vocab = dataset_vocab(data)
     print("pretrain-cpu: 4 layers, hidden 256, 4 heads, FFN 1024, seq 128, batch 32, %d timed steps, %d threads;"
-          " vocabulary %s" % (args.steps, args.threads, vocab[0].split(":")[-1].strip() if vocab else "?"))
+          " vocabulary %d" % (args.steps, args.threads, vocab))
     best_full = max(r[1] for r in rows[1:] if "masked" not in r[0])
     print("%-44s %12s %10s %10s %9s" % ("run", "tokens/s", "timed s", "peak MB", "speed"))
     for name, tps, secs, peak, _ in rows:
         print("%-44s %12.0f %10.2f %10.0f %8.2fx" % (name, tps, secs, peak, tps / best_full))
     print_op_times("kglm pretrain (MLM run)", os.path.join(root, "ops-mlm.json"))
+    strongest_peers(args, root, data, vocab, warm_steps)
 
     mixed = mixed_dataset(args, root, model)
     plain = "text=mlm,annotated=mlm,kmlm-all=mlm,reasoning=mlm,entitycs=mlm"

@@ -17,6 +17,9 @@ peer leaves it out). Each at --threads 1 and 2, the peer with OpenBLAS held to a
 two must make the same predictions: the agreement is printed. X-FACTR's way is slow: with the
 default 2 facts per relation the whole benchmark takes about 10 minutes on 2 cores.
 
+kglm also with --precision bf16 where the CPU has AVX512_BF16 or AMX: its speed against fp32 and
+their agreement.
+
 --device cuda times kglm on the GPU against kglm on 2 CPU threads instead, with their agreement.
 
 Usage: bench/probe.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--max-facts 2]
@@ -64,11 +67,12 @@ def main():
     common = ["--facts", os.path.join(x, "facts"), "--relations", RELATIONS, "--max-facts", str(args.max_facts),
               "--method", ",".join(METHODS)]
 
-    def kglm(threads, device="cpu"):
-        out = f"{root}/kglm-{threads}" + ("" if device == "cpu" else "-" + device)
+    def kglm(threads, device="cpu", precision="fp32"):
+        out = f"{root}/kglm-{threads}" + ("" if device == "cpu" else "-" + device) + (
+            "" if precision == "fp32" else "-" + precision)
         subprocess.run([b("probe"), "--model", f"{root}/model", "--templates", os.path.join(x, "templates"),
-                        "--threads", str(threads), "--device", device, "-o", out, "--stats", f"{out}.stats.json",
-                        "--predictions", f"{out}.jsonl"] + common + q, check=True)
+                        "--threads", str(threads), "--device", device, "--precision", precision, "-o", out, "--stats",
+                        f"{out}.stats.json", "--predictions", f"{out}.jsonl"] + common + q, check=True)
         s = json.load(open(f"{out}.stats.json"))
         return {m: s["facts_probed." + m] / (s["decode_milliseconds." + m] / 1000) for m in METHODS}, \
             s["facts_probed." + METHODS[0]]
@@ -86,9 +90,13 @@ def main():
     if args.device == "cuda":
         return against_the_cpu(args, root, kglm)
     rows = []
+    flags = next((line.split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
+    bf16 = "avx512_bf16" in flags or "amx_bf16" in flags
     for threads in (1, 2):
         rates, facts = kglm(threads)
         rows.append((f"kglm --threads {threads}", rates))
+        if bf16:
+            rows.append((f"kglm --threads {threads} --precision bf16", kglm(threads, precision="bf16")[0]))
         for style in STYLES:
             rates, peer_facts = peer(style, threads, threads)
             rows.append((f"torch {style} {threads} thread(s)", rates))
@@ -96,6 +104,14 @@ def main():
 
     ours = predictions(f"{root}/kglm-1.jsonl")
     print_rates(args, facts, rows)
+    for threads in (1, 2) if bf16 else ():
+        k = next(r[1] for r in rows if r[0] == f"kglm --threads {threads}")
+        h = next(r[1] for r in rows if r[0] == f"kglm --threads {threads} --precision bf16")
+        print(f"--precision bf16 / fp32, {threads} thread(s): " + ", ".join(f"{m} {h[m] / k[m]:.2f}x" for m in METHODS))
+    if bf16:
+        halves = predictions(f"{root}/kglm-1-bf16.jsonl")
+        same = sum(1 for k in ours if halves.get(k) == ours[k])
+        print(f"agreement of bf16 with fp32: {same} of {len(ours)} predictions identical (a random model: near ties)")
     for style in STYLES:
         for threads in (1, 2):
             k = next(r[1] for r in rows if r[0] == f"kglm --threads {threads}")

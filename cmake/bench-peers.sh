@@ -17,5 +17,5 @@ rm -rf "$venv"
 trap 'status=$?; [ $status -eq 0 ] || rm -rf "$venv"' EXIT
 /usr/bin/python3 -m venv "$venv"
 "$venv/bin/python" -m pip --disable-pip-version-check -q install -r "$pins"
-"$venv/bin/python" -c 'import torch, onnxruntime, ctranslate2, transformers; print("bench peers: torch", torch.__version__, "onnxruntime", onnxruntime.__version__, "ctranslate2", ctranslate2.__version__)'
+"$venv/bin/python" -c 'import torch, onnxruntime, ctranslate2, transformers, h5py; print("bench peers: torch", torch.__version__, "onnxruntime", onnxruntime.__version__, "ctranslate2", ctranslate2.__version__)'
 echo "$want" > "$stamp"

@@ -144,7 +144,9 @@ def main():
     n_seq = len(offsets) - 1
     step_model = torch.compile(step_target) if a.compile else step_target
     half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.dtype)
-    scaler = torch.cuda.amp.GradScaler(enabled=a.dtype == "fp16")
+    # torch.amp.GradScaler since torch 2.3; Debian's 1.13 has the CUDA one only.
+    scaler = (torch.amp.GradScaler(a.device, enabled=a.dtype == "fp16") if hasattr(torch.amp, "GradScaler")
+              else torch.cuda.amp.GradScaler(enabled=a.dtype == "fp16"))
 
     def batch(step):
         rows = [(step * a.batch + r) % n_seq for r in range(a.batch)]
