@@ -79,10 +79,10 @@ TEST_F(CpuBf16, ProductsAreTheBf16RoundedOperandsSummedInFp32) {
   ScopedCpuGemmDType bf16(DType::BF16);
   // Every orientation (linear's forward NT, dx NN and dw TN, and TT), plain, scaled and
   // accumulating, on the OpenMP threads (gemm_parallel) and inside a parallel region on
-  // one thread (gemm, as attention calls it); large enough for the bf16 kernels (≥ 8 MFLOP).
+  // one thread (gemm, as attention calls it); large enough to gain from bf16 (gemm_bf16_cpu.cpp).
   for (const Product p :
-       {Product{false, true, 160, 96, 384, 1.0f, 0.0f}, Product{false, false, 96, 200, 256, 1.0f, 1.0f},
-        Product{true, false, 128, 144, 300, 0.125f, 1.0f}, Product{true, true, 100, 120, 400, -2.0f, 0.5f}}) {
+       {Product{false, true, 256, 320, 192, 1.0f, 0.0f}, Product{false, false, 300, 256, 160, 1.0f, 1.0f},
+        Product{true, false, 256, 288, 200, 0.125f, 1.0f}, Product{true, true, 272, 256, 224, -2.0f, 0.5f}}) {
     SCOPED_TRACE(std::string("trans ") + (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + " m " +
                  std::to_string(p.m) + " alpha " + std::to_string(p.alpha) + " beta " + std::to_string(p.beta));
     const std::vector<float> a = uniform_floats(p.m * p.k, 1), b = uniform_floats(p.k * p.n, 2),
@@ -112,16 +112,19 @@ TEST_F(CpuBf16, ProductsAreTheBf16RoundedOperandsSummedInFp32) {
 }
 
 TEST_F(CpuBf16, SmallProductsStayFp32AndF64IsUntouched) {
-  // Below the bf16 kernels' break-even a product is sgemm's, bit for bit; F64 never changes.
-  const Product p{false, true, 16, 16, 32, 1.0f, 0.0f};
-  const std::vector<float> a = uniform_floats(p.m * p.k, 4), b = uniform_floats(p.k * p.n, 5);
-  std::vector<float> fp32(p.m * p.n), bf16(p.m * p.n);
-  cpu::gemm(false, true, p.m, p.n, p.k, 1.0f, a.data(), p.k, b.data(), p.k, 0.0f, fp32.data(), p.n);
-  {
-    ScopedCpuGemmDType scope(DType::BF16);
-    cpu::gemm(false, true, p.m, p.n, p.k, 1.0f, a.data(), p.k, b.data(), p.k, 0.0f, bf16.data(), p.n);
+  // Where rounding the operands costs more than bf16 saves (attention's 128x128 per-head products, a
+  // few rows against a wide matrix) a product is sgemm's, bit for bit; F64 never changes.
+  for (const Product p : {Product{false, true, 16, 16, 32, 1.0f, 0.0f}, Product{false, true, 128, 128, 64, 1.0f, 0.0f},
+                          Product{false, true, 90, 20000, 64, 1.0f, 0.0f}}) {
+    const std::vector<float> a = uniform_floats(p.m * p.k, 4), b = uniform_floats(p.k * p.n, 5);
+    std::vector<float> fp32(p.m * p.n), bf16(p.m * p.n);
+    cpu::gemm(false, true, p.m, p.n, p.k, 1.0f, a.data(), p.k, b.data(), p.k, 0.0f, fp32.data(), p.n);
+    {
+      ScopedCpuGemmDType scope(DType::BF16);
+      cpu::gemm(false, true, p.m, p.n, p.k, 1.0f, a.data(), p.k, b.data(), p.k, 0.0f, bf16.data(), p.n);
+    }
+    EXPECT_EQ(fp32, bf16) << p.m << "x" << p.n << "x" << p.k;
   }
-  EXPECT_EQ(fp32, bf16);
   Tensor x = random({200, 300}, 6), w = random({400, 300}, 7), y64 = Tensor::empty({200, 400}, DType::F64),
          y64_bf16 = Tensor::empty({200, 400}, DType::F64);
   linear_forward(x, w, Tensor(), y64);

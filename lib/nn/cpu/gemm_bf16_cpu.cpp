@@ -25,10 +25,21 @@ namespace {
 
 using dnnl::memory;
 
-// Below this many flops the product stays fp32: rounding the operands and calling oneDNN cost ~8 µs,
-// about what bf16 saves on attention's per-head products (128x128x64 on one thread of the
-// development machine: sgemm 20.4 µs, this 18.8 µs; 512x256x256: 502 and 189 µs).
-constexpr double kBf16MinFlops = 8e6;
+// Whether bf16 gains on an m x n x k product: what rounding both operands costs (and oneDNN packing
+// them) against what the bf16 kernels save, as measured on the development machine (AMX): sgemm
+// ~150 GFLOP/s, bf16 ~600, so ~5 ps saved per flop; ~1 ns per rounded element, ~4 ns for an operand
+// past 128 MB (an XLM-R vocabulary's 250,002 x 256 output matrix). Measured (one thread, sgemm and
+// bf16): attention's 128x128x64 per-head product 20.4 and 18.8 µs (stays fp32); 180 masked rows
+// against 250,002 words (k 256) 188 and 305 ms (fp32), 1,000 rows 943 and 767 ms (bf16), 180 rows
+// against 32,000 words 23.1 and 17.8 ms (bf16); a training batch's 4096x1024x256 13.3 and 5.7 ms,
+// 4096x256x1024 14.1 and 4.6 ms (bf16). Below 1 MFLOP the call's own cost (~8 µs) decides.
+double rounding_seconds(double elements) { return elements * (elements > 32e6 ? 4e-9 : 1e-9); }
+
+bool bf16_gains(int64_t m, int64_t n, int64_t k) {
+  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
+  const double flops = 2 * dm * dn * dk;
+  return k > 0 && flops >= 1e6 && rounding_seconds(dm * dk) + rounding_seconds(dk * dn) < flops * 5e-12;
+}
 constexpr memory::dim kRuntime = DNNL_RUNTIME_DIM_VAL;
 
 dnnl::engine& cpu_engine() {
@@ -96,8 +107,7 @@ const dnnl::matmul& matmul_for(bool trans_a, bool trans_b, float beta) {
 
 bool gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                const float* b, int64_t ldb, float beta, float* c, int64_t ldc) noexcept {
-  if (k == 0 || 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kBf16MinFlops)
-    return false;
+  if (!bf16_gains(m, n, k)) return false;
   try {
     const dnnl::matmul& matmul = matmul_for(trans_a, trans_b, beta);
     // Per thread: attention calls this from its own parallel loop (oneDNN then runs on the calling

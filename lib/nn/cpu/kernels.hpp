@@ -151,7 +151,8 @@ void gemm_parallel(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 // --- gemm_bf16_cpu.cpp: the products of --precision bf16 (nn/cpu_precision.hpp) ----------------
 // The same product with op(A) and op(B) rounded to bfloat16 and fp32 accumulation, on oneDNN (its
 // own threads at the top level, the calling thread inside a parallel region). false where it does
-// not apply — a product too small to gain, k = 0, oneDNN unable to set it up — and C is untouched:
+// not apply — a product whose operands' rounding would cost more than bf16 saves (a short side, as
+// attention's per-head products), k = 0, oneDNN unable to set it up — and C is untouched:
 // the caller runs sgemm. Never throws. gemm and gemm_parallel call it when the CPU's gemm dtype is
 // BF16.
 bool gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
