@@ -199,11 +199,16 @@ elmo_group() {
       --eval-every 6 --threads "$threads" --quiet --device cuda --log "$w/first.jsonl" --out "$w/resumed"
   compared && check "$(labelled "ELMo --device cuda: 6 steps + --resume 6 = 12 steps, bit-identical")" \
     elmo_same "$ref" "$(gpu_or_cpu "$w/first.jsonl" "$ref")" "$ref_dir" "$(gpu_or_cpu "$w/resumed" "$ref_dir")"
+  # ELMo at Adagrad's learning rate 0.2 is chaotic at this size (fp32's own loss jumps to 10.4 at step
+  # 7): a half-precision run's trajectory parts from fp32's after a few steps while what it learns
+  # does not (bf16 on the CPU: a spike at step 12, 8.60 against 6.97, held-out loss 7.46 against
+  # 7.62). So: the first 6 steps, and the held-out losses at steps 6 and 12.
   for precision in bf16 fp16; do
     on_device "elmo-$precision" "$bin/pretrain" "${e[@]}" --steps 12 --device cuda --precision $precision \
       --log "$w/$precision.jsonl" --out "$w/$precision"
-    compared && check "$(labelled "ELMo --precision $precision: 12 steps within 5e-2 of fp32 on the GPU")" \
-      $py "$src/tests/cli/losses_match.py" "$ref" "$(gpu_or_cpu "$w/$precision.jsonl" "$ref")" 12 5e-2
+    compared && check "$(labelled "ELMo --precision $precision: 6 steps and the held-out losses within 5e-2 of fp32's")" \
+      $py "$src/tests/cli/losses_match.py" "$ref" "$(gpu_or_cpu "$w/$precision.jsonl" "$ref")" 12 5e-2 --first 6 \
+      --held-out
   done
   awk 'NF > 3' "$text" | sed -n 1,50p > "$w/sentences.txt"
   cpu elmo-embed "$bin/pretrain" embed --model "$w/cpu" -q -o "$w/vectors-cpu.hdf5" "$w/sentences.txt" &&
