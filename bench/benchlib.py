@@ -44,6 +44,13 @@ def module_version(python, module):
     return out.stdout.strip() or "?"
 
 
+def cpu_has_bf16():
+    """Whether this CPU has bf16 dot products (AVX512_BF16 or AMX-BF16): where kglm's --precision bf16
+    runs and the bf16 peak is measured."""
+    flags = next((line.split(":", 1)[1].split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def machine_peak(work):
     """This machine's measured GEMM peak in GFLOP/s ({"fp32": {"1": .., "2": ..}, "bf16": {...}}):
     WORK/peak.json of bench/peak.py, measured now when absent."""

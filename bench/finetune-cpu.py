@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, op_times_env, print_op_times, torch_python  # noqa: E402
+from benchlib import arguments, cpu_has_bf16, op_times_env, print_op_times, torch_python  # noqa: E402
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -77,8 +77,7 @@ def main():
 
     rows, padding = [], []
     # --precision bf16 (the matrix products in bfloat16) where the CPU has AVX512_BF16 or AMX.
-    flags = next((line.split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
-    precisions = ["fp32"] + (["bf16"] if "avx512_bf16" in flags or "amx_bf16" in flags else [])
+    precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
     for threads in (1, 2):
         for precision in precisions:
             out = f"{root}/run-{threads}" + ("" if precision == "fp32" else "-" + precision)

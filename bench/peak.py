@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, peers_python  # noqa: E402
+from benchlib import arguments, cpu_has_bf16, peers_python  # noqa: E402
 
 ROW_MAJOR, NO_TRANS = 101, 111
 
@@ -66,19 +66,9 @@ print(2.0 * n ** 3 / best / 1e9, torch.__version__)
 """
 
 
-def cpu_flags():
-    flags = set()
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("flags"):
-            flags.update(line.split(":", 1)[1].split())
-            break
-    return flags
-
-
 def main():
     args = arguments(lambda ap: (ap.add_argument("--n", type=int, default=4096),
                                  ap.add_argument("--peers-python", default=None)))
-    flags = cpu_flags()
     model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     peak = {"cpu": model, "n": args.n, "fp32": {}, "bf16": {}}
     print(f"peak: {model}; {os.cpu_count()} CPUs; GEMM {args.n}^3, best of 5")
@@ -86,7 +76,7 @@ def main():
         gflops = sgemm_gflops(args.n, threads)
         peak["fp32"][str(threads)] = gflops
         print(f"peak: fp32 sgemm (OpenBLAS), {threads} thread{'s' if threads > 1 else ''}: {gflops:.1f} GFLOP/s")
-    if "avx512_bf16" in flags or "amx_bf16" in flags:
+    if cpu_has_bf16():
         try:
             python = args.peers_python or peers_python()
         except SystemExit as absent:

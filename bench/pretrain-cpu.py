@@ -48,8 +48,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (arguments, has_transformers, machine_peak, module_version, peers_python,  # noqa: E402
-                      print_op_times, run, torch_python)
+from benchlib import (arguments, cpu_has_bf16, has_transformers, machine_peak, module_version,  # noqa: E402
+                      peers_python, print_op_times, run, torch_python)
 
 COMPILE_WARM_STEPS = 5  # torch.compile compiles again when the masked rows' count changes (dynamic shapes)
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
@@ -141,11 +141,6 @@ def train_flops_per_token(vocab, seq=128, hidden=256, ffn=1024, layers=4, masked
     per_layer = 2 * (4 * hidden * hidden + 2 * hidden * ffn) + 2 * 2 * seq * hidden
     head = masked * (2 * hidden * hidden + 2 * hidden * vocab)
     return 3 * (layers * per_layer + head)
-
-
-def cpu_has_bf16():
-    flags = next((line.split(":", 1)[1].split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def strongest_peers(args, root, data, vocab, warm_steps):

@@ -32,7 +32,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, torch_python  # noqa: E402
+from benchlib import arguments, cpu_has_bf16, torch_python  # noqa: E402
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -90,8 +90,7 @@ def main():
     if args.device == "cuda":
         return against_the_cpu(args, root, kglm)
     rows = []
-    flags = next((line.split() for line in open("/proc/cpuinfo") if line.startswith("flags")), [])
-    bf16 = "avx512_bf16" in flags or "amx_bf16" in flags
+    bf16 = cpu_has_bf16()
     for threads in (1, 2):
         rates, facts = kglm(threads)
         rows.append((f"kglm --threads {threads}", rates))
