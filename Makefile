@@ -15,8 +15,9 @@ all: build
 deps:
 	@cmake/install-deps.sh
 
+# A failed configure leaves its cache behind: remove it, so that the next make configures again.
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) || { rm -f $@; exit 1; }
 
 configure: deps $(BUILD)/CMakeCache.txt
 

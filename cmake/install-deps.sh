@@ -13,7 +13,8 @@ packages=(
   zlib1g-dev gzip libdeflate-dev
   libbz2-dev bzip2 lbzip2 libzip-dev
   libgtest-dev librandom123-dev libabsl-dev
-  libsentencepiece-dev sentencepiece libopenblas-dev libdnnl-dev
+  # ocl-icd-opencl-dev: Debian's oneDNN has the OpenCL GPU runtime; its dnnl-config.cmake needs OpenCL.
+  libsentencepiece-dev sentencepiece libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
   lmod man-db
