@@ -62,6 +62,7 @@ bench: build references
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/pretrain-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/elmo-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/probe.py
+	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/embed-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/finetune-cpu.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/verbalize.py
 	KGLM_BIN=$(CURDIR)/$(BUILD)/bin bench/scale.py --sizes 20000,200000

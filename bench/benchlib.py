@@ -9,10 +9,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
 
 
-def run(cmd):
+def run(cmd, env=None):
     """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB) of that process alone (os.wait4)."""
     start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(p.pid, 0)
     secs = time.perf_counter() - start
     if status != 0:
@@ -124,3 +124,49 @@ def print_op_times(label, path):
     total = sum(classes.values()) or 1.0
     parts = ", ".join(f"{c} {100 * s / total:.0f}%" for c, s in sorted(classes.items(), key=lambda kv: -kv[1]))
     print(f"op time, {label}: {total:.1f} s in ops: {parts}")
+
+
+def print_peer_table(threads, unit, rows, peak, flops_per_unit):
+    """Issue 63's table for one thread count: rows of (name, precision, rate in units/s or None when
+    the engine cannot do the job, peak MB, note); the ratio to the best peer (a row not starting
+    with "kglm") of the same precision, and the share of the machine's measured GEMM peak of that
+    precision (bench/peak.py) that rate x flops_per_unit reaches."""
+    print("%d thread%s: %-46s %-5s %12s %9s %12s %14s  %s" % (threads, "s" if threads > 1 else " ", "run", "dtype",
+                                                               unit + "/s", "peak MB", "vs best peer", "share of peak",
+                                                               "note"))
+    for name, precision, rate, mem, note in rows:
+        if rate is None:
+            print("           %-46s %-5s %12s %9s %12s %14s  %s" % (name, precision, "-", "-", "-", "-", note))
+            continue
+        peers = [r[2] for r in rows if r[1] == precision and not r[0].startswith("kglm") and r[2]]
+        versus = "%11.2fx" % (rate / max(peers)) if peers else "%12s" % "-"
+        top = peak.get(precision, {}).get(str(threads))
+        share = "%13.0f%%" % (100 * rate * flops_per_unit / 1e9 / top) if top else "%14s" % "-"
+        print("           %-46s %-5s %12.1f %9.0f %s %s  %s" % (name, precision, rate, mem, versus, share, note))
+    for name in dict.fromkeys(r[0] for r in rows if r[0].startswith("kglm")):
+        kglm = {r[1]: r[2] for r in rows if r[0] == name and r[2]}
+        if "bf16" in kglm and "fp32" in kglm:
+            print("           %s: bf16 / fp32 %.2fx" % (name, kglm["bf16"] / kglm["fp32"]))
+
+
+def peak_line(peak):
+    """The measured peaks of bench/peak.py in one phrase."""
+    return ", ".join("%s %s thr %.0f GFLOP/s" % (p, t, v) for p in ("fp32", "bf16")
+                     for t, v in sorted(peak.get(p, {}).items()))
+
+
+def blas_settings():
+    """[(label, environment)] to run kglm under: the environment as it is, and, where it sets
+    OPENBLAS_CORETYPE (the development machines set Haswell: AVX2 kernels on AVX-512 cores), the
+    same without it, so OpenBLAS chooses its kernels for the CPU as it does for most users."""
+    settings = [("", dict(os.environ))]
+    if "OPENBLAS_CORETYPE" in os.environ:
+        settings.append((", OPENBLAS_CORETYPE unset", {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}))
+    return settings
+
+
+def blas_line(peak):
+    """Which OpenBLAS kernels kglm runs under this environment, in one phrase."""
+    set_to = os.environ.get("OPENBLAS_CORETYPE")
+    return "kglm's OpenBLAS runs its %s kernels%s" % (
+        peak.get("openblas_kernels", "?"), " (OPENBLAS_CORETYPE=%s in the environment)" % set_to if set_to else "")

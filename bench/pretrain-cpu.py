@@ -49,7 +49,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (arguments, cpu_has_bf16, has_transformers, machine_peak, module_version,  # noqa: E402
-                      peers_python, print_op_times, run, torch_python)
+                      peak_line, peers_python, print_op_times, print_peer_table, run, torch_python)
 
 COMPILE_WARM_STEPS = 5  # torch.compile compiles again when the masked rows' count changes (dynamic shapes)
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
@@ -154,8 +154,7 @@ def strongest_peers(args, root, data, vocab, warm_steps):
     print("against the strongest peers: current torch in %s (masked-rows head as kglm; torch.compile warmed up "
           "for %d steps, its recompilations included; ONNX Runtime and CTranslate2 run inference only: no training "
           "row); %.1f MFLOP per token of a step; peak: %s" % (
-              python, COMPILE_WARM_STEPS, flops / 1e6, ", ".join("%s %s thr %.0f GFLOP/s" % (p, t, v) for p in ("fp32", "bf16")
-                                             for t, v in sorted(peak.get(p, {}).items()))))
+              python, COMPILE_WARM_STEPS, flops / 1e6, peak_line(peak)))
     for threads in (1, 2):
         run_args = copy.copy(args)
         run_args.threads = threads
@@ -176,16 +175,7 @@ def strongest_peers(args, root, data, vocab, warm_steps):
                        "masked", "--dtype", precision] + MODEL + (["--compile"] if compiled else [])
                 _, _, mem = run(cmd)
                 rows.append((name, precision, json.load(open(out))["tokens_per_s"], mem))
-        print("%d thread%s: %-36s %-5s %10s %9s %12s %14s" % (threads, "s" if threads > 1 else "", "run", "dtype",
-                                                               "tokens/s", "peak MB", "vs best peer", "share of peak"))
-        for name, precision, tps, mem in rows:
-            best = max(r[2] for r in rows if r[1] == precision and not r[0].startswith("kglm"))
-            top = peak.get(precision, {}).get(str(threads))
-            share = "%13.0f%%" % (100 * tps * flops / 1e9 / top) if top else "%14s" % "-"
-            print("           %-36s %-5s %10.0f %9.0f %11.2fx %s" % (name, precision, tps, mem, tps / best, share))
-        kglm = {r[1]: r[2] for r in rows if r[0].startswith("kglm")}
-        if "bf16" in kglm:
-            print("           kglm bf16 / fp32: %.2fx" % (kglm["bf16"] / kglm["fp32"]))
+        print_peer_table(threads, "tokens", [r + ("",) for r in rows], peak, flops)
 
 
 def main():

@@ -1,6 +1,7 @@
 #include "train/sentence_embeddings.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -122,11 +123,15 @@ SentenceEmbeddings embed_lines(const EmbedOptions& o, const std::vector<std::str
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return sentences[a].size() > sentences[b].size(); });
   Progress progress("embed", sentences.size());
+  // The encoder and the pooling alone (no loading, tokenizing or writing): what benchmarks compare.
+  const auto start = std::chrono::steady_clock::now();
+  int64_t tokens = 0;
   const auto step = static_cast<size_t>(o.batch);
   for (size_t first = 0; first < order.size(); first += step) {
     const size_t count = std::min(step, order.size() - first);
     std::vector<std::vector<int32_t>> ids;
     for (size_t r = 0; r < count; ++r) ids.push_back(sentences[order[first + r]]);
+    for (const auto& sentence : ids) tokens += static_cast<int64_t>(sentence.size());
     const nn::EncoderBatch batch = nn::pack_sequences(ids, {}, config);
     encoder.forward(batch, nn::DropoutContext{});
     nn::Tensor states = encoder.hidden_state(static_cast<size_t>(layer)).to(nn::Device::Cpu);
@@ -159,6 +164,9 @@ SentenceEmbeddings embed_lines(const EmbedOptions& o, const std::vector<std::str
     progress.update(first + count, first + count);
   }
   progress.finish();
+  stats.set("tokens", tokens);
+  stats.set("embed_milliseconds",
+            std::llround(1000 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
   return result;
 }
 

@@ -1,9 +1,10 @@
 // Linear layer on OpenBLAS, single-threaded per call, with the rows of each product split over
 // the OpenMP threads (see kernels.hpp for why).
 //
-// OpenBLAS 0.3.21 (Debian 12) does not recognise AMD Zen 4/5 and runs its Haswell (AVX2) kernels
-// there; with OPENBLAS_CORETYPE=SkylakeX in the environment of the process (it is read when the
-// library loads) it runs its AVX-512 kernels, about 2.8x faster on the Zen 5 development machines.
+// OpenBLAS chooses its kernels for the CPU when it loads (Debian 12's 0.3.21 runs its AVX-512
+// Cooperlake kernels on AMD Zen 5) unless OPENBLAS_CORETYPE in the environment names others: the
+// development machines set Haswell (AVX2), which halves sgemm there (124 against 230 GFLOP/s, one
+// core, 4096^3). kglm leaves the user's choice as it is; the benchmarks say which kernels ran.
 #include <cblas.h>
 
 #include <climits>
