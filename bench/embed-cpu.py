@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINES = ("torch", "compile", "onnxruntime", "ctranslate2")
 ENGINE_NAMES = {"torch": "torch %s eager", "compile": "torch %s torch.compile", "onnxruntime": "onnxruntime %s",
                 "ctranslate2": "ctranslate2 %s"}
-REFUSED = 3  # encoder_peers.py: the engine cannot do this job
+REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 
 
 def encoder_flops(lengths, layers, hidden, ffn):

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """bench/finetune-cpu: NER fine-tuning examples/s and evaluation sentences/s of `finetune --task token`
 against the same model and head in Debian's python3-torch (bench/reference/finetune_torch.py), in one
 run, on the same data, machine and thread count.
@@ -15,8 +15,15 @@ OpenBLAS held to as many threads (the same cores); and the peer's fastest settin
 thread with OpenBLAS on every core. kglm also with --precision bf16 where the CPU has AVX512_BF16
 or AMX (its ratio to fp32; the summary lines compare fp32 with fp32).
 
+Against the strongest peers (issue 63), evaluation only (ONNX Runtime and CTranslate2 do not train;
+pretrain-cpu's table has current torch's training): `finetune evaluate` of the fine-tuned model on
+the --copies copies of the test sentences against the same model's token classification in
+current torch eager and torch.compile, ONNX Runtime and CTranslate2 from the peers' environment of
+`make bench` (bench/peers/encoder_peers.py --head token), fp32 and bf16, one table per thread count
+with the share of the machine's GEMM peak (bench/peak.py). --no-peers leaves it out.
+
 Usage: bench/finetune-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
-                             [--epochs 1] [--copies 4]
+                             [--epochs 1] [--copies 4] [--no-peers]
 """
 import json
 import os
@@ -25,7 +32,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, cpu_has_bf16, op_times_env, print_op_times, torch_python  # noqa: E402
+from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, op_times_env,  # noqa: E402
+                      peak_line, peers_python, print_op_times, print_peer_table, run, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -35,6 +43,7 @@ def main():
     def extra(ap):
         ap.add_argument("--epochs", type=int, default=1)
         ap.add_argument("--copies", type=int, default=4)
+        ap.add_argument("--no-peers", action="store_true", help="leave out the strongest peers' table")
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
@@ -115,5 +124,81 @@ def main():
     best = lambda who, i: max(r[2][i] for r in rows if r[0].startswith(who) and "bf16" not in r[0])  # noqa: E731
     print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
           f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")
+    if not args.no_peers:
+        strongest_peers(args, root, spm, vocab, precisions)
+
+
+def panx_ids(path, spm, vocab, max_len):
+    """Each sentence of a PAN-X file as XLM-R ids, as kglm's token task encodes it: <s>, each word's
+    SentencePiece pieces (+1, fairseq's mapping; an unknown word <unk>), cut at max_len - 1, </s>."""
+    sentences, words = [], []
+    for line in list(open(path, encoding="utf-8")) + [""]:
+        if line.strip():
+            words.append(line.split(":", 1)[1].rsplit("\t", 1)[0])
+        elif words:
+            sentences.append(words)
+            words = []
+    distinct = sorted({w for s in sentences for w in s})
+    out = subprocess.run(["spm_encode", "--model", spm, "--output_format=id"], input="\n".join(distinct) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    pieces = {w: [(int(i) + 1) % vocab for i in out[k].split()] or [3] for k, w in enumerate(distinct)}
+    return [([0] + [p for w in s for p in pieces[w]])[:max_len - 1] + [2] for s in sentences]
+
+
+def strongest_peers(args, root, spm, vocab, precisions):
+    """Issue 63's table for evaluation, one per thread count: `finetune evaluate` of the fine-tuned
+    model on the --copies copies of the test sentences (its --stats predict_milliseconds) against
+    the same model's token classification in current torch eager and torch.compile, ONNX Runtime and
+    CTranslate2 (bench/peers/encoder_peers.py --head token, batches of 32 longest first), fp32 and
+    bf16; agreement: the share of tokens labelled as torch eager fp32 labels them."""
+    import glob
+    import numpy as np
+    python, peak = peers_python(), machine_peak(args.work)
+    here = os.path.dirname(os.path.abspath(__file__))
+    model = sorted(glob.glob(f"{root}/run-1/seed-*/best"))[0]
+    config = json.load(open(f"{model}/config.json"))
+    layers, hidden, ffn = config["num_hidden_layers"], config["hidden_size"], config["intermediate_size"]
+    ids = panx_ids(f"{root}/train.panx", spm, vocab, 128)
+    with open(f"{root}/eval.ids", "w") as f:
+        f.write("".join(" ".join(map(str, s)) + "\n" for s in ids))
+    lengths = [len(s) for s in ids]
+    flops = layers * (2 * sum(lengths) * (4 * hidden * hidden + 2 * hidden * ffn) + sum(4 * n * n * hidden for n in lengths))
+    print(f"against the strongest peers, evaluation: {len(ids)} sentences ({sum(lengths)} tokens) in batches of 32; "
+          f"{flops / len(ids) / 1e6:.1f} MFLOP of matrix products per sentence; peak: {peak_line(peak)}; "
+          f"{blas_line(peak)}")
+    for threads in (1, 2):
+        rows, reference = [], None
+        for blas, env in blas_settings():
+            for precision in precisions:
+                out = f"{root}/peers-kglm-{threads}-{precision}{'-blas' if blas else ''}"
+                _, _, mem = run([os.path.join(args.bin, "finetune"), "evaluate", "--model", model, "--test",
+                                 f"de={root}/train.panx", "--batch", "32", "--threads", str(threads), "--precision",
+                                 precision, "-o", out, "--stats", f"{out}.json", "--quiet"], env)
+                s = json.load(open(f"{out}.json"))
+                rows.append(("kglm finetune evaluate" + blas, precision,
+                             s["test_examples"] / (s["predict_milliseconds"] / 1000), mem, ""))
+        for engine in ("torch", "compile", "onnxruntime", "ctranslate2"):
+            for precision in precisions:
+                out = f"{root}/peers-{engine}-{threads}-{precision}.npy"
+                p = subprocess.run([python, os.path.join(here, "peers", "encoder_peers.py"), "--engine", engine,
+                                    "--head", "token", "--precision", precision, "--threads", str(threads),
+                                    "--model", model, "--ids", f"{root}/eval.ids", "--batch", "32", "--work",
+                                    f"{root}/peers-{engine}", "--out", out], capture_output=True, text=True)
+                name = {"torch": "torch %s eager", "compile": "torch %s torch.compile", "onnxruntime": "onnxruntime %s",
+                        "ctranslate2": "ctranslate2 %s"}[engine]
+                if p.returncode == REFUSED:
+                    rows.append((name % "", precision, None, None, p.stderr.strip().splitlines()[-1]))
+                    continue
+                if p.returncode:
+                    sys.exit(f"{engine} failed:\n{p.stderr[-3000:]}")
+                r = json.loads(p.stdout.splitlines()[-1])
+                labels = np.load(out)
+                reference = labels if reference is None else reference
+                rows.append((name % r["version"], precision, r["sentences"] / r["seconds"], r["peak_mb"],
+                             f"{100 * (labels == reference).mean():.2f}% of tokens as torch eager fp32"))
+        print_peer_table(threads, "sentences", rows, peak, flops / len(ids))
+
+
+REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 
 main()

@@ -16,8 +16,17 @@ decode calls: no loading, tokenizing or writing), the peer's its decode loop alo
 --device cuda adds rows for kglm on the GPU (verbalize generate --device cuda), against torch on the
 GPU when its build has CUDA, else against torch's one-thread CPU rate (the row says which).
 
+Against the strongest peers (issue 63), one table per decoding and thread count: kglm with
+--precision fp32 and bf16 (under the environment as it is and, where it sets OPENBLAS_CORETYPE,
+without it) against transformers' generate() on current PyTorch, eager and with torch.compile (bf16
+under torch.autocast), and CTranslate2's translate_batch (the model converted by its own converter),
+from the benchmark peers' environment of `make bench` (bench/peers/t5_peers.py); each peer decodes
+one batch untimed first. Sentences/s, peak memory, the ratio to the best peer of the same
+precision, the share of the machine's GEMM peak (bench/peak.py) that the decoding's matrix products
+reach, and each peer's agreement with torch eager fp32. --no-peers leaves these tables out.
+
 Usage: bench/verbalize.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--sentences 256]
-                          [--train-steps 150] [--device cuda]
+                          [--train-steps 150] [--device cuda] [--no-peers]
 """
 import json
 import os
@@ -26,7 +35,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, torch_python  # noqa: E402
+from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, peak_line,  # noqa: E402
+                      peers_python, print_peer_table, run, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 CONFIG = {"model_type": "t5", "vocab_size": 2000, "d_model": 256, "d_kv": 32, "d_ff": 1024, "num_layers": 4,
@@ -40,6 +50,7 @@ def main():
         ap.add_argument("--sentences", type=int, default=256)
         ap.add_argument("--train-steps", type=int, default=150)
         ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+        ap.add_argument("--no-peers", action="store_true", help="leave out the strongest peers' tables")
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
@@ -125,6 +136,76 @@ def main():
         print(f"{label:<10} {column:>15} {ours:>12.1f} {theirs:>13.1f} {ours / theirs:>6.2f}x")
     for label, same in agreement.items():
         print(f"agreement ({label}): {same} of {len(inputs)} sentences identical")
+    if args.device == "cpu" and not args.no_peers:
+        strongest_peers(args, root, len(inputs))
 
 
+def decoding_flops(sources, outputs, beams):
+    """The matrix-product flops of decoding these sources into these outputs with the benchmark's T5
+    (CONFIG): the encoder over each source; per decoder step and hypothesis (each output token and
+    its </s>, times the beams) self-attention's four projections, cross-attention's query and output
+    projections, the feed-forward and the vocabulary projection; cross-attention's keys and values once
+    per source and hypothesis. Attention's scores are left out (short sequences: a few percent)."""
+    d, inner, ff, vocab = CONFIG["d_model"], CONFIG["num_heads"] * CONFIG["d_kv"], CONFIG["d_ff"], CONFIG["vocab_size"]
+    enc, dec, k = CONFIG["num_layers"], CONFIG["num_decoder_layers"], max(beams, 1)
+    flops = 0
+    for s, o in zip(sources, outputs):
+        flops += 2 * len(s) * enc * (4 * d * inner + 2 * d * ff)
+        flops += 2 * k * len(s) * dec * 2 * d * inner
+        flops += 2 * k * (len(o) + 1) * (dec * (6 * d * inner + 2 * d * ff) + d * vocab)
+    return flops
+
+
+def strongest_peers(args, root, sentences):
+    """Issue 63's tables, one per decoding and thread count: kglm fp32 and bf16 against transformers'
+    generate() on current PyTorch, eager and with torch.compile, and CTranslate2's translate_batch, from
+    the benchmark peers' environment (bench/peers/t5_peers.py); the ratio to the best peer of the same
+    precision and the share of the machine's GEMM peak that the decoding's products reach."""
+    python, peak = peers_python(), machine_peak(args.work)
+    here = os.path.dirname(os.path.abspath(__file__))
+    precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
+    sources = [[int(x) for x in line.split()] for line in open(f"{root}/inputs.ids")]
+    print(f"against the strongest peers: current torch (transformers generate, eager and torch.compile) and "
+          f"CTranslate2 in {python}; ONNX Runtime has no T5 generation of its own (Hugging Face's optimum "
+          f"drives exported parts from Python): no row; peak: {peak_line(peak)}; {blas_line(peak)}")
+    for beams in (0, 4):
+        for threads in (1, 2):
+            rows, flops = [], None
+            for blas, env in blas_settings():
+                for precision in precisions:
+                    out = f"{root}/peers-kglm-{beams}-{threads}-{precision}{'-blas' if blas else ''}"
+                    _, _, mem = run([os.path.join(args.bin, "verbalize"), "generate", "--model", f"{root}/model",
+                                     "--batch", "32", "--max-len", "64", "--threads", str(threads), "--precision",
+                                     precision, "-o", f"{out}.jsonl", "--stats", f"{out}.stats.json", "--quiet",
+                                     f"{root}/inputs.jsonl"] + (["--beams", str(beams)] if beams else []), env)
+                    s = json.load(open(f"{out}.stats.json"))
+                    rows.append(("kglm verbalize generate" + blas, precision,
+                                 s["sentences"] / (s["decode_milliseconds"] / 1000), mem, ""))
+            reference = None
+            for engine in ("torch", "compile", "ctranslate2"):
+                for precision in precisions:
+                    out = f"{root}/peers-{engine}-{beams}-{threads}-{precision}.ids"
+                    p = subprocess.run([python, os.path.join(here, "peers", "t5_peers.py"), "--engine", engine,
+                                        "--precision", precision, "--threads", str(threads), "--model",
+                                        f"{root}/model", "--ids", f"{root}/inputs.ids", "--beams", str(beams),
+                                        "--work", f"{root}/peers-work", "--out", out], capture_output=True, text=True)
+                    name = {"torch": "torch %s eager", "compile": "torch %s torch.compile",
+                            "ctranslate2": "ctranslate2 %s"}[engine]
+                    if p.returncode == REFUSED:
+                        rows.append((name % "", precision, None, None, p.stderr.strip().splitlines()[-1]))
+                        continue
+                    if p.returncode:
+                        sys.exit(f"{engine} failed:\n{p.stderr[-3000:]}")
+                    r = json.loads(p.stdout.splitlines()[-1])
+                    outputs = [line.split() for line in open(out)]
+                    if reference is None:
+                        reference, flops = outputs, decoding_flops(sources, outputs, beams)
+                    same = sum(1 for a, b in zip(outputs, reference) if a == b)
+                    rows.append((name % r["version"], precision, r["sentences"] / r["seconds"], r["peak_mb"],
+                                 f"{same} of {len(outputs)} as torch eager fp32"))
+            print("beam 4" if beams else "greedy", end=" ")
+            print_peer_table(threads, "sentences", rows, peak, flops / sentences)
+
+
+REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 main()

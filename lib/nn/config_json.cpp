@@ -142,13 +142,32 @@ void ConfigJsonWriter::field(std::string_view key, const std::string& json_value
 
 void ConfigJsonWriter::text(std::string_view key, std::string_view value) { field(key, json_string(value)); }
 
+namespace {
+
+// A number as a float token: "1.0", not "1" (transformers 5 refuses an int where its config class
+// declares a float, e.g. T5Config's initializer_factor).
+std::string float_token(const char* begin, const char* end) {
+  std::string text(begin, end);
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+}  // namespace
+
 void ConfigJsonWriter::number(std::string_view key, double value) {
   // The shortest text that reads back as the same double: 0.1, not 0.10000000000000001. JSON has no
   // NaN or infinity: null, which the readers refuse with the key's name.
   if (!std::isfinite(value)) return field(key, "null");
   char buf[32];
-  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
-  field(key, std::string(buf, end));
+  field(key, float_token(buf, std::to_chars(buf, buf + sizeof buf, value).ptr));
+}
+
+void ConfigJsonWriter::number(std::string_view key, float value) {
+  // The shortest text that reads back as the same float: a dropout of 0.1f is written 0.1, not
+  // 0.10000000149011612 (what the double it widens to would print).
+  if (!std::isfinite(value)) return field(key, "null");
+  char buf[32];
+  field(key, float_token(buf, std::to_chars(buf, buf + sizeof buf, value).ptr));
 }
 
 void ConfigJsonWriter::write(const std::filesystem::path& path) const {

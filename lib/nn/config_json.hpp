@@ -58,7 +58,9 @@ class ConfigJsonWriter {
   void field(std::string_view key, const std::string& json_value);
   void field(std::string_view key, int64_t value) { field(key, std::to_string(value)); }
   void text(std::string_view key, std::string_view value);
-  void number(std::string_view key, double value);  // 17 significant digits: round-trips doubles
+  // The shortest text that reads back as the same value, always a float token ("1.0", not "1").
+  void number(std::string_view key, double value);
+  void number(std::string_view key, float value);
   void boolean(std::string_view key, bool value) { field(key, value ? "true" : "false"); }
   // The object as JSON text, nested `indent` spaces deeper (a member of another writer's object).
   std::string object(int indent) const;

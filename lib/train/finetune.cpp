@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -319,6 +320,9 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   std::vector<tasks::SeedResult> results;
   ErrorCounter errors(o.max_errors);
   tasks::TaskKind kind = tasks::TaskKind::token;
+  // The predictions alone (no loading, reading or scoring): what benchmarks compare.
+  double predict_seconds = 0;
+  int64_t examples = 0;
   for (const auto& [seed, dir] : finetuned_model_dirs(o.model)) {
     LoadedModel m = load_finetuned_model(dir, o.device);
     kind = m.task.kind;
@@ -327,10 +331,12 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
     for (const std::string& t : o.tests) {
       const TaskFile f = load_file(m.task, split_lang_path(t, true, "--test"), m.labels, m.intents_or_null(),
                                    *m.tokenizer, m.config, o, errors, !o.quiet && results.empty());
-      r.tests.emplace_back(f.lang, tasks::score(f.data, m.labels,
-                                                tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch,
-                                                               m.task.qa_decode, m.intents_or_null()),
-                                                rules));
+      const auto begin = std::chrono::steady_clock::now();
+      const tasks::TaskPredictions p =
+          tasks::predict(*m.model, f.data, f.encoded, m.labels, o.batch, m.task.qa_decode, m.intents_or_null());
+      predict_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      examples += static_cast<int64_t>(f.encoded.size());
+      r.tests.emplace_back(f.lang, tasks::score(f.data, m.labels, p, rules));
     }
     results.push_back(std::move(r));
   }
@@ -340,6 +346,8 @@ int run_finetune_evaluate(const FinetuneEvaluateOptions& o) {
   Stats stats;
   stats.set("models", static_cast<int64_t>(results.size()));
   stats.set("bad_records", static_cast<int64_t>(errors.count()));
+  stats.set("test_examples", examples);
+  stats.set("predict_milliseconds", std::llround(1000 * predict_seconds));
   finish_stats(o, stats, 0);
   return 0;
 }

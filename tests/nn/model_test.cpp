@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "nn/checkpoint.hpp"
+#include "nn/config_json.hpp"
 #include "nn/convert.hpp"
 #include "nn/cuda/runtime.hpp"
 #include "nn/heads.hpp"
@@ -441,6 +442,24 @@ TEST(Checkpoint, ModelDirectoryRoundTripsExactly) {
     EXPECT_NE(std::string(e.what()).find("intermediate.dense.weight"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
+}
+
+// Config numbers are float tokens in their shortest form: transformers 5 refuses an int where its
+// config class declares a float (T5Config's initializer_factor: 1), and a float dropout of 0.1f
+// reads 0.1 as Hugging Face writes it, not the 0.10000000149011612 of its widened double.
+TEST(ConfigJson, NumbersAreShortestFloatTokens) {
+  ConfigJsonWriter out;
+  out.number("whole", 1.0);
+  out.number("dropout", 0.1f);
+  out.number("eps", 1e-6);
+  out.number("half", 0.5);
+  out.number("big", 1e300);
+  const std::string text = out.object(0);
+  EXPECT_NE(text.find("\"whole\": 1.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"dropout\": 0.1,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"eps\": 1e-06"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"half\": 0.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"big\": 1e+300"), std::string::npos) << text;
 }
 
 // Issue 59, items 8–10: a damaged checkpoint is refused naming what is wrong, before a model is built.
