@@ -170,3 +170,22 @@ def blas_line(peak):
     set_to = os.environ.get("OPENBLAS_CORETYPE")
     return "kglm's OpenBLAS runs its %s kernels%s" % (
         peak.get("openblas_kernels", "?"), " (OPENBLAS_CORETYPE=%s in the environment)" % set_to if set_to else "")
+
+
+PEER_NAMES = {"torch": "torch %s eager", "compile": "torch %s torch.compile", "onnxruntime": "onnxruntime %s",
+              "ctranslate2": "ctranslate2 %s"}
+PEER_REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do the job
+
+
+def run_peer(script, engine, argv):
+    """bench/peers/SCRIPT --engine ENGINE ARGV in the peers' python: (the row's name, the dict of its
+    JSON line, "") or, where the engine cannot do the job, (name, None, the reason it gave)."""
+    import json
+    p = subprocess.run([peers_python(), os.path.join(here, "peers", script), "--engine", engine] + argv,
+                       capture_output=True, text=True)
+    if p.returncode == PEER_REFUSED:
+        return PEER_NAMES[engine] % "", None, p.stderr.strip().splitlines()[-1]
+    if p.returncode:
+        sys.exit(f"{script} --engine {engine} failed:\n{p.stderr[-3000:]}")
+    r = json.loads(p.stdout.splitlines()[-1])
+    return PEER_NAMES[engine] % r["version"], r, ""

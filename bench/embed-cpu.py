@@ -38,13 +38,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, peak_line,  # noqa: E402
-                      peers_python, print_peer_table, run)
+                      peers_python, print_peer_table, run, run_peer)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINES = ("torch", "compile", "onnxruntime", "ctranslate2")
-ENGINE_NAMES = {"torch": "torch %s eager", "compile": "torch %s torch.compile", "onnxruntime": "onnxruntime %s",
-                "ctranslate2": "ctranslate2 %s"}
-REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 
 
 def encoder_flops(lengths, layers, hidden, ffn):
@@ -62,7 +59,8 @@ def main():
         ap.add_argument("--hidden", type=int, default=512)
         ap.add_argument("--ffn", type=int, default=2048)
     args = arguments(extra)
-    python, peak = peers_python(), machine_peak(args.work)
+    peers_python()  # exits saying how to install the peers when they are absent
+    peak = machine_peak(args.work)
     if not shutil.which("spm_encode"):
         sys.exit("spm_encode not found: apt-get install sentencepiece")
     fx = args.fixtures
@@ -95,7 +93,6 @@ def main():
           f"{flops / len(lines) / 1e6:.1f} MFLOP of matrix products per sentence; peak: {peak_line(peak)}; "
           f"{blas_line(peak)}")
     precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
-    versions = {}
 
     def kglm(threads, precision, blas, env):
         out = os.path.join(root, f"kglm-{threads}-{precision}{'-blas' if blas else ''}")
@@ -108,18 +105,13 @@ def main():
         return s["sentences"] / (s["embed_milliseconds"] / 1000), mem, out + ".npy"
 
     def peer(engine, threads, precision):
-        out = os.path.join(root, f"{engine}-{threads}-{precision}")
-        p = subprocess.run([python, os.path.join(HERE, "peers", "encoder_peers.py"), "--engine", engine, "--precision",
-                            precision, "--threads", str(threads), "--model", model, "--ids",
-                            os.path.join(root, "ids.txt"), "--work", os.path.join(root, engine), "--out",
-                            out + ".npy"], capture_output=True, text=True)
-        if p.returncode == REFUSED:
-            return None, None, p.stderr.strip().splitlines()[-1]
-        if p.returncode:
-            sys.exit(f"{engine} failed:\n{p.stderr[-3000:]}")
-        r = json.loads(p.stdout.splitlines()[-1])
-        versions[engine] = r["version"]
-        return r["sentences"] / r["seconds"], r["peak_mb"], out + ".npy"
+        out = os.path.join(root, f"{engine}-{threads}-{precision}.npy")
+        name, r, why = run_peer("encoder_peers.py", engine, [
+            "--precision", precision, "--threads", str(threads), "--model", model, "--ids",
+            os.path.join(root, "ids.txt"), "--work", os.path.join(root, engine), "--out", out])
+        if r is None:
+            return name, None, None, why
+        return name, r["sentences"] / r["seconds"], r["peak_mb"], out
 
     def agreement(vectors, reference):
         a, b = np.load(vectors), np.load(reference)
@@ -135,8 +127,7 @@ def main():
                 rows.append(("kglm pretrain embed" + blas, precision, rate, mem, agreement(vectors, reference)))
         for engine in ENGINES:
             for precision in precisions:
-                rate, mem, vectors = peer(engine, threads, precision)
-                name = ENGINE_NAMES[engine] % versions.get(engine, "")
+                name, rate, mem, vectors = peer(engine, threads, precision)
                 note = agreement(vectors, reference) if rate else vectors  # else: why it cannot
                 rows.append((name, precision, rate, mem, note))
         print_peer_table(threads, "sentences", rows, peak, flops / len(lines))

@@ -33,7 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, op_times_env,  # noqa: E402
-                      peak_line, peers_python, print_op_times, print_peer_table, run, torch_python)
+                      peak_line, print_op_times, print_peer_table, run, run_peer, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -153,8 +153,7 @@ def strongest_peers(args, root, spm, vocab, precisions):
     bf16; agreement: the share of tokens labelled as torch eager fp32 labels them."""
     import glob
     import numpy as np
-    python, peak = peers_python(), machine_peak(args.work)
-    here = os.path.dirname(os.path.abspath(__file__))
+    peak = machine_peak(args.work)
     model = sorted(glob.glob(f"{root}/run-1/seed-*/best"))[0]
     config = json.load(open(f"{model}/config.json"))
     layers, hidden, ffn = config["num_hidden_layers"], config["hidden_size"], config["intermediate_size"]
@@ -180,25 +179,17 @@ def strongest_peers(args, root, spm, vocab, precisions):
         for engine in ("torch", "compile", "onnxruntime", "ctranslate2"):
             for precision in precisions:
                 out = f"{root}/peers-{engine}-{threads}-{precision}.npy"
-                p = subprocess.run([python, os.path.join(here, "peers", "encoder_peers.py"), "--engine", engine,
-                                    "--head", "token", "--precision", precision, "--threads", str(threads),
-                                    "--model", model, "--ids", f"{root}/eval.ids", "--batch", "32", "--work",
-                                    f"{root}/peers-{engine}", "--out", out], capture_output=True, text=True)
-                name = {"torch": "torch %s eager", "compile": "torch %s torch.compile", "onnxruntime": "onnxruntime %s",
-                        "ctranslate2": "ctranslate2 %s"}[engine]
-                if p.returncode == REFUSED:
-                    rows.append((name % "", precision, None, None, p.stderr.strip().splitlines()[-1]))
+                name, r, why = run_peer("encoder_peers.py", engine, [
+                    "--head", "token", "--precision", precision, "--threads", str(threads), "--model", model, "--ids",
+                    f"{root}/eval.ids", "--batch", "32", "--work", f"{root}/peers-{engine}", "--out", out])
+                if r is None:
+                    rows.append((name, precision, None, None, why))
                     continue
-                if p.returncode:
-                    sys.exit(f"{engine} failed:\n{p.stderr[-3000:]}")
-                r = json.loads(p.stdout.splitlines()[-1])
                 labels = np.load(out)
                 reference = labels if reference is None else reference
-                rows.append((name % r["version"], precision, r["sentences"] / r["seconds"], r["peak_mb"],
+                rows.append((name, precision, r["sentences"] / r["seconds"], r["peak_mb"],
                              f"{100 * (labels == reference).mean():.2f}% of tokens as torch eager fp32"))
         print_peer_table(threads, "sentences", rows, peak, flops / len(ids))
 
-
-REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 
 main()

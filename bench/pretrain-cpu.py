@@ -25,6 +25,7 @@ environment (`make bench`: build/bench-venv) eager and torch.compile, fp32 and b
 torch.autocast, all with the masked-rows head; tokens/s, peak memory, the ratio to the best peer of
 the same precision, and the share of the machine's measured GEMM peak (bench/peak.py) that the
 model's matrix-product flops per second reach (train_flops_per_token: forward + 2x backward).
+kglm runs under the environment as it is and, where it sets OPENBLAS_CORETYPE, without it too.
 
 Objectives: on a second dataset mixing the generators' real output (KMLM code-switched and
 parallel sentences, 3-/4-cycle reasoning samples, EntityCS sentences, made from the fixtures by
@@ -48,8 +49,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (arguments, cpu_has_bf16, has_transformers, machine_peak, module_version,  # noqa: E402
-                      peak_line, peers_python, print_op_times, print_peer_table, run, torch_python)
+from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, has_transformers, machine_peak,  # noqa: E402
+                      module_version, peak_line, peers_python, print_op_times, print_peer_table, run, torch_python)
 
 COMPILE_WARM_STEPS = 5  # torch.compile compiles again when the masked rows' count changes (dynamic shapes)
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
@@ -112,8 +113,9 @@ def mixed_dataset(args, root, model):
     return data
 
 
-def kglm_tokens_per_s(args, root, data, extra, warm_steps=2):
-    """Runs pretrain for warm + timed steps; tokens/s of the timed ones (from its metrics log)."""
+def kglm_tokens_per_s(args, root, data, extra, warm_steps=2, env=None):
+    """Runs pretrain for warm + timed steps (in env, else this environment); tokens/s of the timed
+    ones (from its metrics log)."""
     ckpt, log = os.path.join(root, "ckpt"), os.path.join(root, "metrics.jsonl")
     shutil.rmtree(ckpt, ignore_errors=True)
     # `env` execs pretrain (same process, so run()'s peak memory is pretrain's).
@@ -121,7 +123,7 @@ def kglm_tokens_per_s(args, root, data, extra, warm_steps=2):
            data] + MODEL + [
         "--steps", str(args.steps + warm_steps), "--lr", "1e-4", "--warmup", "2", "--eval-fraction", "0",
         "--threads", str(args.threads), "--log", log, "--out", ckpt, "--quiet"] + extra
-    wall, cpu, peak = run(cmd)
+    wall, cpu, peak = run(cmd, env)
     steps = [json.loads(l) for l in open(log) if '"loss"' in l]
     timed = steps[warm_steps:]
     seconds = timed[-1]["elapsed_s"] - steps[warm_steps - 1]["elapsed_s"]
@@ -153,18 +155,19 @@ def strongest_peers(args, root, data, vocab, warm_steps):
     flops = train_flops_per_token(vocab)
     print("against the strongest peers: current torch in %s (masked-rows head as kglm; torch.compile warmed up "
           "for %d steps, its recompilations included; ONNX Runtime and CTranslate2 run inference only: no training "
-          "row); %.1f MFLOP per token of a step; peak: %s" % (
-              python, COMPILE_WARM_STEPS, flops / 1e6, peak_line(peak)))
+          "row); %.1f MFLOP per token of a step; peak: %s; %s" % (
+              python, COMPILE_WARM_STEPS, flops / 1e6, peak_line(peak), blas_line(peak)))
     for threads in (1, 2):
         run_args = copy.copy(args)
         run_args.threads = threads
         rows = []
-        for precision in ("fp32", "bf16"):
-            if precision == "bf16" and not cpu_has_bf16():
-                print("kglm bf16: this CPU has neither AVX512_BF16 nor AMX-BF16")
-                continue
-            tps, _, mem, _ = kglm_tokens_per_s(run_args, root, data, ["--precision", precision], warm_steps)
-            rows.append(("kglm pretrain", precision, tps, mem))
+        for blas, env in blas_settings():
+            for precision in ("fp32", "bf16"):
+                if precision == "bf16" and not cpu_has_bf16():
+                    print("kglm bf16: this CPU has neither AVX512_BF16 nor AMX-BF16")
+                    continue
+                tps, _, mem, _ = kglm_tokens_per_s(run_args, root, data, ["--precision", precision], warm_steps, env)
+                rows.append(("kglm pretrain" + blas, precision, tps, mem))
         for compiled in (False, True):
             for precision in ("fp32", "bf16"):
                 name = "torch %s %s" % (torch_version, "torch.compile" if compiled else "eager")

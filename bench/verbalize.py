@@ -36,7 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, peak_line,  # noqa: E402
-                      peers_python, print_peer_table, run, torch_python)
+                      peers_python, print_peer_table, run, run_peer, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 CONFIG = {"model_type": "t5", "vocab_size": 2000, "d_model": 256, "d_kv": 32, "d_ff": 1024, "num_layers": 4,
@@ -162,7 +162,6 @@ def strongest_peers(args, root, sentences):
     the benchmark peers' environment (bench/peers/t5_peers.py); the ratio to the best peer of the same
     precision and the share of the machine's GEMM peak that the decoding's products reach."""
     python, peak = peers_python(), machine_peak(args.work)
-    here = os.path.dirname(os.path.abspath(__file__))
     precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
     sources = [[int(x) for x in line.split()] for line in open(f"{root}/inputs.ids")]
     print(f"against the strongest peers: current torch (transformers generate, eager and torch.compile) and "
@@ -185,27 +184,20 @@ def strongest_peers(args, root, sentences):
             for engine in ("torch", "compile", "ctranslate2"):
                 for precision in precisions:
                     out = f"{root}/peers-{engine}-{beams}-{threads}-{precision}.ids"
-                    p = subprocess.run([python, os.path.join(here, "peers", "t5_peers.py"), "--engine", engine,
-                                        "--precision", precision, "--threads", str(threads), "--model",
-                                        f"{root}/model", "--ids", f"{root}/inputs.ids", "--beams", str(beams),
-                                        "--work", f"{root}/peers-work", "--out", out], capture_output=True, text=True)
-                    name = {"torch": "torch %s eager", "compile": "torch %s torch.compile",
-                            "ctranslate2": "ctranslate2 %s"}[engine]
-                    if p.returncode == REFUSED:
-                        rows.append((name % "", precision, None, None, p.stderr.strip().splitlines()[-1]))
+                    name, r, why = run_peer("t5_peers.py", engine, [
+                        "--precision", precision, "--threads", str(threads), "--model", f"{root}/model", "--ids",
+                        f"{root}/inputs.ids", "--beams", str(beams), "--work", f"{root}/peers-work", "--out", out])
+                    if r is None:
+                        rows.append((name, precision, None, None, why))
                         continue
-                    if p.returncode:
-                        sys.exit(f"{engine} failed:\n{p.stderr[-3000:]}")
-                    r = json.loads(p.stdout.splitlines()[-1])
                     outputs = [line.split() for line in open(out)]
                     if reference is None:
                         reference, flops = outputs, decoding_flops(sources, outputs, beams)
                     same = sum(1 for a, b in zip(outputs, reference) if a == b)
-                    rows.append((name % r["version"], precision, r["sentences"] / r["seconds"], r["peak_mb"],
+                    rows.append((name, precision, r["sentences"] / r["seconds"], r["peak_mb"],
                                  f"{same} of {len(outputs)} as torch eager fp32"))
             print("beam 4" if beams else "greedy", end=" ")
             print_peer_table(threads, "sentences", rows, peak, flops / sentences)
 
 
-REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do this job
 main()
