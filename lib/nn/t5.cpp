@@ -308,29 +308,9 @@ class T5Model::Stack {
     }
     const auto m = static_cast<int64_t>(source_rows.size());
     const Tensor row_index = Tensor::from<int32_t>({m}, source_rows).to(dev);
-    const int64_t inner = config_.inner(), per_sequence = c.capacity * inner, steps = c.steps;
-    // Only the steps decoded so far move when they are under half the capacity (a sequence's later
-    // rows are written before attention reads them): gathered step by step, then each step's rows
-    // put at their place. Beam search reorders at every step; copying whole caches of 64 steps
-    // each time cost more than the decoding's products.
-    const bool filled_only = 2 * steps < c.capacity;
-    std::vector<int32_t> step_rows;  // [steps, n]: row j·n + i is sequence rows[i]'s step j
-    for (int64_t j = 0; filled_only && j < steps; ++j)
-      for (int32_t r : rows) step_rows.push_back(static_cast<int32_t>(r * c.capacity + j));
-    const Tensor step_index =
-        filled_only && steps > 0 ? Tensor::from<int32_t>({steps * n}, step_rows).to(dev) : Tensor();
+    const int64_t inner = config_.inner(), per_sequence = c.capacity * inner;
     for (size_t l = 0; l < blocks_.size(); ++l) {
       for (Tensor* t : {&c.self_k[l], &c.self_v[l]}) {
-        if (filled_only) {
-          Tensor cache = Tensor::empty({n * c.capacity, inner}, t->dtype(), dev);
-          if (steps > 0) {
-            Tensor moved = Tensor::empty({steps * n, inner}, t->dtype(), dev);
-            gather_rows(*t, step_index, moved);
-            for (int64_t j = 0; j < steps; ++j) copy_rows_strided(moved.rows(j * n, (j + 1) * n), cache, j, c.capacity);
-          }
-          *t = cache;
-          continue;
-        }
         Tensor gathered = Tensor::empty({n, per_sequence}, t->dtype(), dev);
         gather_rows(t->view({c.batch, per_sequence}), sequence_index, gathered);
         *t = gathered.view({n * c.capacity, inner});

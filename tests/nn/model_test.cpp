@@ -885,10 +885,9 @@ TEST_P(T5Parity, CachedDecodingEqualsTheFullRecompute) {
   const int32_t* dec = batch.decoder_input_ids.data<int32_t>();
   std::vector<int32_t> order(static_cast<size_t>(B));
   for (int64_t i = 0; i < B; ++i) order[static_cast<size_t>(i)] = static_cast<int32_t>(i);
-  // The cache is reordered (before the first step, as beam search widens it, and reversed at step 3:
-  // both move only the steps decoded so far, under half the capacity), shrunk (the middle sequence
-  // leaves at step 5, as a finished one does) and widened (the first sequence taken twice at step 6,
-  // as beams are; both move whole caches).
+  // The cache is reordered (before the first step, as beam search widens it, and reversed at step 3),
+  // shrunk (the middle sequence leaves at step 5, as a finished one does) and widened (the first
+  // sequence taken twice at step 6, as beams are).
   const std::vector<std::pair<int64_t, std::vector<int32_t>>> reorders = {
       {0, {1, 0, 2}}, {3, {2, 1, 0}}, {5, {0, 2}}, {6, {0, 0, 1}}};
   for (int64_t t = 0; t < T; ++t) {
