@@ -128,7 +128,7 @@ def print_op_times(label, path):
 
 def print_peer_table(threads, unit, rows, peak, flops_per_unit):
     """Issue 63's table for one thread count: rows of (name, precision, rate in units/s or None when
-    the engine cannot do the job, peak MB, note); the ratio to the best peer (a row not starting
+    the engine cannot do the job, peak MB or None, note); the ratio to the best peer (a row not starting
     with "kglm") of the same precision, and the share of the machine's measured GEMM peak of that
     precision (bench/peak.py) that rate x flops_per_unit reaches."""
     print("%d thread%s: %-46s %-5s %12s %9s %12s %14s  %s" % (threads, "s" if threads > 1 else " ", "run", "dtype",
@@ -141,8 +141,9 @@ def print_peer_table(threads, unit, rows, peak, flops_per_unit):
         peers = [r[2] for r in rows if r[1] == precision and not r[0].startswith("kglm") and r[2]]
         versus = "%11.2fx" % (rate / max(peers)) if peers else "%12s" % "-"
         top = peak.get(precision, {}).get(str(threads))
-        share = "%13.0f%%" % (100 * rate * flops_per_unit / 1e9 / top) if top else "%14s" % "-"
-        print("           %-46s %-5s %12.1f %9.0f %s %s  %s" % (name, precision, rate, mem, versus, share, note))
+        share = "%13.0f%%" % (100 * rate * flops_per_unit / 1e9 / top) if top and flops_per_unit else "%14s" % "-"
+        memory = "%9.0f" % mem if mem is not None else "%9s" % "-"
+        print("           %-46s %-5s %12.1f %s %s %s  %s" % (name, precision, rate, memory, versus, share, note))
     for name in dict.fromkeys(r[0] for r in rows if r[0].startswith("kglm")):
         kglm = {r[1]: r[2] for r in rows if r[0] == name and r[2]}
         if "bf16" in kglm and "fp32" in kglm:
@@ -178,10 +179,10 @@ PEER_REFUSED = 3  # bench/peers/peerlib.py: the engine cannot do the job
 
 
 def run_peer(script, engine, argv):
-    """bench/peers/SCRIPT --engine ENGINE ARGV in the peers' python: (the row's name, the dict of its
-    JSON line, "") or, where the engine cannot do the job, (name, None, the reason it gave)."""
+    """bench/SCRIPT --engine ENGINE ARGV in the peers' python: (the row's name, the dict of its JSON
+    line, "") or, where the engine cannot do the job, (name, None, the reason it gave)."""
     import json
-    p = subprocess.run([peers_python(), os.path.join(here, "peers", script), "--engine", engine] + argv,
+    p = subprocess.run([peers_python(), os.path.join(here, script), "--engine", engine] + argv,
                        capture_output=True, text=True)
     if p.returncode == PEER_REFUSED:
         return PEER_NAMES[engine] % "", None, p.stderr.strip().splitlines()[-1]

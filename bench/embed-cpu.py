@@ -106,7 +106,7 @@ def main():
 
     def peer(engine, threads, precision):
         out = os.path.join(root, f"{engine}-{threads}-{precision}.npy")
-        name, r, why = run_peer("encoder_peers.py", engine, [
+        name, r, why = run_peer("peers/encoder_peers.py", engine, [
             "--precision", precision, "--threads", str(threads), "--model", model, "--ids",
             os.path.join(root, "ids.txt"), "--work", os.path.join(root, engine), "--out", out])
         if r is None:

@@ -179,7 +179,7 @@ def strongest_peers(args, root, spm, vocab, precisions):
         for engine in ("torch", "compile", "onnxruntime", "ctranslate2"):
             for precision in precisions:
                 out = f"{root}/peers-{engine}-{threads}-{precision}.npy"
-                name, r, why = run_peer("encoder_peers.py", engine, [
+                name, r, why = run_peer("peers/encoder_peers.py", engine, [
                     "--head", "token", "--precision", precision, "--threads", str(threads), "--model", model, "--ids",
                     f"{root}/eval.ids", "--batch", "32", "--work", f"{root}/peers-{engine}", "--out", out])
                 if r is None:

@@ -20,10 +20,17 @@ default 2 facts per relation the whole benchmark takes about 10 minutes on 2 cor
 kglm also with --precision bf16 where the CPU has AVX512_BF16 or AMX: its speed against fp32 and
 their agreement.
 
+Against the strongest peers (issue 63), one table per method and thread count: kglm fp32 and bf16
+(under the environment as it is and, where it sets OPENBLAS_CORETYPE, without it) against the lean
+decoding of bench/reference/probe_torch.py with its encoder in current torch eager or torch.compile,
+ONNX Runtime or CTranslate2 (--engine, the peers' environment of `make bench`; the MLM head in torch,
+which no encoder engine runs at the masked rows alone); facts/s and agreement with kglm fp32's
+predictions. --no-peers leaves them out.
+
 --device cuda times kglm on the GPU against kglm on 2 CPU threads instead, with their agreement.
 
 Usage: bench/probe.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench] [--max-facts 2]
-                      [--vocab 250002] [--device cpu|cuda]
+                      [--vocab 250002] [--device cpu|cuda] [--no-peers]
 """
 import json
 import os
@@ -32,7 +39,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, cpu_has_bf16, torch_python  # noqa: E402
+from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, peak_line,  # noqa: E402
+                      peers_python, print_peer_table, run_peer, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -47,6 +55,7 @@ def main():
         ap.add_argument("--max-facts", type=int, default=2)
         ap.add_argument("--vocab", type=int, default=250002)
         ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+        ap.add_argument("--no-peers", action="store_true", help="leave out the strongest peers' tables")
     args = arguments(extra)
     if args.device == "cpu" and subprocess.run([TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode:
         sys.exit("the peer needs Debian's python3-torch: apt-get install python3-torch")
@@ -67,12 +76,12 @@ def main():
     common = ["--facts", os.path.join(x, "facts"), "--relations", RELATIONS, "--max-facts", str(args.max_facts),
               "--method", ",".join(METHODS)]
 
-    def kglm(threads, device="cpu", precision="fp32"):
+    def kglm(threads, device="cpu", precision="fp32", env=None, tag=""):
         out = f"{root}/kglm-{threads}" + ("" if device == "cpu" else "-" + device) + (
-            "" if precision == "fp32" else "-" + precision)
+            "" if precision == "fp32" else "-" + precision) + tag
         subprocess.run([b("probe"), "--model", f"{root}/model", "--templates", os.path.join(x, "templates"),
                         "--threads", str(threads), "--device", device, "--precision", precision, "-o", out, "--stats",
-                        f"{out}.stats.json", "--predictions", f"{out}.jsonl"] + common + q, check=True)
+                        f"{out}.stats.json", "--predictions", f"{out}.jsonl"] + common + q, check=True, env=env)
         s = json.load(open(f"{out}.stats.json"))
         return {m: s["facts_probed." + m] / (s["decode_milliseconds." + m] / 1000) for m in METHODS}, \
             s["facts_probed." + METHODS[0]]
@@ -120,6 +129,45 @@ def main():
         theirs = predictions(f"{root}/torch-{style}-1.jsonl")
         same = sum(1 for k in ours if theirs.get(k) == ours[k])
         print(f"agreement with torch {style}: {same} of {len(ours)} predictions identical (mask count and tokens)")
+    if not args.no_peers:
+        strongest_peers(args, root, common, kglm, ours)
+
+
+def strongest_peers(args, root, common, kglm, ours):
+    """Issue 63's tables, one per method and thread count: kglm fp32 and bf16 against the lean
+    decoding of bench/reference/probe_torch.py with its encoder in current torch eager or
+    torch.compile, ONNX Runtime or CTranslate2 (--engine, the peers' environment of `make bench`),
+    the MLM head in torch; agreement with kglm fp32's predictions. No share of peak: the iterative
+    decoding's flops depend on each fact's passes."""
+    python, peak = peers_python(), machine_peak(args.work)
+    x = os.path.join(args.fixtures, "xfactr")
+    precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
+    print(f"against the strongest peers: probe_torch.py --style lean with the encoder in each engine (the head "
+          f"in torch), from {python}; {blas_line(peak)}; peak: {peak_line(peak)}")
+    for threads in (1, 2):
+        rows = []
+        for blas, env in blas_settings():
+            for precision in precisions:
+                rates, _ = kglm(threads, precision=precision, env=env, tag="-blas" if blas else "")
+                rows.append(("kglm probe" + blas, precision, rates, None, ""))
+        for engine in ("torch", "compile", "onnxruntime", "ctranslate2"):
+            for precision in precisions:
+                out = f"{root}/peers-{engine}-{threads}-{precision}.jsonl"
+                name, r, why = run_peer("reference/probe_torch.py", engine, [
+                    "--style", "lean", "--precision", precision, "--work", f"{root}/peers-{engine}", "--model",
+                    f"{root}/model", "--templates", os.path.join(x, "templates", "en.jsonl"), "--threads",
+                    str(threads), "--predictions", out] + common)
+                if r is None:
+                    rows.append((name, precision, None, None, why))
+                    continue
+                theirs = predictions(out)
+                same = sum(1 for k in ours if theirs.get(k) == ours[k])
+                rows.append((name, precision, {m: r[m + "_facts_per_second"] for m in METHODS}, None,
+                             f"{same} of {len(ours)} as kglm fp32"))
+        for m in METHODS:
+            print(m, end=" ")
+            print_peer_table(threads, "facts", [(n, p, r and r[m], mem, note) for n, p, r, mem, note in rows], peak,
+                             None)
 
 
 def predictions(path):

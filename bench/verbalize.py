@@ -184,7 +184,7 @@ def strongest_peers(args, root, sentences):
             for engine in ("torch", "compile", "ctranslate2"):
                 for precision in precisions:
                     out = f"{root}/peers-{engine}-{beams}-{threads}-{precision}.ids"
-                    name, r, why = run_peer("t5_peers.py", engine, [
+                    name, r, why = run_peer("peers/t5_peers.py", engine, [
                         "--precision", precision, "--threads", str(threads), "--model", f"{root}/model", "--ids",
                         f"{root}/inputs.ids", "--beams", str(beams), "--work", f"{root}/peers-work", "--out", out])
                     if r is None:

@@ -15,17 +15,19 @@ order with all their candidates padded together, every pass over every sequence 
 the last is done, and the MLM head's full vocabulary at every position (XLMRobertaForMaskedLM's
 logits). --style lean computes as kglm does: candidates sorted by length into batches of --batch
 sequences, each pass over the sequences still open, the head at the asked positions only.
+--engine (run by the peers' python of `make bench`) puts the encoder in current torch eager or
+torch.compile, ONNX Runtime or CTranslate2 (bench/peers/encoder_peers.py; --precision bf16 where the
+engine has it), the MLM head staying torch's (under torch.autocast for bf16): issue 63's peers; one
+untimed pass of the confidence method first (torch.compile's compilations, the engines' first runs).
 Prints one JSON line: facts/s per method; --predictions writes {method, relation, sub_uri,
 obj_uri, num_mask, token_ids} per fact for comparison with kglm's.
 """
 import argparse
 import json
 import os
-import struct
 import subprocess
 import time
 
-import numpy as np
 import torch
 
 from safetensors.torch import load_file
@@ -46,6 +48,20 @@ def load_checkpoint(directory):
     return model.eval(), json.load(open(os.path.join(directory, "config.json")))
 
 
+def engine_encoder(a, model):
+    """(encode(ids, mask) -> states of --engine over the checkpoint's encoder, the engine's version)."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+    import encoder_peers
+    os.makedirs(a.work, exist_ok=True)
+    if a.engine == "ctranslate2":
+        return encoder_peers.ctranslate2_engine(model.roberta, a.precision, a.threads, a.work)
+    module = encoder_peers.Outputs(model.roberta, "embed")
+    if a.engine == "onnxruntime":
+        return encoder_peers.onnxruntime_engine(module, a.precision, a.threads, a.work)
+    return encoder_peers.torch_engine(module, a.precision, a.engine == "compile")
+
+
 def spm_ids(model_file, texts):
     out = subprocess.run(["spm_encode", "--model", model_file, "--output_format=id"], input="\n".join(texts) + "\n",
                          capture_output=True, text=True, check=True).stdout.split("\n")
@@ -53,18 +69,23 @@ def spm_ids(model_file, texts):
 
 
 class Decoder:
-    def __init__(self, model, mask, pad, batch, style):
+    def __init__(self, model, mask, pad, batch, style, encode=None, bf16=False):
         self.model, self.mask, self.pad, self.batch, self.style = model, mask, pad, batch, style
+        # encode(ids, mask) -> states: another engine's encoder (--engine); the head stays torch's.
+        self.encode, self.bf16 = encode, bf16
 
     def forward(self, seqs):
         t = max(len(s) for s in seqs)
         ids = torch.full((len(seqs), t), self.pad, dtype=torch.long)
         for r, s in enumerate(seqs):
             ids[r, :len(s)] = torch.tensor(s)
+        if self.encode:
+            return torch.from_numpy(self.encode(ids.numpy(), ids.ne(self.pad).long().numpy()))
         return self.model.roberta(input_ids=ids, attention_mask=ids.ne(self.pad)).last_hidden_state
 
     def head(self, h):
-        return torch.log_softmax(self.model.lm_head(h), -1).max(-1)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            return torch.log_softmax(self.model.lm_head(h).float(), -1).max(-1)
 
     def ask(self, seqs, positions):
         """Best token and its log-probability at each asked position (None where nothing is asked)."""
@@ -160,9 +181,14 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--style", choices=["xfactr", "lean"], default="xfactr")
     ap.add_argument("--predictions")
+    ap.add_argument("--engine", help="the encoder in torch, compile, onnxruntime or ctranslate2 (bench/peers/"
+                    "encoder_peers.py, in the peers' environment of `make bench`); the MLM head stays torch's")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"], help="with --engine")
+    ap.add_argument("--work", default=".", help="with --engine: where exports and conversions go")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model, config = load_checkpoint(a.model)
+    encode, version = engine_encoder(a, model) if a.engine else (None, torch.__version__)
     spm = os.path.join(a.model, "sentencepiece.bpe.model")
     # <mask> follows the tokenizer's last piece (the model's vocabulary may be larger).
     pieces = subprocess.run(["spm_export_vocab", "--model", spm], capture_output=True,
@@ -190,9 +216,11 @@ def main():
         pre, suf = ids.get(p, []), ids.get(s, [])
         cands_of.append((f, [{"ids": [0] + pre + [mask] * m + suf + [2], "first": 1 + len(pre), "m": m}
                              for m in range(1, a.num_mask + 1)]))
-    decoder = Decoder(model, mask, config["pad_token_id"], a.batch, a.style)
+    decoder = Decoder(model, mask, config["pad_token_id"], a.batch, a.style, encode, a.precision == "bf16")
     decoder.num_mask = a.num_mask
-    result, lines = {"facts": len(cands_of), "threads": a.threads, "style": a.style}, []
+    result, lines = {"facts": len(cands_of), "threads": a.threads, "style": a.style, "version": version}, []
+    if a.engine:  # untimed: torch.compile's compilations, the engines' first runs
+        decoder.decode("confidence", [dict(c, ids=list(c["ids"])) for _, cs in cands_of for c in cs], a.max_iter)
     for method in a.method.split(","):
         cands = [dict(c, ids=list(c["ids"])) for _, cs in cands_of for c in cs]
         start = time.perf_counter()
