@@ -14,6 +14,9 @@ source "$src/tests/slurm/common.sh"
 installed=$(ls -d "$bin"/../installed/kglm/*/ 2> /dev/null | head -1)
 [ -n "$installed" ] && installed=$(cd "$installed" && pwd -P)  # the path the local run saw
 if [ -n "$local_run" ] && [ -n "$installed" ] && [ -f /usr/share/lmod/lmod/init/bash ]; then
+  # install_tree ran the local run in an empty environment: the variables that choose OpenBLAS's
+  # kernels (OPENBLAS_CORETYPE=Haswell on some machines) go too, or the last bits differ.
+  for var in $(compgen -e | grep -E '^(OPENBLAS|GOTO)_'); do unset "$var"; done
   set +u
   source /usr/share/lmod/lmod/init/bash
   module use "$installed/share/modulefiles" && module load kglm
