@@ -29,7 +29,9 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 from peerlib import refuse  # noqa: E402
+from verbalize_torch import transformers_generate  # noqa: E402  (generate() as the torch 1.13 row runs it)
 
 
 def torch_engine(model_dir, precision, compiled, beams, max_len):
@@ -40,21 +42,8 @@ def torch_engine(model_dir, precision, compiled, beams, max_len):
     eos = model.config.eos_token_id
 
     def decode(sources):
-        width = max(map(len, sources))
-        ids = torch.tensor([s + [0] * (width - len(s)) for s in sources])
-        mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources])
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
-            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_len, num_beams=beams or 1,
-                                 do_sample=False, **({"early_stopping": True} if beams else {}))
-        rows = []
-        for row in out.tolist():
-            tokens = []
-            for t in row[1:]:
-                if t == eos:
-                    break
-                tokens.append(t)
-            rows.append(tokens)
-        return rows
+            return transformers_generate(model, sources, max_len, beams, eos)
     return decode, torch.__version__
 
 

@@ -242,4 +242,5 @@ def main():
                       "peer": "transformers generate" if hf is not None else "own loop"}))
 
 
-main()
+if __name__ == "__main__":
+    main()
