@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -211,28 +212,36 @@ class T5Model::Stack {
   // --- incremental decoding (the decoder stack) ---------------------------------------------------
   struct Cache {
     // Per block: the self-attention's keys and values [B·capacity, I] (sequence s's at rows
-    // s·capacity …), the cross-attention's [sources.tokens(), I] (packed as the sources).
+    // s·capacity …), the cross-attention's [sources.tokens(), I] (packed as the sources). The
+    // capacity starts small and doubles up to max_steps as decoding goes on: reorder_cache moves whole
+    // sequences, and at every step of a beam search.
     std::vector<Tensor> self_k, self_v, cross_k, cross_v;
     PackedSequences sources;
-    int64_t batch = 0, capacity = 0, steps = 0;
+    // The encoded source each sequence reads (beam search's sequences of one source read the same).
+    std::vector<int32_t> source_of;
+    int64_t batch = 0, capacity = 0, max_steps = 0, steps = 0;
     // Step buffers.
     Tensor x, normed, rstd, q, k, v, ctx, probs, bias, logits_in;
     FeedForwardSaved ff;
   };
 
-  void start(Cache& c, const Tensor& encoder, const PackedSequences& sources, int64_t capacity) {
+  void start(Cache& c, const Tensor& encoder, const PackedSequences& sources, int64_t max_steps,
+             int64_t first_capacity) {
     const int64_t inner = config_.inner(), batch = sources.sequences();
     c = Cache{};
     p_ = 0;  // decoding never drops out
     c.batch = batch;
-    c.capacity = capacity;
+    c.max_steps = max_steps;
+    c.capacity = std::min(max_steps, first_capacity);
     c.sources = sources;
     c.sources.first_number = 0;
+    c.source_of.resize(static_cast<size_t>(batch));
+    std::iota(c.source_of.begin(), c.source_of.end(), 0);
     const Device dev = params_.device();
     const DType a = params_.compute_dtype();
     for (const Block& b : blocks_) {
-      c.self_k.push_back(Tensor::zeros({batch * capacity, inner}, a, dev));
-      c.self_v.push_back(Tensor::zeros({batch * capacity, inner}, a, dev));
+      c.self_k.push_back(Tensor::zeros({batch * c.capacity, inner}, a, dev));
+      c.self_v.push_back(Tensor::zeros({batch * c.capacity, inner}, a, dev));
       Tensor k = Tensor::empty({sources.tokens(), inner}, a, dev), v = Tensor::empty({sources.tokens(), inner}, a, dev);
       linear_forward(encoder, param(b.cross.k), Tensor(), k);
       linear_forward(encoder, param(b.cross.v), Tensor(), v);
@@ -245,8 +254,9 @@ class T5Model::Stack {
   // One decoder position for every sequence: returns the final-normed output [B, d_model].
   Tensor& step(Cache& c, const Tensor& tokens) {
     const int64_t t = c.steps, B = c.batch;
-    if (t >= c.capacity)
-      throw Error("T5 decoding: more than the " + std::to_string(c.capacity) + " steps the cache was made for");
+    if (t >= c.max_steps)
+      throw Error("T5 decoding: more than the " + std::to_string(c.max_steps) + " steps the cache was made for");
+    if (t == c.capacity) grow(c, std::min(2 * c.capacity, c.max_steps));
     embedding_forward(tokens, param(shared_), c.x);
     // The bias of query position t against keys 0 … t.
     Tensor buckets = Tensor::empty({1, t + 1}, DType::I32);
@@ -286,6 +296,24 @@ class T5Model::Stack {
     return c.logits_in;
   }
 
+  // The self-attention caches with room for capacity steps per sequence, the steps so far kept.
+  void grow(Cache& c, int64_t capacity) {
+    std::vector<int32_t> index;
+    index.reserve(static_cast<size_t>(c.batch * capacity));
+    for (int64_t i = 0; i < c.batch; ++i)
+      for (int64_t s = 0; s < capacity; ++s)  // the new steps' rows are written before they are read
+        index.push_back(static_cast<int32_t>(i * c.capacity + (s < c.steps ? s : 0)));
+    const Tensor rows = Tensor::from<int32_t>({c.batch * capacity}, index).to(params_.device());
+    for (size_t l = 0; l < blocks_.size(); ++l)
+      for (Tensor* t : {&c.self_k[l], &c.self_v[l]}) {
+        Tensor grown = Tensor::empty({c.batch * capacity, config_.inner()}, t->dtype(), t->device());
+        gather_rows(*t, rows, grown);
+        *t = grown;
+      }
+    c.capacity = capacity;
+    allocate_step_buffers(c);
+  }
+
   // Sequence i of the new cache continues sequence rows[i] of the old one; the batch becomes
   // rows.size() (beam search widens it to the beams, finished sequences leave it).
   void reorder(Cache& c, const std::vector<int32_t>& rows) {
@@ -296,32 +324,38 @@ class T5Model::Stack {
         throw Error("T5 decoding: reorder_cache row " + std::to_string(r) + " is outside [0, " +
                     std::to_string(c.batch) + ")");
     const Device dev = params_.device();
-    // The self-attention caches move whole sequences (capacity rows each); the cross-attention's
-    // move each source's rows.
+    // The self-attention caches move whole sequences (capacity rows each).
     const Tensor sequence_index = Tensor::from<int32_t>({n}, rows).to(dev);
-    std::vector<int64_t> lengths;
-    std::vector<int32_t> source_rows;
-    for (int32_t r : rows) {
-      lengths.push_back(c.sources.length(r));
-      for (int64_t j = 0; j < c.sources.length(r); ++j)
-        source_rows.push_back(static_cast<int32_t>(c.sources.offsets[static_cast<size_t>(r)] + j));
-    }
-    const auto m = static_cast<int64_t>(source_rows.size());
-    const Tensor row_index = Tensor::from<int32_t>({m}, source_rows).to(dev);
     const int64_t inner = config_.inner(), per_sequence = c.capacity * inner;
-    for (size_t l = 0; l < blocks_.size(); ++l) {
+    for (size_t l = 0; l < blocks_.size(); ++l)
       for (Tensor* t : {&c.self_k[l], &c.self_v[l]}) {
         Tensor gathered = Tensor::empty({n, per_sequence}, t->dtype(), dev);
         gather_rows(t->view({c.batch, per_sequence}), sequence_index, gathered);
         *t = gathered.view({n * c.capacity, inner});
       }
-      for (Tensor* t : {&c.cross_k[l], &c.cross_v[l]}) {
-        Tensor gathered = Tensor::empty({m, inner}, t->dtype(), dev);
-        gather_rows(*t, row_index, gathered);
-        *t = gathered;
+    // The cross-attention's move each source's rows, unless every sequence still reads the source it
+    // read (a beam search step that finishes no source: its beams only change places within a source).
+    std::vector<int32_t> source_of;
+    for (int32_t r : rows) source_of.push_back(c.source_of[static_cast<size_t>(r)]);
+    if (source_of != c.source_of) {
+      std::vector<int64_t> lengths;
+      std::vector<int32_t> source_rows;
+      for (int32_t r : rows) {
+        lengths.push_back(c.sources.length(r));
+        for (int64_t j = 0; j < c.sources.length(r); ++j)
+          source_rows.push_back(static_cast<int32_t>(c.sources.offsets[static_cast<size_t>(r)] + j));
       }
+      const auto m = static_cast<int64_t>(source_rows.size());
+      const Tensor row_index = Tensor::from<int32_t>({m}, source_rows).to(dev);
+      for (size_t l = 0; l < blocks_.size(); ++l)
+        for (Tensor* t : {&c.cross_k[l], &c.cross_v[l]}) {
+          Tensor gathered = Tensor::empty({m, inner}, t->dtype(), dev);
+          gather_rows(*t, row_index, gathered);
+          *t = gathered;
+        }
+      c.sources = PackedSequences::from_lengths(lengths);
+      c.source_of = std::move(source_of);
     }
-    c.sources = PackedSequences::from_lengths(lengths);
     c.batch = n;
     allocate_step_buffers(c);
   }
@@ -597,12 +631,13 @@ void T5Model::backward() {
   encoder_->backward(d_encoder_, none, none);
 }
 
-void T5Model::start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps) {
-  if (max_steps <= 0) throw Error("T5 decoding: max_steps must be positive");
+void T5Model::start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps,
+                             int64_t first_capacity) {
+  if (max_steps <= 0 || first_capacity <= 0) throw Error("T5 decoding: max_steps and first_capacity must be positive");
   check_shape(input_ids, {sources.tokens()}, "T5 decoding", "input_ids");
   const Tensor& encoded = encoder_->forward(input_ids, sources, Tensor(), nullptr, {}, 0);
   decode_ = std::make_unique<DecodeState>();
-  decoder_->start(decode_->cache, encoded, sources, max_steps);
+  decoder_->start(decode_->cache, encoded, sources, max_steps, first_capacity);
   decode_->logits = Tensor::empty({sources.sequences(), config_.vocab_size}, params_.compute_dtype(), params_.device());
 }
 

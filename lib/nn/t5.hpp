@@ -67,12 +67,14 @@ class T5Model {
   const Tensor& decoder_output() const;
 
   // Incremental decoding: encodes a packed batch of sources (input_ids I32 [sources.tokens()], no
-  // dropout) and prepares a key-value cache for up to max_steps decoder positions. Then decode_step(tokens I32 [B])
-  // feeds one token per sequence (first decoder_start_token_id) and returns the next-token logits [B, V], valid until
-  // the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch becoming
-  // rows.size(): beam search widens a batch of sources to their beams and reorders them, and
-  // finished sequences leave the batch so that no step is spent on them.
-  void start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps);
+  // dropout) and prepares a key-value cache for up to max_steps decoder positions (room for
+  // first_capacity at first, doubled when full: reorder_cache moves each sequence's whole cache). Then
+  // decode_step(tokens I32 [B]) feeds one token per sequence (first decoder_start_token_id) and returns the next-token
+  // logits [B, V], valid until the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch
+  // becoming rows.size(): beam search widens a batch of sources to their beams and reorders them, and finished
+  // sequences leave the batch so that no step is spent on them.
+  void start_decoding(const Tensor& input_ids, const PackedSequences& sources, int64_t max_steps,
+                      int64_t first_capacity = 16);
   const Tensor& decode_step(const Tensor& tokens);
   void reorder_cache(const std::vector<int32_t>& rows);
   int64_t decoded_steps() const;

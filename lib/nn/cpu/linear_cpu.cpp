@@ -1,11 +1,16 @@
-// Linear layer on OpenBLAS, single-threaded per call, with the rows of each product split over
-// the OpenMP threads (see kernels.hpp for why).
+// Linear layer on oneDNN's and OpenBLAS's gemm, single-threaded per call, with the rows of each
+// product split over the OpenMP threads (see kernels.hpp for why).
 //
-// OpenBLAS chooses its kernels for the CPU when it loads (Debian 12's 0.3.21 runs its AVX-512
-// Cooperlake kernels on AMD Zen 5) unless OPENBLAS_CORETYPE in the environment names others: the
-// development machines set Haswell (AVX2), which halves sgemm there (126 against 250 GFLOP/s, one
-// core, 4096^3). kglm leaves the user's choice as it is; the benchmarks say which kernels ran.
+// fp32 products go to oneDNN's sgemm unless they are small (fp32_on_onednn): it picks its kernels
+// from the CPU alone, while OpenBLAS's follow OPENBLAS_CORETYPE when the environment sets it (the
+// development machines set Haswell on an AVX-512 Zen 5, which halves OpenBLAS's sgemm: 126 against
+// 250 GFLOP/s, one core, 4096^3). Measured there, one thread: oneDNN 1.4-2.0x OpenBLAS-Haswell on
+// every layer-sized product, 1.0-1.1x OpenBLAS's own AVX-512 (Cooperlake) kernels on large ones and
+// 1.1-1.4x on the few-row products of decoding (32 x 256 x 256: 195 against 149 GFLOP/s); OpenBLAS
+// keeps attention's per-head products (n = 64: oneDNN 74 against 124-208) and products of a few
+// rows (4 x 256 x 256: 98 against 192). double stays on OpenBLAS.
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <climits>
 #include <mutex>
@@ -28,6 +33,23 @@ constexpr int64_t kRowAlign = 16;
 
 CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
+// Whether an fp32 product runs on oneDNN (see the top of the file): a pure function of the shape,
+// so that a run's results do not depend on timing.
+bool fp32_on_onednn(int64_t m, int64_t n, int64_t k) { return m >= 8 && n >= 128 && k >= 32; }
+
+// oneDNN's sgemm on the calling thread alone, as OpenBLAS's (blas_single_thread): inside a parallel
+// region it is so already; outside one it would use every OpenMP thread, so the calling task's
+// thread count is set to 1 for the call.
+bool sgemm_onednn(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (threads > 1) omp_set_num_threads(1);
+  const dnnl_status_t status =
+      dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (threads > 1) omp_set_num_threads(threads);
+  return status == dnnl_success;
+}
+
 }  // namespace
 
 void blas_single_thread() {
@@ -48,6 +70,9 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if constexpr (std::is_same_v<T, float>) {
     if (cpu_gemm_dtype() == DType::BF16 && gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
       return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (fp32_on_onednn(m, n, k) && sgemm_onednn(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   }
   blas_single_thread();
   auto i = [](int64_t v) { return static_cast<int>(v); };
