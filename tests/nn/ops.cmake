@@ -1,6 +1,6 @@
 # ops tests: finite-difference gradient checks, F32/F64 agreement and op semantics. CTest names
 # them by their GoogleTest names (Ops*.*); the label selects them all: ctest -L nn_ops.
-add_kglm_test(nn_ops_test SOURCES nn/ops_test.cpp nn/recurrent_ops_test.cpp nn/parser_ops_test.cpp nn/cpu_bf16_test.cpp
+add_kglm_test(nn_ops_test SOURCES nn/ops_test.cpp nn/recurrent_ops_test.cpp nn/parser_ops_test.cpp nn/cpu_gemm_test.cpp
               LABELS nn_ops)
 
 # Hand-run micro benchmark of one encoder layer's ops (not a test; compare with ops_microbench.py).

@@ -5,8 +5,9 @@
 // from the CPU alone, while OpenBLAS's follow OPENBLAS_CORETYPE when the environment sets it (the
 // development machines set Haswell on an AVX-512 Zen 5, which halves OpenBLAS's sgemm: 126 against
 // 250 GFLOP/s, one core, 4096^3). Measured there, one thread: oneDNN 1.4-2.0x OpenBLAS-Haswell on
-// every layer-sized product, 1.0-1.1x OpenBLAS's own AVX-512 (Cooperlake) kernels on large ones and
-// 1.1-1.4x on the few-row products of decoding (32 x 256 x 256: 195 against 149 GFLOP/s); OpenBLAS
+// every layer-sized product, 0.8-1.1x OpenBLAS's own AVX-512 (Cooperlake) kernels on large ones and
+// 1.1-1.4x on the few-row products of decoding (32 x 256 x 256: 195 against 149 GFLOP/s); `pretrain
+// embed` of a 6x512 encoder ran 1.76x faster than on OpenBLAS-Haswell, 1.03x than on Cooperlake. OpenBLAS
 // keeps attention's per-head products (n = 64: oneDNN 74 against 124-208) and products of a few
 // rows (4 x 256 x 256: 98 against 192). double stays on OpenBLAS.
 #include <cblas.h>

@@ -1,7 +1,9 @@
-// --precision bf16 on the CPU (nn/cpu_precision.hpp, nn/cpu/gemm_bf16_cpu.cpp): a product is the
-// exact product of the operands rounded to bfloat16, summed in fp32 — checked against that product
-// in double, and against the fp32 one, which it must differ from (else bf16 did not run); the
-// transposes, alpha and beta of every caller; the refusals.
+// The CPU's matrix products. fp32 (nn/cpu/linear_cpu.cpp): oneDNN's sgemm for most, OpenBLAS's for
+// small ones, each the product in double to fp32 rounding, in every orientation, also inside a
+// parallel region. --precision bf16 (nn/cpu_precision.hpp, nn/cpu/gemm_bf16_cpu.cpp): a product is
+// the exact product of the operands rounded to bfloat16, summed in fp32 — checked against that
+// product in double, and against the fp32 one, which it must differ from (else bf16 did not run);
+// the transposes, alpha and beta of every caller; the refusals.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -66,6 +68,53 @@ double worst_relative(const std::vector<float>& got, const Reference& want) {
   for (size_t i = 0; i < got.size(); ++i)
     worst = std::max(worst, std::abs(double(got[i]) - want.c[i]) / std::max(want.magnitude[i], 1e-30));
   return worst;
+}
+
+// C = alpha·op(A)·op(B) + beta·C0 through gemm_parallel (on the OpenMP threads) and through gemm
+// inside a parallel region (as attention calls it), with leading dimensions wider than the operands.
+std::vector<std::vector<float>> products(const Product& p, const std::vector<float>& a, const std::vector<float>& b,
+                                         const std::vector<float>& c0, int threads) {
+  const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
+  std::vector<float> c = c0, nested = c0;
+  with_threads(threads, [&] {
+    cpu::gemm_parallel(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a.data(), lda, b.data(), ldb, p.beta, c.data(),
+                       p.n);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp single
+      cpu::gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a.data(), lda, b.data(), ldb, p.beta, nested.data(), p.n);
+    }
+  });
+  return {c, nested};
+}
+
+TEST(CpuGemm, Fp32ProductsOnOneDnnAndOpenBlasAreTheProduct) {
+  // Layer-sized products (oneDNN), attention's per-head shapes and a few rows (OpenBLAS): every
+  // orientation, plain, scaled and accumulating, at 1 and 2 threads.
+  for (const Product p :
+       {Product{false, true, 200, 320, 192, 1.0f, 0.0f}, Product{false, false, 300, 256, 160, 1.0f, 1.0f},
+        Product{true, false, 256, 288, 200, 0.125f, 1.0f}, Product{true, true, 72, 256, 224, -2.0f, 0.5f},
+        Product{false, true, 128, 128, 64, 0.125f, 0.0f}, Product{false, false, 128, 64, 128, 1.0f, 0.0f},
+        Product{false, true, 4, 256, 256, 1.0f, 1.0f}}) {
+    SCOPED_TRACE(std::string("trans ") + (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + " " + std::to_string(p.m) +
+                 "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
+    const std::vector<float> a = uniform_floats(p.m * p.k, 11), b = uniform_floats(p.k * p.n, 12),
+                             c0 = uniform_floats(p.m * p.n, 13);
+    const Reference exact = reference(p, a, b, c0, false);
+    for (int threads : {1, 2})
+      for (const std::vector<float>& c : products(p, a, b, c0, threads))
+        EXPECT_LE(worst_relative(c, exact), 1e-6) << threads << " threads";
+  }
+}
+
+TEST(CpuGemm, Fp32ProductsRepeatBitForBit) {
+  // The same product twice at a thread count gives the same bits (a run's reproducibility); one
+  // thread's equals the nested call's (both run each product whole on one thread).
+  const Product p{false, true, 300, 512, 256, 1.0f, 0.0f};
+  const std::vector<float> a = uniform_floats(p.m * p.k, 14), b = uniform_floats(p.k * p.n, 15), c0(p.m * p.n);
+  for (int threads : {1, 2}) EXPECT_EQ(products(p, a, b, c0, threads), products(p, a, b, c0, threads)) << threads;
+  const auto one = products(p, a, b, c0, 1);
+  EXPECT_EQ(one[0], one[1]);
 }
 
 class CpuBf16 : public ::testing::Test {
