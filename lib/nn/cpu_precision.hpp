@@ -1,11 +1,11 @@
 // The precision of the CPU backend's matrix products: `--precision bf16` on the CPU.
 //
-// F32 (the default): OpenBLAS sgemm. BF16: the two operands of every product large enough to gain
-// (nn/cpu/gemm_bf16_cpu.cpp) are rounded to bfloat16 and multiplied by oneDNN's bf16 kernels (AMX
-// tiles, or AVX512-BF16 dot products on CPUs without AMX), accumulating in fp32 into an fp32 result.
-// Everything else stays fp32: activations, LayerNorm, softmax, losses, gradients, master weights
-// and optimizer state (what PyTorch calls matmul precision "medium"). Process-wide, like the thread
-// count: a tool sets it once from its options.
+// F32 (the default): oneDNN's or OpenBLAS's sgemm (nn/cpu/linear_cpu.cpp). BF16: the two operands
+// of every product large enough to gain (nn/cpu/gemm_bf16_cpu.cpp) are rounded to bfloat16 and
+// multiplied by oneDNN's bf16 kernels (AMX tiles, or AVX512-BF16 dot products on CPUs without AMX),
+// accumulating in fp32 into an fp32 result. Everything else stays fp32: activations, LayerNorm,
+// softmax, losses, gradients, master weights and optimizer state (what PyTorch calls matmul
+// precision "medium"). Process-wide, like the thread count: a tool sets it once from its options.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "nn/cpu/kernels.hpp"
 #include "nn/ops/elementwise.hpp"
 
 namespace kglm::nn {
@@ -29,8 +30,15 @@ ParameterStore::ParameterStore(Device device, DType compute) : device_(device), 
     throw Error("parameters: the compute dtype must be F32, BF16 or F16, not " + std::string(dtype_name(compute)));
 }
 
+ParameterStore::~ParameterStore() {
+  if (values_.defined() && !grads_.defined() && device_ == Device::Cpu)
+    cpu::thaw_weights(static_cast<const float*>(values_.raw()));
+}
+
 void ParameterStore::refresh_compute() {
   if (compute_.defined()) convert(values_, compute_);
+  if (values_.defined() && !grads_.defined() && device_ == Device::Cpu)
+    cpu::freeze_weights(static_cast<const float*>(values_.raw()), values_.numel());
 }
 
 void ParameterStore::allocate(int64_t shards, bool gradients) {

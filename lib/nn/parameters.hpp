@@ -41,6 +41,9 @@ class ParameterStore {
   // the master weights that AdamW updates and checkpoints store, gradients stay F32, and the model
   // reads a rounded copy of the values, refreshed by refresh_compute().
   explicit ParameterStore(Device device = Device::Cpu, DType compute = DType::F32);
+  ~ParameterStore();
+  ParameterStore(const ParameterStore&) = delete;
+  ParameterStore& operator=(const ParameterStore&) = delete;
   Device device() const { return device_; }
   DType compute_dtype() const { return compute_dtype_; }
 
@@ -76,7 +79,9 @@ class ParameterStore {
   int64_t count() const { return values_.defined() ? values_.numel() : 0; }
   void zero_grads() { grads_.zero(); }
   // Rounds the values into the compute copy (after they changed: initialisation, loading, an
-  // optimizer step); nothing to do when the compute dtype is F32.
+  // optimizer step); nothing to do when the compute dtype is F32. A store without gradients on the
+  // CPU (a model that only predicts) also declares its values final until the next call, so that
+  // --precision bf16 rounds each weight matrix once (nn/cpu/kernels.hpp, freeze_weights).
   void refresh_compute();
 
  private:

@@ -305,7 +305,7 @@ LoadedModel load_finetuned_model(const fs::path& dir, nn::Device device) {
   m.tokenizer = tok::load_tokenizer(dir);
   m.model =
       std::make_unique<tasks::TaskModel>(m.config, m.task.kind, m.task.pooling, static_cast<int64_t>(m.labels.size()),
-                                         device, static_cast<int64_t>(m.intents.size()));
+                                         device, static_cast<int64_t>(m.intents.size()), false);
   nn::load_parameters(nn::open_model_weights(dir), m.model->params(), false);
   return m;
 }

@@ -17,6 +17,7 @@
 #include "nn/cpu/kernels.hpp"
 #include "nn/cpu_precision.hpp"
 #include "nn/ops/linear.hpp"
+#include "nn/parameters.hpp"
 #include "ops_test_util.hpp"
 
 namespace kglm::nn {
@@ -182,6 +183,55 @@ TEST_F(CpuBf16, SmallProductsStayFp32AndF64IsUntouched) {
     linear_forward(x, w, Tensor(), y64_bf16);
   }
   for (int64_t i = 0; i < y64.numel(); ++i) ASSERT_EQ(get(y64, i), get(y64_bf16, i)) << i;
+}
+
+// y = x · wᵀ for a weight of a store (gradients or not), at the CPU's current gemm dtype.
+std::vector<float> linear_of(const Tensor& x, const Parameter& w) {
+  Tensor y = Tensor::empty({x.dim(0), w.shape[0]}, DType::F32);
+  linear_forward(x, w.compute, Tensor(), y);
+  return std::vector<float>(y.data<float>(), y.data<float>() + y.numel());
+}
+
+TEST_F(CpuBf16, APredictingModelsWeightsAreRoundedOnceAndFollowRefreshCompute) {
+  // A model that only predicts (no gradients) keeps each weight's bf16 copy from its first product:
+  // the same bits as rounding it at every product, until refresh_compute() says the values changed.
+  const Tensor x = Tensor::from<float>({256, 384}, uniform_floats(256 * 384, 21));
+  std::vector<float> expected;
+  {
+    ParameterStore training;
+    training.add("w", {512, 384}, Parameter::Init::Normal, true);
+    training.allocate();
+    training.initialize(3, 0.5);
+    ScopedCpuGemmDType bf16(DType::BF16);
+    expected = linear_of(x, training[0]);  // rounded at every product: training stores keep no copy
+    training[0].value.data<float>()[0] += 1.0f;
+    EXPECT_NE(linear_of(x, training[0]), expected) << "a training store's weights were taken as frozen";
+    training[0].value.data<float>()[0] -= 1.0f;
+  }
+  ParameterStore predicting;
+  predicting.add("w", {512, 384}, Parameter::Init::Normal, true);
+  predicting.allocate(1, false);
+  predicting.initialize(3, 0.5);
+  predicting.refresh_compute();
+  ScopedCpuGemmDType bf16(DType::BF16);
+  EXPECT_EQ(linear_of(x, predicting[0]), expected);
+  EXPECT_EQ(linear_of(x, predicting[0]), expected);  // from the kept copy
+  std::vector<float> fp32;
+  {
+    ScopedCpuGemmDType f32(DType::F32);
+    fp32 = linear_of(x, predicting[0]);
+  }
+  EXPECT_NE(fp32, expected);  // bf16 did run
+  // New values: the kept copy answers until refresh_compute() declares them (as after loading).
+  predicting[0].value.data<float>()[5] += 1.0f;
+  EXPECT_EQ(linear_of(x, predicting[0]), expected) << "no copy was kept";
+  predicting.refresh_compute();
+  const std::vector<float> changed = linear_of(x, predicting[0]);
+  EXPECT_NE(changed, expected);
+  const Tensor w = predicting[0].value.clone();
+  Tensor y = Tensor::empty({256, 512}, DType::F32);
+  linear_forward(x, w, Tensor(), y);  // the same values outside the store: rounded afresh
+  EXPECT_EQ(changed, std::vector<float>(y.data<float>(), y.data<float>() + y.numel()));
 }
 
 TEST(CpuPrecision, RefusalsSayWhy) {

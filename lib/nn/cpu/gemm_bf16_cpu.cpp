@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "nn/cpu/kernels.hpp"
@@ -35,10 +36,12 @@ using dnnl::memory;
 // 4096x256x1024 14.1 and 4.6 ms (bf16). Below 1 MFLOP the call's own cost (~8 µs) decides.
 double rounding_seconds(double elements) { return elements * (elements > 32e6 ? 4e-9 : 1e-9); }
 
-bool bf16_gains(int64_t m, int64_t n, int64_t k) {
+// b_rounded: op(B) is a frozen weight's copy, already bf16 (only A is rounded).
+bool bf16_gains(int64_t m, int64_t n, int64_t k, bool b_rounded = false) {
   const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
   const double flops = 2 * dm * dn * dk;
-  return k > 0 && flops >= 1e6 && rounding_seconds(dm * dk) + rounding_seconds(dk * dn) < flops * 5e-12;
+  return k > 0 && flops >= 1e6 &&
+         rounding_seconds(dm * dk) + (b_rounded ? 0 : rounding_seconds(dk * dn)) < flops * 5e-12;
 }
 constexpr memory::dim kRuntime = DNNL_RUNTIME_DIM_VAL;
 
@@ -103,30 +106,107 @@ const dnnl::matmul& matmul_for(bool trans_a, bool trans_b, float beta) {
   return it->second;
 }
 
+// C = op(A16) · op(B16) + beta · C, A16 [m, k] and B16 [k, n] dense bf16 (stored transposed when
+// trans_x). Throws dnnl::error.
+void multiply(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const uint16_t* a16, const uint16_t* b16,
+              float beta, float* c, int64_t ldc) {
+  const dnnl::matmul& matmul = matmul_for(trans_a, trans_b, beta);
+  // Per thread: attention calls this from its own parallel loop (oneDNN then runs on the calling
+  // thread); at the top level oneDNN spreads the product over the OpenMP threads itself.
+  thread_local dnnl::stream stream(cpu_engine());
+  const dnnl::engine& engine = cpu_engine();
+  memory am(memory::desc({m, k}, memory::data_type::bf16, strides(trans_a, trans_a ? m : k)), engine,
+            const_cast<uint16_t*>(a16));
+  memory bm(memory::desc({k, n}, memory::data_type::bf16, strides(trans_b, trans_b ? k : n)), engine,
+            const_cast<uint16_t*>(b16));
+  memory cm(memory::desc({m, n}, memory::data_type::f32, memory::dims{ldc, 1}), engine, c);
+  matmul.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  stream.wait();
+}
+
+// The frozen weights: the parameter buffers of models that only predict (ParameterStore's
+// freeze_weights), and the bf16 copies of the weight matrices products have read from them.
+struct FrozenWeights {
+  std::mutex mutex;
+  std::map<const float*, const float*> ranges;                                          // begin -> end
+  std::map<std::tuple<const float*, int64_t, int64_t>, std::vector<uint16_t>> rounded;  // (w, rows, cols)
+
+  void drop_copies(const float* begin) {
+    const float* end = ranges.at(begin);
+    std::erase_if(rounded, [&](const auto& entry) {
+      const float* w = std::get<0>(entry.first);
+      return w >= begin && w < end;
+    });
+  }
+};
+
+FrozenWeights& frozen_weights() {
+  static FrozenWeights frozen;
+  return frozen;
+}
+
 }  // namespace
+
+void freeze_weights(const float* begin, int64_t count) {
+  FrozenWeights& f = frozen_weights();
+  const std::lock_guard lock(f.mutex);
+  if (f.ranges.contains(begin)) f.drop_copies(begin);
+  f.ranges[begin] = begin + count;
+}
+
+void thaw_weights(const float* begin) noexcept {
+  FrozenWeights& f = frozen_weights();
+  const std::lock_guard lock(f.mutex);
+  if (!f.ranges.contains(begin)) return;
+  f.drop_copies(begin);
+  f.ranges.erase(begin);
+}
 
 bool gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                const float* b, int64_t ldb, float beta, float* c, int64_t ldc) noexcept {
   if (!bf16_gains(m, n, k)) return false;
   try {
-    const dnnl::matmul& matmul = matmul_for(trans_a, trans_b, beta);
-    // Per thread: attention calls this from its own parallel loop (oneDNN then runs on the calling
-    // thread); at the top level oneDNN spreads the product over the OpenMP threads itself.
     thread_local std::vector<uint16_t> a16, b16;
-    thread_local dnnl::stream stream(cpu_engine());
     a16.resize(static_cast<size_t>(m * k));
     b16.resize(static_cast<size_t>(k * n));
     // Stored as [k, m] when transposed; dense copies keep the orientation.
     to_bf16(a, trans_a ? k : m, trans_a ? m : k, lda, alpha, a16.data());
     to_bf16(b, trans_b ? n : k, trans_b ? k : n, ldb, 1.0f, b16.data());
-    const dnnl::engine& engine = cpu_engine();
-    memory am(memory::desc({m, k}, memory::data_type::bf16, strides(trans_a, trans_a ? m : k)), engine, a16.data());
-    memory bm(memory::desc({k, n}, memory::data_type::bf16, strides(trans_b, trans_b ? k : n)), engine, b16.data());
-    memory cm(memory::desc({m, n}, memory::data_type::f32, memory::dims{ldc, 1}), engine, c);
-    matmul.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
-    stream.wait();
+    multiply(trans_a, trans_b, m, n, k, a16.data(), b16.data(), beta, c, ldc);
     return true;
   } catch (...) {  // dnnl::error or bad_alloc, raised before the matmul writes C
+    return false;
+  }
+}
+
+bool linear_bf16_frozen(const float* x, const float* w, float beta, float* y, int64_t n, int64_t in,
+                        int64_t out) noexcept {
+  if (!bf16_gains(n, out, in, true)) return false;
+  try {
+    FrozenWeights& f = frozen_weights();
+    const uint16_t* w16 = nullptr;
+    {
+      const std::lock_guard lock(f.mutex);
+      auto range = f.ranges.upper_bound(w);
+      if (range == f.ranges.begin() || w + out * in > (--range)->second) return false;  // not a frozen weight
+      auto [copy, inserted] = f.rounded.try_emplace({w, out, in});
+      if (inserted) {
+        try {
+          copy->second.resize(static_cast<size_t>(out * in));
+        } catch (...) {
+          f.rounded.erase(copy);
+          throw;
+        }
+        to_bf16(w, out, in, in, 1.0f, copy->second.data());
+      }
+      w16 = copy->second.data();  // stays put until the store thaws: the caller's weights outlive this call
+    }
+    thread_local std::vector<uint16_t> x16;
+    x16.resize(static_cast<size_t>(n * in));
+    to_bf16(x, n, in, in, 1.0f, x16.data());
+    multiply(false, true, n, out, in, x16.data(), w16, beta, y, out);
+    return true;
+  } catch (...) {
     return false;
   }
 }

@@ -4,8 +4,9 @@
 // a kernel checks only what needs the data (ids and targets in range), before writing anything.
 //
 // Threading: one pool, OpenMP's, with omp_get_max_threads() threads.
-//  - OpenBLAS is pinned to one thread (blas_single_thread(), called before the first gemm) and we
-//    split each gemm's output rows over the OpenMP threads ourselves. Debian's default OpenBLAS is
+//  - OpenBLAS is pinned to one thread (blas_single_thread(), called before the first gemm), oneDNN's
+//    sgemm runs on the calling thread (linear_cpu.cpp), and we split each gemm's output rows over
+//    the OpenMP threads ourselves. Debian's default OpenBLAS is
 //    the pthread build: its own pool would compete with OpenMP's (both spin-wait after a call, so
 //    each steals the 2 cores from the other), and calling it from inside an OpenMP region
 //    (attention runs one gemm per (batch, head) in a parallel loop) would oversubscribe. With the
@@ -15,9 +16,9 @@
 //    ordered independently of the thread count: split over columns (embedding/scatter backward,
 //    linear db), or over fixed-size row blocks whose partials are combined in block order
 //    (layer_norm dγ/dβ, sum_of_squares), or per row then summed serially (cross-entropy). Results
-//    are therefore bit-identical for any thread count, except the gemms of linear: OpenBLAS may
-//    pick another kernel (small-matrix, edge) for another row split, so the last bits of y, dx
-//    and dw can change with the thread count (never between runs at the same count).
+//    are therefore bit-identical for any thread count, except the gemms of linear: oneDNN and
+//    OpenBLAS may pick another kernel (small-matrix, edge) for another row split, so the last bits
+//    of y, dx and dw can change with the thread count (never between runs at the same count).
 //  - Small ops stay on the calling thread: a parallel region costs a few microseconds.
 //  - Nothing inside a parallel region throws (an exception may not leave one): kernels check
 //    their data and allocate their scratch before they start the threads.
@@ -157,6 +158,16 @@ void gemm_parallel(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 // BF16.
 bool gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                const float* b, int64_t ldb, float beta, float* c, int64_t ldc) noexcept;
+// The parameters [begin, begin + count) of a model that only predicts will not change until the next
+// freeze_weights or thaw_weights of that buffer (ParameterStore calls them: refresh_compute after
+// loading, and its destructor): a weight among them is rounded to bf16 at its first product and the
+// copy kept, where every product would round it again (bf16 inference: ~11% of an encoder's time).
+void freeze_weights(const float* begin, int64_t count);
+void thaw_weights(const float* begin) noexcept;
+// linear_forward's product y = x · wᵀ + beta · y in bf16 with w's kept copy: false (y untouched)
+// where w is not a frozen weight or bf16 does not gain.
+bool linear_bf16_frozen(const float* x, const float* w, float beta, float* y, int64_t n, int64_t in,
+                        int64_t out) noexcept;
 
 // --- linear_cpu.cpp: x [n, in], w [out, in], b [out] or null, y [n, out] ------------------------
 template <class T>

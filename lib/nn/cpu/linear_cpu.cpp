@@ -124,6 +124,9 @@ void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t n, int64_t
 #pragma omp parallel for schedule(static) if (n * out >= kParallelGrain)
     for (int64_t r = 0; r < n; ++r) std::copy(b, b + out, y + r * out);
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_gemm_dtype() == DType::BF16 && linear_bf16_frozen(x, w, b ? 1.0f : 0.0f, y, n, in, out)) return;
+  }
   gemm_parallel(false, true, n, out, in, T(1), x, in, w, in, b ? T(1) : T(0), y, out);
 }
 

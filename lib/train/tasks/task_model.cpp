@@ -16,7 +16,7 @@ Pooling parse_pooling(const std::string& name) {
 const char* pooling_name(Pooling pooling) { return pooling == Pooling::cls ? "cls" : "entity-start"; }
 
 TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device,
-                     int64_t intents)
+                     int64_t intents, bool gradients)
     : config_(config), kind_(kind), pooling_(pooling), params_(device), scratch_(device) {
   encoder_.emplace(config_, params_);
   switch (kind) {
@@ -47,7 +47,7 @@ TaskModel::TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooli
       head_ = &qa_.emplace(config_, params_);
       break;
   }
-  params_.allocate();
+  params_.allocate(1, gradients);
 }
 
 const nn::Tensor& TaskModel::forward(const TaskBatch& batch, const nn::DropoutContext& dropout) {

@@ -22,9 +22,10 @@ const char* pooling_name(Pooling pooling);
 class TaskModel {
  public:
   // labels: the classes (the choice task has one score per choice and ignores it); intents: slots'
-  // intent classes (0: slot filling alone, no intent head).
+  // intent classes (0: slot filling alone, no intent head); gradients: false for a model that only
+  // predicts (no gradient buffers).
   TaskModel(const nn::ModelConfig& config, TaskKind kind, Pooling pooling, int64_t labels, nn::Device device,
-            int64_t intents = 0);
+            int64_t intents = 0, bool gradients = true);
 
   const nn::ModelConfig& config() const { return config_; }
   nn::ParameterStore& params() { return params_; }
