@@ -15,8 +15,15 @@ the character CNN's 7 widths with 1024 filters, 2 highways, 64 windows of 20 tok
 negatives; "paper" data/elmo/options-paper.json (4096 negatives, 2048 cells; slow on a laptop).
 The softmax covers the dataset's vocabulary.
 
+Against the strongest peers (issue 63, the CPU only): one table per thread count, kglm fp32 and
+--precision bf16 (where the CPU has AVX512_BF16 or AMX) against elmo_torch.py on current torch, eager
+and torch.compile, fp32 and bf16 (torch.autocast), from the peers' environment of `make bench`; peak
+memory of each whole process; share of the machine's GEMM peak (bench/peak.py) from the model's
+matrix-product flops per token (elmo_flops_per_token: forward and backward of both directions).
+--no-peers leaves it out.
+
 Usage: bench/elmo-cpu.py [--bin build/bin] [--fixtures ../shared/fixtures] [--work out/bench]
-                         [--steps 10] [--size bench|paper] [--device cpu|cuda]
+                         [--steps 10] [--size bench|paper] [--device cpu|cuda] [--no-peers]
 """
 import json
 import os
@@ -25,7 +32,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import arguments, root, run, torch_python  # noqa: E402
+from benchlib import (arguments, blas_line, cpu_has_bf16, machine_peak, peak_line, peers_python,  # noqa: E402
+                      print_peer_table, root, run, torch_python)
 
 TORCH_PYTHON = torch_python()
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "elmo_torch.py")
@@ -75,13 +83,14 @@ def dataset(args):
     return work, words, vocab
 
 
-def kglm(args, work, options, words, threads, warm=2):
+def kglm(args, work, options, words, threads, warm=2, precision="fp32"):
     """tokens/s of the timed steps, peak memory (host RSS, or the GPU's with --device cuda), last loss."""
     ckpt, log, stats = (os.path.join(work, n) for n in ("ckpt", "metrics.jsonl", "stats.json"))
     shutil.rmtree(ckpt, ignore_errors=True)
     wall, cpu, peak = run([os.path.join(args.bin, "pretrain"), "--architecture", "elmo", "--options", options,
                            "--data", words, "--steps", str(args.steps + warm), "--eval-fraction", "0",
-                           "--threads", str(threads), "--device", args.device, "--log", log, "--out", ckpt,
+                           "--threads", str(threads), "--device", args.device, "--precision", precision,
+                           "--log", log, "--out", ckpt,
                            "--stats", stats, "--quiet"])
     steps = [json.loads(line) for line in open(log) if '"loss"' in line]
     seconds = steps[-1]["elapsed_s"] - steps[warm - 1]["elapsed_s"]
@@ -106,11 +115,54 @@ def torch_peer(args, work, options, words, vocab, batch, threads, warm=2):
     return r["tokens_per_s"], peak, r["loss"]
 
 
+def elmo_flops_per_token(o):
+    """The matrix-product flops of a training step per token (one window position of one row): per
+    direction the character CNN (every width over the token's characters), the highways, the
+    projection, the LSTM layers (gates over input and recurrent state, the cell's projection) and the
+    sampled softmax's logits; forward and backward (3x), both directions."""
+    cnn, lstm = o["char_cnn"], o["lstm"]
+    chars, dim, filters = cnn["max_characters_per_token"], cnn["embedding"]["dim"], cnn["filters"]
+    f = sum(n for _, n in filters)
+    c, p = lstm["dim"], lstm["projection_dim"]
+    forward = (sum(2 * w * dim * n * (chars - w + 1) for w, n in filters) + cnn["n_highway"] * 2 * f * 2 * f
+               + 2 * f * p + lstm["n_layers"] * (2 * 4 * c * 2 * p + 2 * c * p)
+               + 2 * p * (o["n_negative_samples_batch"] + 1))
+    return 2 * 3 * forward
+
+
+def strongest_peers(args, work, options, words, vocab, settings):
+    python, peak = peers_python(), machine_peak(args.work)
+    version = subprocess.run([python, "-c", "import torch; print(torch.__version__.split('+')[0])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
+    flops = elmo_flops_per_token(settings)
+    print("against the strongest peers: current torch in %s (elmo_torch.py; torch.compile of each direction, "
+          "warmed up for 3 steps); %.1f MFLOP of matrix products per token of a step; peak: %s; %s" % (
+              python, flops / 1e6, peak_line(peak), blas_line(peak)))
+    for threads in (1, 2):
+        rows = []
+        for precision in precisions:
+            rate, mem, loss = kglm(args, work, options, words, threads, precision=precision)
+            rows.append(("kglm pretrain --architecture elmo", precision, rate, mem, "loss %.3f" % loss))
+        for compiled in (False, True):
+            for precision in precisions:
+                out = os.path.join(work, "peer-%d-%s-%s.json" % (threads, precision, compiled))
+                _, _, mem = run(["bash", "-c", '"$0" "$@" > ' + out, python, PEER, options, words, vocab, "--batch",
+                                 str(settings["batch_size"]), "--threads", str(threads), "--steps", str(args.steps),
+                                 "--warm", "3" if compiled else "2", "--dtype", precision] +
+                                (["--compile"] if compiled else []))
+                r = json.load(open(out))
+                rows.append(("torch %s %s" % (version, "torch.compile" if compiled else "eager"), precision,
+                             r["tokens_per_s"], mem, "loss %.3f" % r["loss"]))
+        print_peer_table(threads, "tokens", rows, peak, flops)
+
+
 def main():
     def extra(ap):
         ap.add_argument("--steps", type=int, default=10)
         ap.add_argument("--size", choices=("bench", "paper"), default="bench")
         ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+        ap.add_argument("--no-peers", action="store_true", help="leave out the strongest peers' table")
     args = arguments(extra)
     if subprocess.run([TORCH_PYTHON, "-c", "import torch, h5py"], capture_output=True).returncode != 0:
         sys.exit("the peer needs Debian's python3-torch and python3-h5py: apt-get install python3-torch python3-h5py")
@@ -135,6 +187,8 @@ def main():
         print("%-28s %12.0f %10.0f %10.3f" % ("torch%s, %s" % (" (cuDNN)" if args.device == "cuda" else "", where),
                                               t[0], t[1], t[2]))
         print("  ratio on %s: %.2fx the tokens/s, %.2fx the memory" % (where, k[0] / t[0], k[1] / t[1]))
+    if args.device == "cpu" and not args.no_peers:
+        strongest_peers(args, work, options, words, vocab, settings)
 
 
 if __name__ == "__main__":

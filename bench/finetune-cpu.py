@@ -15,8 +15,9 @@ OpenBLAS held to as many threads (the same cores); and the peer's fastest settin
 thread with OpenBLAS on every core. kglm also with --precision bf16 where the CPU has AVX512_BF16
 or AMX (its ratio to fp32; the summary lines compare fp32 with fp32).
 
-Against the strongest peers (issue 63), evaluation only (ONNX Runtime and CTranslate2 do not train;
-pretrain-cpu's table has current torch's training): `finetune evaluate` of the fine-tuned model on
+Against the strongest peers (issue 63): training against the same model in current torch, eager and
+torch.compile (bench/reference/finetune_torch.py in the peers' environment; ONNX Runtime and
+CTranslate2 do not train); evaluation: `finetune evaluate` of the fine-tuned model on
 the --copies copies of the test sentences against the same model's token classification in
 current torch eager and torch.compile, ONNX Runtime and CTranslate2 from the peers' environment of
 `make bench` (bench/peers/encoder_peers.py --head token), fp32 and bf16, one table per thread count
@@ -33,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (arguments, blas_line, blas_settings, cpu_has_bf16, machine_peak, op_times_env,  # noqa: E402
-                      peak_line, print_op_times, print_peer_table, run, run_peer, torch_python)
+                      peak_line, peers_python, print_op_times, print_peer_table, run, run_peer, torch_python)
 
 TORCH_PYTHON = torch_python()  # Debian's python3 with python3-torch, or $KGLM_TORCH_PYTHON
 MODEL = ["--layers", "4", "--hidden", "256", "--heads", "4", "--ffn", "1024"]
@@ -84,17 +85,19 @@ def main():
         padding.append(1 - r["train_tokens"] / r["train_padded_tokens"])
         return r["train_examples_per_s"], r["test_sentences_per_s"]
 
-    rows, padding = [], []
+    rows, padding, training = [], [], {}
     # --precision bf16 (the matrix products in bfloat16) where the CPU has AVX512_BF16 or AMX.
     precisions = ["fp32"] + (["bf16"] if cpu_has_bf16() else [])
     for threads in (1, 2):
         for precision in precisions:
             out = f"{root}/run-{threads}" + ("" if precision == "fp32" else "-" + precision)
-            subprocess.run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train", f"{root}/train.panx",
-                            "--test", f"de={root}/test.panx", "--epochs", str(args.epochs), "--batch", "32", "--lr",
-                            "2e-5", "--max-len", "128", "--threads", str(threads), "--precision", precision, "-o", out,
-                            "--stats", f"{out}.json"] + q, check=True, env=op_times_env(f"{out}-ops.json"))
+            _, _, mem = run([b("finetune"), "--task", "token", "--init", f"{root}/init", "--train",
+                             f"{root}/train.panx", "--test", f"de={root}/test.panx", "--epochs", str(args.epochs),
+                             "--batch", "32", "--lr", "2e-5", "--max-len", "128", "--threads", str(threads),
+                             "--precision", precision, "-o", out, "--stats", f"{out}.json"] + q,
+                            op_times_env(f"{out}-ops.json"))
             s = json.load(open(f"{out}.json"))
+            training[(threads, precision)] = (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000), mem)
             rows.append((f"kglm --threads {threads}" + ("" if precision == "fp32" else " --precision " + precision),
                          threads, (s["train_examples"] * args.epochs / (s["train_milliseconds"] / 1000),
                                    s["test_examples"] / (s["test_milliseconds"] / 1000))))
@@ -125,7 +128,7 @@ def main():
     print(f"best of each: training {best('kglm', 0) / best('torch', 0):.2f}x torch, "
           f"evaluation {best('kglm', 1) / best('torch', 1):.2f}x torch")
     if not args.no_peers:
-        strongest_peers(args, root, spm, vocab, precisions)
+        strongest_peers(args, root, spm, vocab, precisions, training)
 
 
 def panx_ids(path, spm, vocab, max_len):
@@ -145,12 +148,15 @@ def panx_ids(path, spm, vocab, max_len):
     return [([0] + [p for w in s for p in pieces[w]])[:max_len - 1] + [2] for s in sentences]
 
 
-def strongest_peers(args, root, spm, vocab, precisions):
-    """Issue 63's table for evaluation, one per thread count: `finetune evaluate` of the fine-tuned
-    model on the --copies copies of the test sentences (its --stats predict_milliseconds) against
-    the same model's token classification in current torch eager and torch.compile, ONNX Runtime and
-    CTranslate2 (bench/peers/encoder_peers.py --head token, batches of 32 longest first), fp32 and
-    bf16; agreement: the share of tokens labelled as torch eager fp32 labels them."""
+def strongest_peers(args, root, spm, vocab, precisions, training):
+    """Issue 63's tables, one per thread count. Training: the kglm runs above (training examples/s
+    and peak memory, the environment as it is) against bench/reference/finetune_torch.py on current
+    torch, eager and torch.compile, fp32 and bf16 (torch.autocast), after 8 untimed batches.
+    Evaluation: `finetune evaluate` of the fine-tuned model on the --copies copies of the test
+    sentences (its --stats predict_milliseconds) against the same model's token classification in
+    current torch eager and torch.compile, ONNX Runtime and CTranslate2 (bench/peers/encoder_peers.py
+    --head token, batches of 32 longest first), fp32 and bf16; agreement: the share of tokens
+    labelled as torch eager fp32 labels them."""
     import glob
     import numpy as np
     peak = machine_peak(args.work)
@@ -162,6 +168,26 @@ def strongest_peers(args, root, spm, vocab, precisions):
         f.write("".join(" ".join(map(str, s)) + "\n" for s in ids))
     lengths = [len(s) for s in ids]
     flops = layers * (2 * sum(lengths) * (4 * hidden * hidden + 2 * hidden * ffn) + sum(4 * n * n * hidden for n in lengths))
+    python = peers_python()
+    version = subprocess.run([python, "-c", "import torch; print(torch.__version__.split('+')[0])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    print(f"against the strongest peers, training: {len(ids)} examples an epoch, batches of 32; forward and "
+          f"backward {3 * flops / len(ids) / 1e6:.1f} MFLOP of matrix products per example; ONNX Runtime and "
+          f"CTranslate2 do not train: no row")
+    for threads in (1, 2):
+        rows = [("kglm finetune", precision, *training[(threads, precision)], "") for precision in precisions]
+        for compiled in (False, True):
+            for precision in precisions:
+                out = f"{root}/peers-train-{threads}-{precision}-{compiled}.json"
+                _, _, mem = run(["bash", "-c", '"$0" "$@" > ' + out, python,
+                                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference",
+                                              "finetune_torch.py"), "--train", f"{root}/train.panx", "--test",
+                                 f"{root}/test.panx", "--spm", spm, "--vocab", str(vocab), "--epochs",
+                                 str(args.epochs), "--threads", str(threads), "--dtype", precision,
+                                 "--warmup-batches", "8"] + (["--compile"] if compiled else []))
+                rows.append((f"torch {version} " + ("torch.compile" if compiled else "eager"), precision,
+                             json.load(open(out))["train_examples_per_s"], mem, ""))
+        print_peer_table(threads, "examples", rows, peak, 3 * flops / len(ids))
     print(f"against the strongest peers, evaluation: {len(ids)} sentences ({sum(lengths)} tokens) in batches of 32; "
           f"{flops / len(ids) / 1e6:.1f} MFLOP of matrix products per sentence; peak: {peak_line(peak)}; "
           f"{blas_line(peak)}")

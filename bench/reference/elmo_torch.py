@@ -3,6 +3,7 @@
 the same ELMo trained the same way in PyTorch, on the same word dataset.
 
     elmo_torch.py OPTIONS_JSON WORDS_H5 VOCAB_TXT --batch B --steps N --warm W --threads T [--device cpu|cuda]
+                  [--compile] [--dtype fp32|bf16]
 
 Model, per ../shared/notes/elmo.md §4: the character encoder (embedding, conv1d per width, max over
 positions, ReLU, highways, projection); per direction and layer a one-direction nn.LSTM(p, c,
@@ -16,6 +17,9 @@ TensorFlow's expected counts subtracted, accidental hits removed; dropout on eac
 the top output; the LSTM state carried from window to window (detached); loss · unroll_steps,
 torch.nn.utils.clip_grad_norm_ at the options' all_clip_norm_val, Adagrad (lr 0.2, accumulators
 from 1, eps 0 as TensorFlow's). Windows: `batch` rows each reading the sentences end to end.
+
+--compile runs each direction's encoder and LSTMs through torch.compile (current torch: bench/peers'
+environment; the LSTMs stay ATen's fused kernels), --dtype bf16 the step under torch.autocast.
 
 Prints one JSON line: tokens/s over the timed steps (tokens = windows · unroll_steps, as kglm's
 log counts them), the seconds, the last loss.
@@ -120,6 +124,8 @@ def main():
     ap.add_argument("--warm", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -148,6 +154,8 @@ def main():
                     for _ in range(layers)]
     state = [zero(), zero()]
     sample_rng = np.random.default_rng(1)
+    direction = torch.compile(model.direction) if a.compile else model.direction
+    half = torch.bfloat16 if a.dtype == "bf16" else None
     start, losses = None, []
     for step in range(a.warm + a.steps):
         if step == a.warm:
@@ -160,10 +168,12 @@ def main():
             window = np.stack([s[d][at % (len(s[d]) - unroll - 1):][:unroll + 1] for s in streams])  # [B, T + 1]
             chars = table[torch.from_numpy(window[:, :unroll].T.copy())].to(device)  # [T, B, max]
             targets = torch.from_numpy(np.minimum(window[:, 1:].T.reshape(-1), vocab - 1)).to(device)
-            top, state[d] = model.direction(d, chars, state[d])
             sample, tries = log_uniform_sample(negatives, vocab, sample_rng)
-            total = total + 0.5 * sampled_loss(top.reshape(-1, p), model.softmax_w, model.softmax_b, targets, sample,
-                                               tries, vocab)
+            with torch.autocast(device.type, dtype=half, enabled=half is not None):
+                top, state[d] = direction(d, chars, state[d])
+                loss = sampled_loss(top.reshape(-1, p), model.softmax_w, model.softmax_b, targets, sample, tries,
+                                    vocab)
+            total = total + 0.5 * loss.float()
         opt.zero_grad(set_to_none=True)
         (total * unroll).backward()
         norm = torch.nn.utils.clip_grad_norm_(model.parameters(), o.get("all_clip_norm_val", 10.0))
