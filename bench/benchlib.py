@@ -167,9 +167,9 @@ def blas_settings():
 
 
 def blas_line(peak):
-    """Which OpenBLAS kernels kglm runs under this environment, in one phrase."""
+    """Which kernels kglm's fp32 products run under this environment, in one phrase."""
     set_to = os.environ.get("OPENBLAS_CORETYPE")
-    return "kglm's OpenBLAS runs its %s kernels%s" % (
+    return "kglm's fp32 products run on oneDNN's sgemm, the small ones on OpenBLAS's %s kernels%s" % (
         peak.get("openblas_kernels", "?"), " (OPENBLAS_CORETYPE=%s in the environment)" % set_to if set_to else "")
 
 
