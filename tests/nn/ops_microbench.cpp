@@ -1,7 +1,7 @@
 // Micro benchmark (run by hand, not a test): forward and backward of the ops of one encoder layer,
 // F32, at B=16, T=128, H=256, A=4, F=1024, timed op by op. Compare with ops_microbench.py (the same
-// ops in PyTorch). Threads: OMP_NUM_THREADS (e.g. 2). OPENBLAS_CORETYPE=SkylakeX selects OpenBLAS's
-// AVX-512 kernels where OpenBLAS 0.3.21 does not recognise the CPU (AMD Zen 4/5): see linear_cpu.cpp.
+// ops in PyTorch). Threads: OMP_NUM_THREADS (e.g. 2). The products run on oneDNN and OpenBLAS as
+// linear_cpu.cpp chooses (gemm_microbench.cpp compares the two libraries shape by shape).
 // Time on a machine shared with other busy processes is not meaningful at 2 threads: each
 // parallel region waits for its slowest thread.
 //
