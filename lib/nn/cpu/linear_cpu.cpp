@@ -8,8 +8,9 @@
 // every layer-sized product, 0.8-1.1x OpenBLAS's own AVX-512 (Cooperlake) kernels on large ones and
 // 1.1-1.4x on the few-row products of decoding (32 x 256 x 256: 195 against 149 GFLOP/s); `pretrain
 // embed` of a 6x512 encoder ran 1.76x faster than on OpenBLAS-Haswell, 1.03x than on Cooperlake. OpenBLAS
-// keeps attention's per-head products (n = 64: oneDNN 74 against 124-208) and products of a few
-// rows (4 x 256 x 256: 98 against 192). double stays on OpenBLAS.
+// keeps products of a few rows (4 x 256 x 256: 137 against 243) and those with n < 128, such as
+// attention's per-head context (a first timing had oneDNN at 74 against 124-208 there;
+// tests/nn/gemm_microbench.cpp has it at 253 against 126-220: to revisit). double stays on OpenBLAS.
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
