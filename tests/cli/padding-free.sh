@@ -115,9 +115,11 @@ if mode == "--write":
         json.dump({"cpu": cpu_model(), "steps": s}, open(f"{golden}/{name}.json", "w"), indent=0)
         shutil.copyfile(model, f"{golden}/{name}.safetensors")
     sys.exit(0)
-# Losses and gradient norms: 1e-6 relative where the CPU model and the forced OpenBLAS kernels are
+# Losses and gradient norms: 1e-5 relative where the CPU model and the forced OpenBLAS kernels are
 # those that wrote the golden files (elsewhere OpenBLAS runs other kernels, whose rounding grows over
-# 50 steps: 1e-4).
+# 50 steps: 1e-4). The golden files' products all ran on OpenBLAS; kglm's now run on oneDNN from two
+# rows up (nn/cpu/linear_cpu.cpp), which sums in another order: 3.1e-6 on the sequence task, at most
+# 6.4e-7 on the others (1e-6 held while the same OpenBLAS kernels computed both).
 # Weights: each tensor's relative L2 error within 2e-5 (1e-4 on another CPU). The packed engine
 # sums the weight gradients over fewer rows (no zero rows of padding), so their last bits differ,
 # and AdamW turns tiny differences in near-zero gradients (rare words and positions) into visible
@@ -127,7 +129,7 @@ if mode == "--write":
 for name, log, model in runs:
     want = json.load(open(f"{golden}/{name}.json"))
     same_cpu = want["cpu"] == cpu_model()
-    tol, wtol = (1e-6, 2e-5) if same_cpu else (1e-4, 1e-4)
+    tol, wtol = (1e-5, 2e-5) if same_cpu else (1e-4, 1e-4)
     got = steps(log)
     assert [s[0] for s in got] == [s[0] for s in want["steps"]], (name, "steps")
     err = 0.0

@@ -90,16 +90,18 @@ std::vector<std::vector<float>> products(const Product& p, const std::vector<flo
 }
 
 TEST(CpuGemm, Fp32ProductsOnOneDnnAndOpenBlasAreTheProduct) {
-  // Layer-sized products (oneDNN), attention's per-head shapes and a few rows (OpenBLAS), one row
-  // (a decoding step's attention: OpenBLAS's sgemv or sgemm, by its kernels): every orientation,
-  // plain, scaled and accumulating, at 1 and 2 threads.
+  // Layer-sized products and attention's per-head shapes (oneDNN), a few rows and short sequences'
+  // attention (oneDNN, or OpenBLAS's small-matrix path where its kernels have one), one row (a
+  // decoding step's attention: OpenBLAS's sgemv or sgemm, by its kernels), k = 0 (C = beta·C):
+  // every orientation, plain, scaled and accumulating, at 1 and 2 threads.
   for (const Product p :
        {Product{false, true, 200, 320, 192, 1.0f, 0.0f}, Product{false, false, 300, 256, 160, 1.0f, 1.0f},
         Product{true, false, 256, 288, 200, 0.125f, 1.0f}, Product{true, true, 72, 256, 224, -2.0f, 0.5f},
         Product{false, true, 128, 128, 64, 0.125f, 0.0f}, Product{false, false, 128, 64, 128, 1.0f, 0.0f},
         Product{false, true, 4, 256, 256, 1.0f, 1.0f}, Product{false, true, 1, 20, 64, 0.125f, 0.0f},
+        Product{false, false, 32, 64, 32, 1.0f, 1.0f}, Product{true, false, 24, 7, 256, 0.5f, 0.0f},
         Product{false, false, 1, 64, 20, 1.0f, 1.0f}, Product{true, false, 1, 64, 20, 0.5f, 0.0f},
-        Product{true, true, 1, 30, 40, -2.0f, 0.5f}}) {
+        Product{true, true, 1, 30, 40, -2.0f, 0.5f}, Product{false, true, 16, 40, 0, 1.0f, 0.5f}}) {
     SCOPED_TRACE(std::string("trans ") + (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + " " + std::to_string(p.m) +
                  "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
     const std::vector<float> a = uniform_floats(p.m * p.k, 11), b = uniform_floats(p.k * p.n, 12),

@@ -1,16 +1,14 @@
 // Linear layer on oneDNN's and OpenBLAS's gemm, single-threaded per call, with the rows of each
 // product split over the OpenMP threads (see kernels.hpp for why).
 //
-// fp32 products go to oneDNN's sgemm unless they are small (fp32_on_onednn): it picks its kernels
-// from the CPU alone, while OpenBLAS's follow OPENBLAS_CORETYPE when the environment sets it (the
-// development machines set Haswell on an AVX-512 Zen 5, which halves OpenBLAS's sgemm: 126 against
-// 250 GFLOP/s, one core, 4096^3). Measured there, one thread: oneDNN 1.4-2.0x OpenBLAS-Haswell on
-// every layer-sized product, 0.8-1.1x OpenBLAS's own AVX-512 (Cooperlake) kernels on large ones and
-// 1.1-1.4x on the few-row products of decoding (32 x 256 x 256: 195 against 149 GFLOP/s); `pretrain
-// embed` of a 6x512 encoder ran 1.76x faster than on OpenBLAS-Haswell, 1.03x than on Cooperlake. OpenBLAS
-// keeps products of a few rows (4 x 256 x 256: 137 against 243) and those with n < 128, such as
-// attention's per-head context (a first timing had oneDNN at 74 against 124-208 there;
-// tests/nn/gemm_microbench.cpp has it at 253 against 126-220: to revisit). double stays on OpenBLAS.
+// fp32 products go to oneDNN's sgemm (fp32_on_onednn): it picks its kernels from the CPU alone,
+// while OpenBLAS's follow OPENBLAS_CORETYPE when the environment sets it (the development machines
+// set Haswell on an AVX-512 Zen 5, which halves OpenBLAS's sgemm: 126 against 250 GFLOP/s, one
+// core, 4096^3). tests/nn/gemm_microbench.cpp measures the rule, one thread: oneDNN is 1.5-2.0x
+// OpenBLAS-Haswell on every product of two rows or more (3.2x on 4 x 256 x 256), 1.0-1.2x
+// OpenBLAS's own AVX-512 (Cooperlake) kernels on layer-sized and attention products, 1.4x on
+// decoding's 32-row ones. OpenBLAS keeps what its AVX-512 small-matrix path runs (m·n·k <= 64^3:
+// 1.4-2.5x oneDNN there), one-row products (sgemv, or that path) and every double product.
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -36,10 +34,6 @@ constexpr int64_t kRowAlign = 16;
 
 CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
-// Whether an fp32 product runs on oneDNN (see the top of the file): a pure function of the shape,
-// so that a run's results do not depend on timing.
-bool fp32_on_onednn(int64_t m, int64_t n, int64_t k) { return m >= 8 && n >= 128 && k >= 32; }
-
 // Whether OpenBLAS runs its AVX-512 kernels, which have a small-matrix path: one row against 20 keys
 // of 64 (attention at a decoding step) 48 ns by sgemm against 67 by sgemv on a Zen 5; its other
 // kernels (Haswell's there) pack both operands for sgemm: 375 ns against 70.
@@ -50,6 +44,14 @@ bool openblas_small_matrix_kernels() {
     return core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
   }();
   return small;
+}
+
+// Whether an fp32 product runs on oneDNN (see the top of the file): a function of the shape and of
+// OpenBLAS's kernels, fixed for a run, so that its results do not depend on timing.
+bool fp32_on_onednn(int64_t m, int64_t n, int64_t k) {
+  constexpr double kOpenBlasSmallMatrix = 64.0 * 64.0 * 64.0;  // its small-matrix path's reach (measured)
+  if (m < 2 || k == 0) return false;
+  return !openblas_small_matrix_kernels() || static_cast<double>(m) * n * k > kOpenBlasSmallMatrix;
 }
 
 // One row of C (m = 1) as a matrix-vector product: c = alpha · op(B)ᵀ · op(A)ᵀ + beta · c.
