@@ -169,7 +169,8 @@ def blas_settings():
 def blas_line(peak):
     """Which kernels kglm's fp32 products run under this environment, in one phrase."""
     set_to = os.environ.get("OPENBLAS_CORETYPE")
-    return "kglm's fp32 products run on oneDNN's sgemm, the small ones on OpenBLAS's %s kernels%s" % (
+    return ("kglm's fp32 products run on oneDNN's sgemm, one-row products (and those within OpenBLAS's "
+            "small-matrix path, where its kernels have one) on OpenBLAS's %s kernels%s") % (
         peak.get("openblas_kernels", "?"), " (OPENBLAS_CORETYPE=%s in the environment)" % set_to if set_to else "")
 
 

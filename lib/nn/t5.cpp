@@ -213,8 +213,8 @@ class T5Model::Stack {
   struct Cache {
     // Per block: the self-attention's keys and values [B·capacity, I] (sequence s's at rows
     // s·capacity …), the cross-attention's [sources.tokens(), I] (packed as the sources). The
-    // capacity starts small and doubles up to max_steps as decoding goes on: reorder_cache moves whole
-    // sequences, and at every step of a beam search.
+    // capacity starts small and doubles up to max_steps as decoding goes on; reorder_cache (at every
+    // step of a beam search) moves the steps so far and leaves room for one more.
     std::vector<Tensor> self_k, self_v, cross_k, cross_v;
     PackedSequences sources;
     // The encoded source each sequence reads (beam search's sequences of one source read the same).
@@ -324,15 +324,23 @@ class T5Model::Stack {
         throw Error("T5 decoding: reorder_cache row " + std::to_string(r) + " is outside [0, " +
                     std::to_string(c.batch) + ")");
     const Device dev = params_.device();
-    // The self-attention caches move whole sequences (capacity rows each).
-    const Tensor sequence_index = Tensor::from<int32_t>({n}, rows).to(dev);
-    const int64_t inner = config_.inner(), per_sequence = c.capacity * inner;
+    // The self-attention caches move each sequence's steps so far and keep room for the next one
+    // only: a beam search reorders at every step, so its caches never hold more than they need (as
+    // capacity rows per sequence did: up to twice the steps); step() grows them when no reorder came.
+    const int64_t inner = config_.inner(), capacity = std::min(c.max_steps, c.steps + 1);
+    std::vector<int32_t> step_rows;
+    step_rows.reserve(static_cast<size_t>(n * capacity));
+    for (int32_t r : rows)
+      for (int64_t s = 0; s < capacity; ++s)  // the next step's row is written before it is read
+        step_rows.push_back(static_cast<int32_t>(r * c.capacity + (s < c.steps ? s : 0)));
+    const Tensor step_index = Tensor::from<int32_t>({n * capacity}, step_rows).to(dev);
     for (size_t l = 0; l < blocks_.size(); ++l)
       for (Tensor* t : {&c.self_k[l], &c.self_v[l]}) {
-        Tensor gathered = Tensor::empty({n, per_sequence}, t->dtype(), dev);
-        gather_rows(t->view({c.batch, per_sequence}), sequence_index, gathered);
-        *t = gathered.view({n * c.capacity, inner});
+        Tensor gathered = Tensor::empty({n * capacity, inner}, t->dtype(), dev);
+        gather_rows(*t, step_index, gathered);
+        *t = gathered;
       }
+    c.capacity = capacity;
     // The cross-attention's move each source's rows, unless every sequence still reads the source it
     // read (a beam search step that finishes no source: its beams only change places within a source).
     std::vector<int32_t> source_of;

@@ -27,13 +27,29 @@ nn::Tensor host_logits(const nn::Tensor& logits) {
 }
 
 // log softmax of one row of logits, in double.
-void log_softmax(const float* logits, int64_t v, std::vector<double>& out) {
-  out.resize(static_cast<size_t>(v));
+// log Σ exp(logits), in double: a row's log-probabilities are logits[i] − this.
+double log_sum_exp(const float* logits, int64_t v) {
   const double max = *std::max_element(logits, logits + v);
   double sum = 0;
   for (int64_t i = 0; i < v; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
-  const double log_sum = max + std::log(sum);
-  for (int64_t i = 0; i < v; ++i) out[static_cast<size_t>(i)] = logits[i] - log_sum;
+  return max + std::log(sum);
+}
+
+// The `keep` tokens of highest logit, highest first (ties: the lower id), in one pass that keeps
+// them sorted: a beam offers no more than 2 × beams candidates, so the row is never sorted.
+void top_tokens(const float* logits, int64_t v, size_t keep, std::vector<int32_t>& out) {
+  out.clear();
+  if (keep == 0) return;
+  for (int64_t t = 0; t < v; ++t) {
+    const float x = logits[t];
+    if (out.size() == keep) {
+      if (!(x > logits[out.back()])) continue;
+      out.pop_back();
+    }
+    const auto at =
+        std::upper_bound(out.begin(), out.end(), x, [&](float value, int32_t id) { return value > logits[id]; });
+    out.insert(at, static_cast<int32_t>(t));
+  }
 }
 
 // A draw from the top k of softmax(logits / temperature); ties broken by the lower id.
@@ -124,7 +140,7 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
   std::vector<std::vector<int32_t>> beam(static_cast<size_t>(b * k));
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(b));
   std::vector<int32_t> tokens(static_cast<size_t>(b * k), static_cast<int32_t>(c.decoder_start_token_id));
-  std::vector<double> logp;
+  std::vector<int32_t> top;
   struct Candidate {
     double score;
     int64_t beam;
@@ -144,14 +160,15 @@ std::vector<std::vector<int32_t>> decode_beams(nn::T5Model& model, const SourceB
     for (size_t a = 0; a < active.size(); ++a) {
       const size_t example = active[a];
       const auto first = static_cast<int64_t>(a) * k;
+      // The best 2k of the beams' expansions are among each beam's best 2k tokens.
       std::vector<Candidate> candidates;
-      candidates.reserve(static_cast<size_t>(k * v));
       for (int64_t j = 0; j < k; ++j) {
         const auto r = static_cast<size_t>(first + j);
         if (score[r] == lowest) continue;
-        log_softmax(logits.data<float>() + static_cast<int64_t>(r) * v, v, logp);
-        for (int64_t t = 0; t < v; ++t)
-          candidates.push_back({score[r] + logp[static_cast<size_t>(t)], j, static_cast<int32_t>(t)});
+        const float* row = logits.data<float>() + static_cast<int64_t>(r) * v;
+        const double log_sum = log_sum_exp(row, v);
+        top_tokens(row, v, static_cast<size_t>(2 * k), top);
+        for (int32_t t : top) candidates.push_back({score[r] + (static_cast<double>(row[t]) - log_sum), j, t});
       }
       const size_t keep = std::min(candidates.size(), static_cast<size_t>(2 * k));
       std::partial_sort(candidates.begin(), candidates.begin() + static_cast<int64_t>(keep), candidates.end(),

@@ -13,7 +13,9 @@ namespace kglm::nn::cpu {
 
 namespace {
 
-// The (sequence, head) pairs in order of decreasing Lq·Lk (a stable order: deterministic).
+// The (sequence, head) pairs in order of decreasing Lq·Lk (a stable order: deterministic), for the
+// threads' balance; in their own order where one thread runs them or every pair costs the same (a
+// decoding step's self-attention: the sort cost more than the pairs at one query row each).
 std::vector<int64_t> pairs_by_cost(const AttentionPairs& pairs, int64_t heads) {
   std::vector<int64_t> order(static_cast<size_t>(pairs.sequences() * heads));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
@@ -21,7 +23,10 @@ std::vector<int64_t> pairs_by_cost(const AttentionPairs& pairs, int64_t heads) {
     const auto s = static_cast<size_t>(sh / heads);
     return pairs.score_offsets[s + 1] - pairs.score_offsets[s];
   };
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cost(a) > cost(b); });
+  const bool one_thread = omp_in_parallel() || omp_get_max_threads() == 1;
+  const bool uniform = std::all_of(order.begin(), order.end(), [&](int64_t sh) { return cost(sh) == cost(0); });
+  if (!one_thread && !uniform)
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cost(a) > cost(b); });
   return order;
 }
 
