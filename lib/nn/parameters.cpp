@@ -31,14 +31,12 @@ ParameterStore::ParameterStore(Device device, DType compute) : device_(device), 
 }
 
 ParameterStore::~ParameterStore() {
-  if (values_.defined() && !grads_.defined() && device_ == Device::Cpu)
-    cpu::thaw_weights(static_cast<const float*>(values_.raw()));
+  if (predicts_on_cpu()) cpu::thaw_weights(static_cast<const float*>(values_.raw()));
 }
 
 void ParameterStore::refresh_compute() {
   if (compute_.defined()) convert(values_, compute_);
-  if (values_.defined() && !grads_.defined() && device_ == Device::Cpu)
-    cpu::freeze_weights(static_cast<const float*>(values_.raw()), values_.numel());
+  if (predicts_on_cpu()) cpu::freeze_weights(static_cast<const float*>(values_.raw()), values_.numel());
 }
 
 void ParameterStore::allocate(int64_t shards, bool gradients) {

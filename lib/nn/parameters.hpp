@@ -85,6 +85,9 @@ class ParameterStore {
   void refresh_compute();
 
  private:
+  // A store on the CPU without gradients: its values change only through load and refresh_compute.
+  bool predicts_on_cpu() const { return values_.defined() && !grads_.defined() && device_ == Device::Cpu; }
+
   Device device_;
   DType compute_dtype_;
   std::vector<Parameter> params_;
