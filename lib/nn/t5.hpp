@@ -68,7 +68,8 @@ class T5Model {
 
   // Incremental decoding: encodes a packed batch of sources (input_ids I32 [sources.tokens()], no
   // dropout) and prepares a key-value cache for up to max_steps decoder positions (room for
-  // first_capacity at first, doubled when full: reorder_cache moves each sequence's whole cache). Then
+  // first_capacity at first, doubled when full; reorder_cache moves each sequence's steps so far and
+  // leaves room for one more). Then
   // decode_step(tokens I32 [B]) feeds one token per sequence (first decoder_start_token_id) and returns the next-token
   // logits [B, V], valid until the next call; reorder_cache(rows) makes sequence i continue sequence rows[i], the batch
   // becoming rows.size(): beam search widens a batch of sources to their beams and reorders them, and finished

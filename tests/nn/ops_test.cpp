@@ -359,8 +359,13 @@ TEST(OpsSemantics, BiasedAttentionReadsACache) {
       for (int64_t j = 0; j <= t; ++j) set(bt, h * (t + 1) + j, get(bias, (h * T + t) * T + j));
     Tensor ct = Tensor::empty({B, I}, DType::F64), pt = Tensor::empty({pairs.score_elements(A)}, DType::F64);
     biased_attention_forward(qt, kc, vc, bt, pairs, step, 0, {}, ct, pt, none);
-    for (int64_t b = 0; b < B; ++b)
+    for (int64_t b = 0; b < B; ++b) {
       for (int64_t c = 0; c < I; ++c) EXPECT_NEAR(get(ct, b * I + c), get(ctx, (b * T + t) * I + c), 1e-14);
+      for (int64_t h = 0; h < A; ++h)  // the saved probabilities: the full pass's row t
+        for (int64_t j = 0; j <= t; ++j)
+          EXPECT_NEAR(get(pt, A * b * (t + 1) + h * (t + 1) + j), get(probs, A * b * T * T + (h * T + t) * T + j),
+                      1e-14);
+    }
   }
   // More cached keys than the cache holds per sequence is refused.
   const PackedSequences too_many = PackedSequences::from_lengths({capacity + 1, 1});
@@ -371,6 +376,42 @@ TEST(OpsSemantics, BiasedAttentionReadsACache) {
          pt = Tensor::empty({bad.score_elements(A)}, DType::F64);
   expect_error([&] { biased_attention_forward(qt, kc, vc, none, bad, step, 0, {}, ct, pt, none); },
                "biased_attention_forward");
+}
+
+// One query row per sequence, as cross-attention reads the sources at a decoding step: keys of
+// different lengths (one sequence has none: its context is 0), no mask, no bias, a scale; against
+// softmax(scale·q·kᵀ)·v written out here.
+TEST(OpsSemantics, BiasedAttentionOneQueryPerSequence) {
+  const int64_t A = 3, d = 4, I = A * d;
+  const std::vector<int64_t> lengths = {5, 0, 1, 7};
+  const auto B = static_cast<int64_t>(lengths.size());
+  const PackedSequences queries = PackedSequences::from_lengths(std::vector<int64_t>(lengths.size(), 1)),
+                        keys = PackedSequences::from_lengths(lengths);
+  const AttentionPairs pairs(queries, keys);
+  Tensor q = random({B, I}, 84), k = random({keys.tokens(), I}, 85), v = random({keys.tokens(), I}, 86), none;
+  BiasedAttentionShape shape{A, d};
+  shape.scale = 0.5;
+  Tensor ctx = Tensor::empty({B, I}, DType::F64), probs = Tensor::empty({pairs.score_elements(A)}, DType::F64);
+  biased_attention_forward(q, k, v, none, pairs, shape, 0, {}, ctx, probs, none);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < A; ++h) {
+      const int64_t L = lengths[static_cast<size_t>(b)], first = keys.offsets[static_cast<size_t>(b)];
+      std::vector<double> w(static_cast<size_t>(L));
+      double sum = 0;
+      for (int64_t j = 0; j < L; ++j) {
+        double score = 0;
+        for (int64_t c = 0; c < d; ++c) score += get(q, b * I + h * d + c) * get(k, (first + j) * I + h * d + c);
+        sum += w[static_cast<size_t>(j)] = std::exp(0.5 * score);
+      }
+      for (int64_t j = 0; j < L; ++j)
+        EXPECT_NEAR(get(probs, A * pairs.score_offsets[static_cast<size_t>(b)] + h * L + j),
+                    w[static_cast<size_t>(j)] / sum, 1e-14);
+      for (int64_t c = 0; c < d; ++c) {
+        double want = 0;
+        for (int64_t j = 0; j < L; ++j) want += w[static_cast<size_t>(j)] / sum * get(v, (first + j) * I + h * d + c);
+        EXPECT_NEAR(get(ctx, b * I + h * d + c), want, 1e-14) << b << " " << h << " " << c;
+      }
+    }
 }
 
 TEST(OpsGradient, GeluAndTanh) {
