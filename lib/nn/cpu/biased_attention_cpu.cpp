@@ -69,13 +69,15 @@ void biased_softmax_row(T* row, const T* brow, int64_t seen, int64_t keys) {
 // A decoding step: every sequence has one query row. One sequence per iteration, all its heads in
 // one pass over its keys' rows (a row holds every head's key, A·d values side by side), where two
 // BLAS calls per head (sgemv, ~2·Lk·d flops each) cost more to make than to compute: T5 beam search
-// makes 8,192 such pairs a step. Written by hand: BLAS has no call that batches them.
+// makes 8,192 such pairs a step. Written by hand: BLAS has no call that batches them. A static
+// schedule: a sequence's work is under a microsecond and about the same for all, and dynamic
+// scheduling cost more than it balanced (beam 4 at 2 threads: 0.22 s against 0.13).
 template <class T>
 void one_query_per_sequence(const T* q, const T* k, const T* v, const T* bias, int64_t bias_queries, int64_t bias_keys,
                             const AttentionPairs& pairs, const BiasedAttentionShape& s, T* ctx, T* probs) {
   const int64_t A = s.heads, I = s.inner(), d = s.head_size, count = pairs.sequences();
   const T scale = static_cast<T>(s.scale);
-#pragma omp parallel for schedule(dynamic, 1) if (count > 1 && pairs.score_elements(A) * d >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (count > 1 && pairs.score_elements(A) * d >= kParallelGrain)
   for (int64_t sq = 0; sq < count; ++sq) {
     const int64_t Lk = pairs.keys->length(sq), row = pairs.queries->offsets[static_cast<size_t>(sq)];
     const T* qs = q + row * I;
