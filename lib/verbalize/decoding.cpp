@@ -26,7 +26,6 @@ nn::Tensor host_logits(const nn::Tensor& logits) {
   return f32.to(nn::Device::Cpu);
 }
 
-// log softmax of one row of logits, in double.
 // log Σ exp(logits), in double: a row's log-probabilities are logits[i] − this.
 double log_sum_exp(const float* logits, int64_t v) {
   const double max = *std::max_element(logits, logits + v);
