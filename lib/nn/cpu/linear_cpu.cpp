@@ -4,11 +4,12 @@
 // fp32 products go to oneDNN's sgemm (fp32_on_onednn): it picks its kernels from the CPU alone,
 // while OpenBLAS's follow OPENBLAS_CORETYPE when the environment sets it (the development machines
 // set Haswell on an AVX-512 Zen 5, which halves OpenBLAS's sgemm: 126 against 250 GFLOP/s, one
-// core, 4096^3). tests/nn/gemm_microbench.cpp measures the rule, one thread: oneDNN is 1.5-2.0x
-// OpenBLAS-Haswell on every product of two rows or more (3.2x on 4 x 256 x 256), 1.0-1.2x
-// OpenBLAS's own AVX-512 (Cooperlake) kernels on layer-sized and attention products, 1.4x on
-// decoding's 32-row ones. OpenBLAS keeps what its AVX-512 small-matrix path runs (m·n·k <= 64^3:
-// 1.4-2.5x oneDNN there), one-row products (sgemv, or that path) and every double product.
+// core, 4096^3). tests/nn/gemm_microbench.cpp measures the rule, one thread: oneDNN is 1.0-3.2x
+// OpenBLAS-Haswell on every product of two rows or more (1.7-2.0x on layer-sized and attention
+// products, 1.0x on 16 x 64 x 16), 0.9-1.2x OpenBLAS's own AVX-512 (Cooperlake) kernels on
+// layer-sized and attention products, 1.4x on decoding's 32-row ones. OpenBLAS keeps what its
+// AVX-512 small-matrix path runs (m·n·k <= 64^3: 1.1-2.5x oneDNN there), one-row products (sgemv,
+// or that path) and every double product.
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
